@@ -1,0 +1,52 @@
+# formd — `make run` starts the service, `make test` runs every test.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO        ?= go
+PG_BASE   ?= $(shell scripts/ensure-postgres.sh)
+DB_URL    ?= $(PG_BASE)/formd?sslmode=disable
+PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/...
+FUZZTIME  ?= 10s
+LONG_FUZZTIME ?= 5m
+
+.PHONY: help run build test check unit fuzz-short features fuzz bench wire clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build bin/formd
+	$(GO) build -o bin/formd ./cmd/formd
+
+run: build ## start formd with its PostgreSQL (see README: Configuration)
+	FORMD_DATABASE_URL="$${FORMD_DATABASE_URL:-$(DB_URL)}" ./bin/formd serve
+
+test: check unit fuzz-short features ## every test: checks, unit and adapter tests, short fuzzing, acceptance suite
+
+check: ## gofmt, go vet, inward-only imports, wire_gen.go up to date
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@scripts/check-architecture.sh
+	@cp cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ && $(GO) tool wire ./cmd/formd >/dev/null && \
+	  if ! diff -q cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ >/dev/null; then \
+	    cp /tmp/formd_wire_gen.go.$$$$ cmd/formd/wire_gen.go; echo "wire_gen.go is stale: run make wire"; exit 1; fi; rm -f /tmp/formd_wire_gen.go.$$$$
+
+unit: ## domain unit tests and adapter/port tests against a real PostgreSQL (race detector on)
+	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 $(PACKAGES)
+
+fuzz-short: ## each fuzz target for $(FUZZTIME)
+	@scripts/fuzz.sh $(FUZZTIME)
+
+features: ## the Ginkgo acceptance suite, in parallel processes
+	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=10m --poll-progress-after=60s ./features
+
+fuzz: ## each fuzz target for $(LONG_FUZZTIME)
+	@scripts/fuzz.sh $(LONG_FUZZTIME)
+
+bench: ## submission throughput and latency against pgbench, on loopback
+	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run ./bench
+
+wire: ## regenerate cmd/formd/wire_gen.go
+	$(GO) tool wire ./cmd/formd
+
+clean: ## remove build output (keeps .data)
+	rm -rf bin

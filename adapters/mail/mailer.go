@@ -1,0 +1,128 @@
+// Package mail sends email: over SMTP with go-mail, or, when no SMTP server is
+// configured, into a spool folder as .eml files for development.
+package mail
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/formd/formd/application"
+)
+
+// build turns an application mail into a go-mail message. The Message-ID is
+// the delivery id, so a retried send is recognisable as the same mail.
+func build(m application.Mail) (*gomail.Msg, error) {
+	msg := gomail.NewMsg()
+	if err := msg.FromFormat(m.FromName, m.From); err != nil {
+		return nil, fmt.Errorf("from: %w", err)
+	}
+	if err := msg.To(m.To); err != nil {
+		return nil, fmt.Errorf("to: %w", err)
+	}
+	if len(m.Cc) > 0 {
+		if err := msg.Cc(m.Cc...); err != nil {
+			return nil, fmt.Errorf("cc: %w", err)
+		}
+	}
+	if m.ReplyTo != "" {
+		if err := msg.ReplyTo(m.ReplyTo); err != nil {
+			return nil, fmt.Errorf("reply-to: %w", err)
+		}
+	}
+	msg.Subject(m.Subject)
+	msg.SetMessageIDWithValue(m.MessageID)
+	msg.SetDate()
+	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	return msg, nil
+}
+
+// SMTP sends through one SMTP server.
+type SMTP struct {
+	host string
+	opts []gomail.Option
+}
+
+// NewSMTP parses smtp://user:pass@host:port?tls=none|starttls|tls.
+func NewSMTP(raw string) (*SMTP, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "smtp" || u.Hostname() == "" {
+		return nil, fmt.Errorf("FORMD_SMTP_URL must look like smtp://user:pass@host:port?tls=none|starttls|tls")
+	}
+	opts := []gomail.Option{gomail.WithTimeout(15 * time.Second)}
+	port := 587
+	switch u.Query().Get("tls") {
+	case "none":
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+		port = 25
+	case "tls":
+		opts = append(opts, gomail.WithSSL())
+		port = 465
+	case "", "starttls":
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	default:
+		return nil, fmt.Errorf("FORMD_SMTP_URL: tls must be none, starttls or tls")
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return nil, fmt.Errorf("FORMD_SMTP_URL: bad port")
+		}
+	}
+	opts = append(opts, gomail.WithPort(port))
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthPlain), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
+	}
+	return &SMTP{host: u.Hostname(), opts: opts}, nil
+}
+
+// Send implements application.Mailer.
+func (s *SMTP) Send(ctx context.Context, m application.Mail) error {
+	msg, err := build(m)
+	if err != nil {
+		return err
+	}
+	client, err := gomail.NewClient(s.host, s.opts...)
+	if err != nil {
+		return err
+	}
+	return client.DialAndSendWithContext(ctx, msg)
+}
+
+// Spool writes each mail as <delivery id>.eml into a folder.
+type Spool struct{ dir string }
+
+// NewSpool makes the folder if needed.
+func NewSpool(dir string) (*Spool, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	return &Spool{dir: dir}, nil
+}
+
+// Send implements application.Mailer; writing the same delivery twice overwrites it.
+func (s *Spool) Send(_ context.Context, m application.Mail) error {
+	msg, err := build(m)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.dir, ".mail-*")
+	if err != nil {
+		return err
+	}
+	if _, err := msg.WriteTo(tmp); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(s.dir, filepath.Base(m.DeliveryID)+".eml"))
+}

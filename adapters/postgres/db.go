@@ -1,0 +1,86 @@
+// Package postgres holds formd's PostgreSQL adapters: the event store with its
+// transactional Watermill outbox, the read models and the migrations runner.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/formd/formd/migrations"
+)
+
+// Connect opens a pool on databaseURL, creating the database first when it is
+// missing (a fresh machine has only the server).
+func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse database URL: %w", err)
+	}
+	if err := ensureDatabase(ctx, databaseURL, cfg.ConnConfig.Database); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reach PostgreSQL: %w", err)
+	}
+	return pool, nil
+}
+
+func ensureDatabase(ctx context.Context, databaseURL, name string) error {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err == nil {
+		return conn.Close(ctx)
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // invalid_catalog_name
+		return fmt.Errorf("reach PostgreSQL: %w", err)
+	}
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return fmt.Errorf("parse database URL: %w", err)
+	}
+	u.Path = "/postgres"
+	admin, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		return fmt.Errorf("reach PostgreSQL to create database %q: %w", name, err)
+	}
+	defer admin.Close(ctx)
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	if err != nil && !strings.Contains(err.Error(), "already exists") {
+		return fmt.Errorf("create database %q: %w", name, err)
+	}
+	return nil
+}
+
+// Migrate applies the embedded migrations. A PostgreSQL session lock lets
+// several formd processes start at once.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+)
+
+// NotifyChannel is the LISTEN/NOTIFY channel on which a committed append names
+// its topic, so subscribers in every process wake at once instead of polling.
+const NotifyChannel = "formd_events"
+
+// StoredEvent is an event as stored and as carried by Watermill.
+type StoredEvent struct {
+	StreamType string               `json:"streamType"`
+	StreamID   string               `json:"streamId"`
+	Version    int                  `json:"version"`
+	Type       string               `json:"type"`
+	Data       json.RawMessage      `json:"data"`
+	Metadata   application.Metadata `json:"metadata"`
+	RecordedAt time.Time            `json:"recordedAt"`
+}
+
+// typedEvent is any domain event: each knows its versioned type name.
+type typedEvent interface{ EventType() string }
+
+// Schema is the watermill-sql schema shared by publishers and subscribers:
+// tables watermill_<topic>, created by migrations.
+var Schema = wsql.DefaultPostgreSQLSchema{}
+
+// Offsets is the watermill-sql offsets adapter: one row per consumer group.
+var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
+
+// EventStore appends events and publishes them to Watermill in the caller's
+// transaction, so an event is published if and only if it is stored.
+type EventStore struct {
+	logger watermill.LoggerAdapter
+}
+
+// NewEventStore builds an event store that logs through logger.
+func NewEventStore(logger watermill.LoggerAdapter) *EventStore {
+	return &EventStore{logger: logger}
+}
+
+// StreamEvents are new events of one stream, appended after ExpectedVersion.
+type StreamEvents struct {
+	StreamType      string
+	StreamID        string
+	ExpectedVersion int
+	Events          []typedEvent
+	Metadata        application.Metadata
+}
+
+// Append stores the events of every stream and publishes them, in tx. A stream
+// that moved past its expected version fails the whole append with
+// domain.ErrConcurrency.
+func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, streams ...StreamEvents) error {
+	var (
+		types, ids, eventTypes []string
+		versions               []int32
+		datas, metas           [][]byte
+		recorded               []time.Time
+	)
+	byTopic := map[string][]*message.Message{}
+	var topics []string
+	for _, st := range streams {
+		meta, err := json.Marshal(st.Metadata)
+		if err != nil {
+			return err
+		}
+		for i, e := range st.Events {
+			data, err := json.Marshal(e)
+			if err != nil {
+				return fmt.Errorf("encode %s: %w", e.EventType(), err)
+			}
+			version := st.ExpectedVersion + i + 1
+			types, ids, eventTypes = append(types, st.StreamType), append(ids, st.StreamID), append(eventTypes, e.EventType())
+			versions, datas, metas = append(versions, int32(version)), append(datas, data), append(metas, meta)
+			recorded = append(recorded, now)
+			payload, err := json.Marshal(StoredEvent{
+				StreamType: st.StreamType, StreamID: st.StreamID, Version: version,
+				Type: e.EventType(), Data: data, Metadata: st.Metadata, RecordedAt: now,
+			})
+			if err != nil {
+				return err
+			}
+			msg := message.NewMessage(uuid.NewString(), payload)
+			msg.Metadata.Set("event_type", e.EventType())
+			if _, seen := byTopic[st.StreamType]; !seen {
+				topics = append(topics, st.StreamType)
+			}
+			byTopic[st.StreamType] = append(byTopic[st.StreamType], msg)
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO events (stream_type, stream_id, version, event_type, data, metadata, recorded_at)
+		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[])`,
+		types, ids, versions, eventTypes, datas, metas, recorded)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
+			return domain.ErrConcurrency
+		}
+		return fmt.Errorf("append events: %w", err)
+	}
+	publisher, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: Schema}, s.logger)
+	if err != nil {
+		return err
+	}
+	for _, topic := range topics {
+		if err := publisher.Publish(topic, byTopic[topic]...); err != nil {
+			return fmt.Errorf("publish to %s: %w", topic, err)
+		}
+		// NOTIFY is transactional: listeners hear it only once the append commits.
+		if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, topic); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Load reads a stream's events in order.
+func (s *EventStore) Load(ctx context.Context, q querier, streamID string) ([]StoredEvent, error) {
+	rows, err := q.Query(ctx, `
+		SELECT stream_type, stream_id::text, version, event_type, data, metadata, recorded_at
+		FROM events WHERE stream_id = $1 ORDER BY version`, streamID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (StoredEvent, error) {
+		var e StoredEvent
+		var meta []byte
+		err := row.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.Data, &meta, &e.RecordedAt)
+		if err == nil {
+			err = json.Unmarshal(meta, &e.Metadata)
+		}
+		return e, err
+	})
+}
+
+// querier is what both a pool and a transaction offer for reads.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}

@@ -1,0 +1,135 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/verification"
+)
+
+// ReadModel implements application.ReadModel and application.Entitlements.
+type ReadModel struct {
+	pool  *pgxpool.Pool
+	store *EventStore
+}
+
+// NewReadModel builds the read side on pool.
+func NewReadModel(pool *pgxpool.Pool, store *EventStore) *ReadModel {
+	return &ReadModel{pool: pool, store: store}
+}
+
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.ErrNotFound
+	}
+	return err
+}
+
+// SessionByTokenHash finds the account of an unexpired session.
+func (r *ReadModel) SessionByTokenHash(ctx context.Context, hash []byte, now time.Time) (application.AccountRecord, error) {
+	var a application.AccountRecord
+	err := r.pool.QueryRow(ctx, `
+		SELECT a.id::text, a.email, a.email_verified FROM sessions s JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, hash, now).Scan(&a.ID, &a.Email, &a.EmailVerified)
+	return a, notFound(err)
+}
+
+// AccountByEmail finds an account by its normalized email.
+func (r *ReadModel) AccountByEmail(ctx context.Context, email string) (application.AccountRecord, error) {
+	var a application.AccountRecord
+	err := r.pool.QueryRow(ctx, `SELECT id::text, email, email_verified FROM accounts WHERE email = $1`, email).
+		Scan(&a.ID, &a.Email, &a.EmailVerified)
+	return a, notFound(err)
+}
+
+const formColumns = `id::text, account_id::text, workspace_id::text, access_key_prefix, settings,
+	recipient_verified, version, created_at, updated_at`
+
+func scanForm(row pgx.Row) (application.FormRecord, error) {
+	var f application.FormRecord
+	var settings []byte
+	err := row.Scan(&f.ID, &f.AccountID, &f.WorkspaceID, &f.AccessKeyPrefix, &settings,
+		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt)
+	if err != nil {
+		return f, notFound(err)
+	}
+	return f, json.Unmarshal(settings, &f.Settings)
+}
+
+// FormsByAccount lists an account's forms, oldest first.
+func (r *ReadModel) FormsByAccount(ctx context.Context, accountID string) ([]application.FormRecord, error) {
+	rows, err := r.pool.Query(ctx, `SELECT `+formColumns+` FROM forms WHERE account_id = $1 ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.FormRecord, error) { return scanForm(row) })
+}
+
+// FormByID finds a form.
+func (r *ReadModel) FormByID(ctx context.Context, id string) (application.FormRecord, error) {
+	return scanForm(r.pool.QueryRow(ctx, `SELECT `+formColumns+` FROM forms WHERE id = $1`, id))
+}
+
+// FormByAccessKeyHash routes a submission to its form.
+func (r *ReadModel) FormByAccessKeyHash(ctx context.Context, hash []byte) (application.FormRecord, error) {
+	return scanForm(r.pool.QueryRow(ctx, `SELECT `+formColumns+` FROM forms WHERE access_key_hash = $1`, hash))
+}
+
+const verificationColumns = `id::text, kind, subject_id::text, email, delivery_id::text, status, expires_at`
+
+func scanVerification(row pgx.Row) (application.VerificationRecord, error) {
+	var v application.VerificationRecord
+	err := row.Scan(&v.ID, &v.Kind, &v.SubjectID, &v.Email, &v.DeliveryID, &v.Status, &v.ExpiresAt)
+	return v, notFound(err)
+}
+
+// VerificationByTokenHash finds the verification a link belongs to.
+func (r *ReadModel) VerificationByTokenHash(ctx context.Context, hash []byte) (application.VerificationRecord, error) {
+	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications WHERE token_hash = $1`, hash))
+}
+
+// LatestVerification finds the newest verification of a subject.
+func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (application.VerificationRecord, error) {
+	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications
+		WHERE subject_id = $1 AND kind = $2 ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind)))
+}
+
+// StreamHistory reads a stream's events for the audit trail.
+func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]application.HistoryEntry, error) {
+	stored, err := r.store.Load(ctx, r.pool, streamID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]application.HistoryEntry, len(stored))
+	for i, s := range stored {
+		out[i] = application.HistoryEntry{Type: s.Type, Version: s.Version, RecordedAt: s.RecordedAt, Metadata: s.Metadata, Data: s.Data}
+	}
+	return out, nil
+}
+
+// Has implements application.Entitlements.
+func (r *ReadModel) Has(ctx context.Context, accountID, feature string) (bool, error) {
+	var ok bool
+	err := r.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM entitlements WHERE account_id = $1 AND feature = $2)`,
+		accountID, feature).Scan(&ok)
+	return ok, err
+}
+
+// Grant gives an account a feature (the `formd grant` command).
+func (r *ReadModel) Grant(ctx context.Context, email, feature string) error {
+	tag, err := r.pool.Exec(ctx, `INSERT INTO entitlements (account_id, feature)
+		SELECT id, $2 FROM accounts WHERE email = $1 ON CONFLICT DO NOTHING`, email, feature)
+	if err == nil && tag.RowsAffected() == 0 {
+		if _, e := r.AccountByEmail(ctx, email); e != nil {
+			return e
+		}
+	}
+	return err
+}

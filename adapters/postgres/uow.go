@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/verification"
+)
+
+// maxConcurrencyRetries bounds how often a command is re-run after losing a
+// race on a stream version.
+const maxConcurrencyRetries = 8
+
+// Transactor implements application.Transactor on PostgreSQL.
+type Transactor struct {
+	pool  *pgxpool.Pool
+	store *EventStore
+	clock application.Clock
+}
+
+// NewTransactor builds the unit-of-work runner.
+func NewTransactor(pool *pgxpool.Pool, store *EventStore, clock application.Clock) *Transactor {
+	return &Transactor{pool: pool, store: store, clock: clock}
+}
+
+// InTx implements application.Transactor.
+func (t *Transactor) InTx(ctx context.Context, md application.Metadata, fn func(application.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxConcurrencyRetries; attempt++ {
+		err = pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
+			return fn(&unitOfWork{tx: tx, md: md, store: t.store, now: t.clock.Now()})
+		})
+		if !errors.Is(err, domain.ErrConcurrency) {
+			return err
+		}
+	}
+	return err
+}
+
+type unitOfWork struct {
+	tx    pgx.Tx
+	md    application.Metadata
+	store *EventStore
+	now   time.Time
+}
+
+func (u *unitOfWork) append(ctx context.Context, streamType, id string, expected int, events []typedEvent) error {
+	return u.store.Append(ctx, u.tx, u.now, StreamEvents{
+		StreamType: streamType, StreamID: id, ExpectedVersion: expected, Events: events, Metadata: u.md,
+	})
+}
+
+func asTyped[E typedEvent](events []E) []typedEvent {
+	out := make([]typedEvent, len(events))
+	for i, e := range events {
+		out[i] = e
+	}
+	return out
+}
+
+func (u *unitOfWork) LoadForm(ctx context.Context, id string) (*form.Form, error) {
+	stored, err := u.store.Load(ctx, u.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	events, err := decodeAll[form.Event](stored)
+	if err != nil {
+		return nil, err
+	}
+	return form.FromHistory(events)
+}
+
+func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
+	if len(f.Changes()) == 0 {
+		return nil
+	}
+	if err := u.append(ctx, StreamForm, f.ID(), f.Version(), asTyped(f.Changes())); err != nil {
+		return err
+	}
+	settings, err := json.Marshal(f.Settings())
+	if err != nil {
+		return err
+	}
+	_, err = u.tx.Exec(ctx, `
+		INSERT INTO forms (id, account_id, workspace_id, access_key_hash, access_key_prefix, settings,
+		                   recipient_verified, version, created_at, updated_at)
+		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings,
+		    recipient_verified = excluded.recipient_verified, version = excluded.version,
+		    updated_at = excluded.updated_at`,
+		f.ID(), f.AccountID(), f.WorkspaceID(), f.AccessKeyHash(), f.AccessKeyPrefix(), settings,
+		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt())
+	return err
+}
+
+func (u *unitOfWork) LoadAccount(ctx context.Context, id string) (*account.Account, error) {
+	stored, err := u.store.Load(ctx, u.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	events, err := decodeAll[account.Event](stored)
+	if err != nil {
+		return nil, err
+	}
+	return account.FromHistory(events)
+}
+
+func (u *unitOfWork) SaveAccount(ctx context.Context, a *account.Account) error {
+	if err := u.append(ctx, StreamAccount, a.ID(), a.Version(), asTyped(a.Changes())); err != nil {
+		return err
+	}
+	for _, e := range a.Changes() {
+		var err error
+		switch e := e.(type) {
+		case account.Registered:
+			_, err = u.tx.Exec(ctx, `INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, $3)`, e.AccountID, e.Email, e.At)
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+				return account.ErrEmailTaken
+			}
+			if err == nil {
+				_, err = u.tx.Exec(ctx, `INSERT INTO workspaces (id, account_id, name, created_at) VALUES ($1, $2, $3, $4)`,
+					e.WorkspaceID, e.AccountID, e.WorkspaceName, e.At)
+			}
+		case account.EmailVerified:
+			_, err = u.tx.Exec(ctx, `UPDATE accounts SET email_verified = true WHERE id = $1`, a.ID())
+		case account.WorkspaceCreated:
+			_, err = u.tx.Exec(ctx, `INSERT INTO workspaces (id, account_id, name, created_at) VALUES ($1, $2, $3, $4)`,
+				e.WorkspaceID, a.ID(), e.Name, e.At)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (u *unitOfWork) LoadVerification(ctx context.Context, id string) (*verification.Verification, error) {
+	stored, err := u.store.Load(ctx, u.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	events, err := decodeAll[verification.Event](stored)
+	if err != nil {
+		return nil, err
+	}
+	return verification.FromHistory(events)
+}
+
+func (u *unitOfWork) SaveVerification(ctx context.Context, v *verification.Verification) error {
+	if err := u.append(ctx, StreamVerification, v.VerificationID, v.Version(), asTyped(v.Changes())); err != nil {
+		return err
+	}
+	_, err := u.tx.Exec(ctx, `
+		INSERT INTO verifications (id, kind, subject_id, email, token_hash, delivery_id, status, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, decode($5, 'hex'), $6, $7, $8, $9)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status`,
+		v.VerificationID, v.Kind, v.SubjectID, v.Email, v.TokenHash, v.DeliveryID, v.Status(), v.ExpiresAt, v.At)
+	return err
+}
+
+func (u *unitOfWork) CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error {
+	_, err := u.tx.Exec(ctx, `INSERT INTO sessions (token_hash, account_id, expires_at) VALUES ($1, $2, $3)`,
+		tokenHash, accountID, expiresAt)
+	return err
+}

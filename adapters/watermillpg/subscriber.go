@@ -1,0 +1,122 @@
+// Package watermillpg carries stored events to consumers through watermill-sql
+// on PostgreSQL: subscribers per consumer group, woken by LISTEN/NOTIFY as soon
+// as an append commits instead of waiting for the next poll.
+package watermillpg
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/adapters/postgres"
+)
+
+// PollInterval bounds how long an idle subscriber waits without a wake-up:
+// a message can stay invisible after its NOTIFY while an older transaction is
+// still open, and a dropped LISTEN connection must not stall delivery.
+const PollInterval = 250 * time.Millisecond
+
+// Waker tells idle subscribers that a transaction committed new messages.
+type Waker struct {
+	mu  sync.Mutex
+	seq uint64
+	ch  chan struct{}
+}
+
+// NewWaker builds a waker with no listener; call Listen to hear other processes.
+func NewWaker() *Waker { return &Waker{ch: make(chan struct{})} }
+
+// Wake ends every current wait.
+func (w *Waker) Wake() {
+	w.mu.Lock()
+	w.seq++
+	close(w.ch)
+	w.ch = make(chan struct{})
+	w.mu.Unlock()
+}
+
+func (w *Waker) state() (uint64, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seq, w.ch
+}
+
+// Listen holds a connection on LISTEN formd_events until ctx ends, waking
+// subscribers on every notification, reconnecting after failures.
+func (w *Waker) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	for ctx.Err() == nil {
+		err := w.listenOnce(ctx, pool)
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("event listener lost its connection; retrying", "err", err)
+		w.Wake()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (w *Waker) listenOnce(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN "+postgres.NotifyChannel); err != nil {
+		return err
+	}
+	defer conn.Exec(context.Background(), "UNLISTEN *") //nolint:errcheck // best effort before the conn returns to the pool
+	for {
+		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+			return err
+		}
+		w.Wake()
+	}
+}
+
+// backoff is a wsql.BackoffManager that, when a query found nothing, waits for
+// a wake-up (or PollInterval) instead of sleeping a fixed second.
+type backoff struct {
+	waker    *Waker
+	lastSeen atomic.Uint64
+	fallback wsql.BackoffManager
+}
+
+func (b *backoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
+	if err != nil || !noMsg {
+		return b.fallback.HandleError(logger, noMsg, err)
+	}
+	seq, ch := b.waker.state()
+	if b.lastSeen.Swap(seq) != seq { // something committed while we were querying: look again now
+		return 0
+	}
+	select {
+	case <-ch:
+	case <-time.After(PollInterval):
+	}
+	seq, _ = b.waker.state()
+	b.lastSeen.Store(seq)
+	return 0
+}
+
+// NewSubscriber builds a subscriber for one consumer group. Each group sees
+// every message of a topic once, in order.
+func NewSubscriber(pool *pgxpool.Pool, waker *Waker, group string, logger watermill.LoggerAdapter) (*wsql.Subscriber, error) {
+	ack := 30 * time.Second
+	return wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), wsql.SubscriberConfig{
+		ConsumerGroup:  group,
+		AckDeadline:    &ack,
+		SchemaAdapter:  postgres.Schema,
+		OffsetsAdapter: postgres.Offsets,
+		BackoffManager: &backoff{waker: waker, fallback: wsql.NewDefaultBackoffManager(PollInterval, time.Second)},
+		ResendInterval: time.Second,
+	}, logger)
+}

@@ -1,0 +1,75 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain/verification"
+)
+
+// VerifyLink is a click on a verification link.
+type VerifyLink struct {
+	Token     string
+	RequestID string
+}
+
+// LinkVerified says what the link verified, for the page that answers it.
+type LinkVerified struct {
+	Kind  verification.Kind
+	Email string
+}
+
+// VerifyLinkHandler completes account and recipient verifications.
+type VerifyLinkHandler struct {
+	tx    Transactor
+	read  ReadModel
+	clock Clock
+}
+
+// NewVerifyLinkHandler builds the handler.
+func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock) *VerifyLinkHandler {
+	if tx == nil || read == nil || clock == nil {
+		panic("application: nil dependency of VerifyLinkHandler")
+	}
+	return &VerifyLinkHandler{tx: tx, read: read, clock: clock}
+}
+
+// Handle verifies the link's subject: the account email, or a form's recipient.
+func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVerified, error) {
+	rec, err := h.read.VerificationByTokenHash(ctx, HashSecret(cmd.Token))
+	if err != nil {
+		return LinkVerified{}, err
+	}
+	md := Metadata{Actor: Actor{Type: ActorLink, ID: rec.ID}, RequestID: cmd.RequestID}
+	now := h.clock.Now()
+	err = h.tx.InTx(ctx, md, func(tx Tx) error {
+		v, err := tx.LoadVerification(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		if err := v.Complete(now); err != nil {
+			return err
+		}
+		if err := tx.SaveVerification(ctx, v); err != nil {
+			return err
+		}
+		switch v.Kind {
+		case verification.KindAccount:
+			a, err := tx.LoadAccount(ctx, v.SubjectID)
+			if err != nil {
+				return err
+			}
+			a.VerifyEmail(now)
+			return tx.SaveAccount(ctx, a)
+		default:
+			f, err := tx.LoadForm(ctx, v.SubjectID)
+			if err != nil {
+				return err
+			}
+			if err := f.MarkRecipientVerified(v.Email, now); err != nil {
+				return err
+			}
+			return tx.SaveForm(ctx, f)
+		}
+	})
+	return LinkVerified{Kind: rec.Kind, Email: rec.Email}, err
+}

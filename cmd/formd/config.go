@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// DefaultDatabaseURL is the local server a fresh machine has (make run starts a
+// project-local one when nothing answers there).
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/formd?sslmode=disable"
+
+// Config is formd's environment configuration (README: Configuration).
+type Config struct {
+	ListenAddr  string `env:"FORMD_LISTEN_ADDR" envDefault:"127.0.0.1:8080"`
+	DatabaseURL string `env:"FORMD_DATABASE_URL"`
+	BaseURL     string `env:"FORMD_BASE_URL"`
+	SMTPURL     string `env:"FORMD_SMTP_URL"`
+	MailSpool   string `env:"FORMD_MAIL_SPOOL" envDefault:".data/mail"`
+	MailFrom    string `env:"FORMD_MAIL_FROM" envDefault:"formd@localhost"`
+	DataDir     string `env:"FORMD_DATA_DIR" envDefault:".data"`
+	SecretKey   string `env:"FORMD_SECRET_KEY"`
+	LogLevel    string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+}
+
+// loadConfig reads the environment and fills the derived defaults.
+func loadConfig() (Config, error) {
+	var c Config
+	if err := env.Parse(&c); err != nil {
+		return c, err
+	}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = DefaultDatabaseURL
+	}
+	if c.BaseURL == "" {
+		host, port, err := net.SplitHostPort(c.ListenAddr)
+		if err != nil {
+			return c, fmt.Errorf("FORMD_LISTEN_ADDR: %w", err)
+		}
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		c.BaseURL = "http://" + net.JoinHostPort(host, port)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c, nil
+}

@@ -1,0 +1,106 @@
+// Command formd is the form backend: `formd` (or `formd serve`) runs the HTTP
+// service and event handlers, `formd migrate` applies migrations, and
+// `formd grant <email> <feature>` grants a paid/manual entitlement.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "formd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, log)
+	case "migrate":
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return postgres.Migrate(ctx, pool) })
+	case "grant":
+		if len(args) != 3 {
+			return errors.New("usage: formd grant <account email> <feature>")
+		}
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+			return postgres.NewReadModel(pool, nil).Grant(ctx, args[1], args[2])
+		})
+	default:
+		return fmt.Errorf("unknown command %q (serve, migrate, grant)", cmd)
+	}
+}
+
+func withPool(ctx context.Context, cfg Config, fn func(*pgxpool.Pool) error) error {
+	pool, err := postgres.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return fn(pool)
+}
+
+func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
+	svc, cleanup, err := buildService(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := postgres.Migrate(ctx, svc.Pool); err != nil {
+		return err
+	}
+	go svc.Waker.Listen(ctx, svc.Pool, log)
+	routerDone := make(chan error, 1)
+	go func() { routerDone <- svc.Router.Run(ctx) }()
+
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: svc.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+	log.Info("formd listening", "addr", ln.Addr().String(), "baseURL", cfg.BaseURL)
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- srv.Serve(ln) }()
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveDone:
+		return err
+	case err := <-routerDone:
+		if err != nil {
+			return fmt.Errorf("event router stopped: %w", err)
+		}
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	_ = svc.Router.Close()
+	return err
+}

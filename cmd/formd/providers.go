@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/google/wire"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/adapters/mail"
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/secrets"
+	"github.com/formd/formd/adapters/system"
+	"github.com/formd/formd/adapters/watermillpg"
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/events"
+	"github.com/formd/formd/ports/httpapi"
+)
+
+// adapterSet binds the driven adapters to the application's interfaces.
+var adapterSet = wire.NewSet(
+	providePool,
+	provideKey,
+	provideMailer,
+	provideWatermillLogger,
+	postgres.NewEventStore,
+	postgres.NewTransactor,
+	postgres.NewReadModel,
+	secrets.NewLinkTokens,
+	watermillpg.NewWaker,
+	wire.Struct(new(system.Clock)),
+	wire.Struct(new(system.UUIDs)),
+	wire.Struct(new(secrets.Argon2)),
+	wire.Bind(new(application.Transactor), new(*postgres.Transactor)),
+	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),
+	wire.Bind(new(application.Entitlements), new(*postgres.ReadModel)),
+	wire.Bind(new(application.LinkTokens), new(*secrets.LinkTokens)),
+	wire.Bind(new(application.Clock), new(system.Clock)),
+	wire.Bind(new(application.IDs), new(system.UUIDs)),
+	wire.Bind(new(application.PasswordHasher), new(secrets.Argon2)),
+)
+
+// applicationSet builds the use cases.
+var applicationSet = wire.NewSet(
+	application.NewRegisterHandler,
+	application.NewVerifyLinkHandler,
+	application.NewFormsHandler,
+	application.NewAuthenticator,
+	application.NewSendVerificationEmailHandler,
+	provideMailSettings,
+	provideApplication,
+)
+
+// portSet builds the driving ports.
+var portSet = wire.NewSet(
+	provideHTTPConfig,
+	provideHTTPHandler,
+	events.NewRouter,
+	wire.Struct(new(Service), "*"),
+)
+
+func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error) {
+	pool, err := postgres.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pool, pool.Close, nil
+}
+
+func provideKey(cfg Config, log *slog.Logger) (secrets.Key, error) {
+	return secrets.LoadKey(cfg.SecretKey, cfg.DataDir, log)
+}
+
+func provideMailer(cfg Config) (application.Mailer, error) {
+	if cfg.SMTPURL != "" {
+		return mail.NewSMTP(cfg.SMTPURL)
+	}
+	return mail.NewSpool(cfg.MailSpool)
+}
+
+func provideWatermillLogger(log *slog.Logger) watermill.LoggerAdapter {
+	return watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+}
+
+func provideMailSettings(cfg Config) application.MailSettings {
+	return application.MailSettings{BaseURL: cfg.BaseURL, From: cfg.MailFrom}
+}
+
+func provideApplication(reg *application.RegisterHandler, verify *application.VerifyLinkHandler,
+	forms *application.FormsHandler, auth *application.Authenticator, mailer *application.SendVerificationEmailHandler) *application.Application {
+	return &application.Application{
+		Commands: application.Commands{Register: reg, VerifyLink: verify, Forms: forms, SendVerificationEmail: mailer},
+		Queries:  application.Queries{Authenticate: auth, Forms: forms},
+	}
+}
+
+func provideHTTPConfig(cfg Config) httpapi.Config { return httpapi.Config{BaseURL: cfg.BaseURL} }
+
+func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
+	return httpapi.NewServer(app, pool, log, cfg)
+}
+
+// Service is everything `formd serve` runs.
+type Service struct {
+	Config  Config
+	Log     *slog.Logger
+	Pool    *pgxpool.Pool
+	Waker   *watermillpg.Waker
+	Router  *events.Router
+	Handler http.Handler
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// shutdownGrace bounds how long in-flight requests may finish at shutdown.
+const shutdownGrace = 15 * time.Second

@@ -1,0 +1,198 @@
+// Package account is the Account aggregate: who owns forms, their default
+// workspace and whether their email is verified. Sessions and entitlements are
+// credentials and grants kept beside it, not events.
+package account
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
+)
+
+// Event is something that happened to an account.
+type Event interface{ EventType() string }
+
+// Event type names as stored.
+const (
+	RegisteredType       = "account.registered.v1"
+	EmailVerifiedType    = "account.email_verified.v1"
+	WorkspaceCreatedType = "account.workspace_created.v1"
+)
+
+// MinPasswordLength is the spec's registration password minimum.
+const MinPasswordLength = 12
+
+// Registered records a new user_claimed account and its default workspace.
+// PasswordHash is an Argon2id PHC string, or empty when no password was set.
+type Registered struct {
+	AccountID     string    `json:"accountId"`
+	Email         string    `json:"email"`
+	Name          string    `json:"name,omitempty"`
+	PasswordHash  string    `json:"passwordHash,omitempty"`
+	WorkspaceID   string    `json:"workspaceId"`
+	WorkspaceName string    `json:"workspaceName"`
+	At            time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (Registered) EventType() string { return RegisteredType }
+
+// EmailVerified records that the account's email address was confirmed.
+type EmailVerified struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (EmailVerified) EventType() string { return EmailVerifiedType }
+
+// WorkspaceCreated records a further workspace of the account.
+type WorkspaceCreated struct {
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	At          time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (WorkspaceCreated) EventType() string { return WorkspaceCreatedType }
+
+// Account is the event-sourced account aggregate.
+type Account struct {
+	id            string
+	email         string
+	name          string
+	passwordHash  string
+	emailVerified bool
+	workspaces    map[string]string
+	defaultWS     string
+
+	version int
+	changes []Event
+}
+
+// Registration is what a user_claimed registration carries.
+type Registration struct {
+	AccountID, Email, Name, PasswordHash string
+	WorkspaceID                          string
+}
+
+// ValidatePassword checks a registration password against the spec's minimum.
+func ValidatePassword(pw string) error {
+	if len([]rune(pw)) < MinPasswordLength {
+		return domain.Invalid("password", "password must be at least %d characters", MinPasswordLength)
+	}
+	if len(pw) > 1024 {
+		return domain.Invalid("password", "password must be at most 1024 bytes")
+	}
+	return nil
+}
+
+// NormalizeEmail trims an email and lower-cases it, so one mailbox has one account.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// Register records a new account with a default workspace.
+func Register(r Registration, now time.Time) (*Account, error) {
+	email := NormalizeEmail(r.Email)
+	if !form.IsEmailAddress(email) {
+		return nil, domain.Invalid("email", "email must be a valid email address")
+	}
+	name := strings.TrimSpace(r.Name)
+	if len(name) > 200 {
+		return nil, domain.Invalid("name", "name must be at most 200 characters")
+	}
+	if r.AccountID == "" || r.WorkspaceID == "" {
+		return nil, errors.New("account: ids are required")
+	}
+	a := &Account{}
+	a.record(Registered{
+		AccountID: r.AccountID, Email: email, Name: name, PasswordHash: r.PasswordHash,
+		WorkspaceID: r.WorkspaceID, WorkspaceName: "Default", At: now.UTC(),
+	})
+	return a, nil
+}
+
+// VerifyEmail marks the email verified; doing it twice changes nothing.
+func (a *Account) VerifyEmail(now time.Time) {
+	if !a.emailVerified {
+		a.record(EmailVerified{At: now.UTC()})
+	}
+}
+
+// AddWorkspace records a further workspace.
+func (a *Account) AddWorkspace(id, name string, now time.Time) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return domain.Invalid("workspaceName", "workspaceName must be 1 to 200 characters")
+	}
+	a.record(WorkspaceCreated{WorkspaceID: id, Name: name, At: now.UTC()})
+	return nil
+}
+
+// CanCreateForms says whether the account may create forms yet, and why not.
+func (a *Account) CanCreateForms() error {
+	if !a.emailVerified {
+		return &domain.ForbiddenError{Message: "Account email is not verified. Follow the link in the verification email sent at registration before creating a form."}
+	}
+	return nil
+}
+
+// HasWorkspace reports whether id is one of the account's workspaces.
+func (a *Account) HasWorkspace(id string) bool { _, ok := a.workspaces[id]; return ok }
+
+func (a *Account) record(e Event) {
+	a.apply(e)
+	a.changes = append(a.changes, e)
+}
+
+func (a *Account) apply(e Event) {
+	switch e := e.(type) {
+	case Registered:
+		a.id, a.email, a.name, a.passwordHash = e.AccountID, e.Email, e.Name, e.PasswordHash
+		a.workspaces = map[string]string{e.WorkspaceID: e.WorkspaceName}
+		a.defaultWS = e.WorkspaceID
+	case EmailVerified:
+		a.emailVerified = true
+	case WorkspaceCreated:
+		a.workspaces[e.WorkspaceID] = e.Name
+	}
+	a.version++
+}
+
+// FromHistory rebuilds an account from its events without checking rules.
+func FromHistory(events []Event) (*Account, error) {
+	if len(events) == 0 {
+		return nil, domain.ErrNotFound
+	}
+	a := &Account{}
+	for _, e := range events {
+		a.apply(e)
+	}
+	return a, nil
+}
+
+// Changes are the events recorded since load.
+func (a *Account) Changes() []Event { return a.changes }
+
+// Version is the number of events the account had when loaded.
+func (a *Account) Version() int { return a.version - len(a.changes) }
+
+// ID is the account id.
+func (a *Account) ID() string { return a.id }
+
+// Email is the account's normalized email.
+func (a *Account) Email() string { return a.email }
+
+// PasswordHash is the stored Argon2id hash, or empty.
+func (a *Account) PasswordHash() string { return a.passwordHash }
+
+// EmailVerified reports whether the account email is verified.
+func (a *Account) EmailVerified() bool { return a.emailVerified }
+
+// DefaultWorkspaceID is the workspace created at registration.
+func (a *Account) DefaultWorkspaceID() string { return a.defaultWS }
+
+// ErrEmailTaken means an account already exists for the email. Registration
+// never hands that account out without its password.
+var ErrEmailTaken = &domain.ForbiddenError{Message: "An account already exists for this email. Send its password with the request to get a new session."}

@@ -1,0 +1,48 @@
+// Package domain holds formd's core model. Its subpackages are pure Go: they
+// import no framework and do no I/O, so every rule can be tested in isolation.
+package domain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// InvalidInputError reports a broken rule about one input field. Ports map it
+// to a 400 ErrorResponse whose message names the field.
+type InvalidInputError struct {
+	Field   string
+	Message string
+}
+
+func (e *InvalidInputError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("%s: %s", e.Field, e.Message)
+}
+
+// Invalid builds an InvalidInputError for field.
+func Invalid(field, format string, args ...any) error {
+	return &InvalidInputError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotFound means the thing asked for does not exist or is not visible to the caller.
+var ErrNotFound = errors.New("not found")
+
+// ForbiddenError means the caller is known but may not do this yet (for example an
+// unverified account creating a form). Ports map it to 400 with its message.
+type ForbiddenError struct{ Message string }
+
+func (e *ForbiddenError) Error() string { return e.Message }
+
+// ErrConcurrency is returned when a stream was changed by someone else between
+// load and append; repositories retry the command on it.
+var ErrConcurrency = errors.New("concurrent modification of the stream")
+
+// EntitlementError reports that a feature needs a paid or manually granted entitlement.
+type EntitlementError struct {
+	Feature string
+	Message string
+}
+
+func (e *EntitlementError) Error() string { return e.Message }

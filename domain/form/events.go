@@ -1,0 +1,61 @@
+package form
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is something that happened to a form. Its type name carries a version
+// so stored events can be upcast when their shape changes.
+type Event interface {
+	EventType() string
+}
+
+// Event type names as stored.
+const (
+	CreatedType           = "form.created.v1"
+	SettingsChangedType   = "form.settings_changed.v1"
+	RecipientVerifiedType = "form.recipient_verified.v1"
+)
+
+// Created records a new form. The access key itself is never recorded.
+type Created struct {
+	FormID          string    `json:"formId"`
+	AccountID       string    `json:"accountId"`
+	WorkspaceID     string    `json:"workspaceId"`
+	AccessKeyHash   string    `json:"accessKeyHash"`
+	AccessKeyPrefix string    `json:"accessKeyPrefix"`
+	Settings        Settings  `json:"settings"`
+	At              time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (Created) EventType() string { return CreatedType }
+
+// Change is one setting's value before and after a change.
+type Change struct {
+	Field string          `json:"field"`
+	From  json.RawMessage `json:"from"`
+	To    json.RawMessage `json:"to"`
+}
+
+// SettingsChanged records new settings and, for the audit trail, what changed.
+type SettingsChanged struct {
+	Changes  []Change  `json:"changes"`
+	Settings Settings  `json:"settings"`
+	At       time.Time `json:"at"`
+	// RecipientReset is true when a new recipient email needs verifying again.
+	RecipientReset bool `json:"recipientReset,omitempty"`
+}
+
+// EventType implements Event.
+func (SettingsChanged) EventType() string { return SettingsChangedType }
+
+// RecipientVerified records that the recipient followed their verification link.
+type RecipientVerified struct {
+	RecipientEmail string    `json:"recipientEmail"`
+	At             time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (RecipientVerified) EventType() string { return RecipientVerifiedType }

@@ -1,0 +1,219 @@
+// Package form is the Form aggregate: a form's settings, its access key and the
+// rules every change must keep. It is event-sourced: behaviour methods check
+// rules and record events; apply only assigns state.
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/formd/formd/domain"
+)
+
+// Form is the event-sourced form aggregate.
+type Form struct {
+	id                string
+	accountID         string
+	workspaceID       string
+	accessKeyHash     string
+	accessKeyPrefix   string
+	settings          Settings
+	recipientVerified bool
+	createdAt         time.Time
+	updatedAt         time.Time
+
+	version int
+	changes []Event
+}
+
+// NewForm is a form about to be created.
+type NewForm struct {
+	ID, AccountID, WorkspaceID     string
+	AccessKeyHash, AccessKeyPrefix string
+	Settings                       Settings
+}
+
+// Create checks the settings and records a new form.
+func Create(n NewForm, p Policy, now time.Time) (*Form, error) {
+	if n.ID == "" || n.AccountID == "" || n.WorkspaceID == "" || n.AccessKeyHash == "" {
+		return nil, errors.New("form: id, account, workspace and access key are required")
+	}
+	s := n.Settings.Normalize()
+	if err := s.Validate(p); err != nil {
+		return nil, err
+	}
+	f := &Form{}
+	f.record(Created{
+		FormID: n.ID, AccountID: n.AccountID, WorkspaceID: n.WorkspaceID,
+		AccessKeyHash: n.AccessKeyHash, AccessKeyPrefix: n.AccessKeyPrefix,
+		Settings: s, At: now.UTC(),
+	})
+	return f, nil
+}
+
+// Patch holds the settings a PATCH changes; nil fields stay as they are.
+type Patch struct {
+	Name             *string
+	RecipientEmail   *string
+	AllowedDomains   *[]string
+	SubjectDefault   *string
+	FromNameDefault  *string
+	RedirectDefault  *string
+	ReplyToMode      *ReplyToMode
+	ReplyToDefault   *string
+	Validation       *ValidationSettings
+	AllowedSenderIPs *[]string
+	UploadsEnabled   *bool
+	Autoresponder    *Autoresponder
+}
+
+// ChangeSettings applies a patch. A patch that changes nothing records nothing.
+// A new recipient email is unverified until its own link is followed.
+func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
+	next := f.settings
+	set(&next.Name, p.Name)
+	set(&next.RecipientEmail, p.RecipientEmail)
+	set(&next.AllowedDomains, p.AllowedDomains)
+	set(&next.SubjectDefault, p.SubjectDefault)
+	set(&next.FromNameDefault, p.FromNameDefault)
+	set(&next.RedirectDefault, p.RedirectDefault)
+	set(&next.ReplyToMode, p.ReplyToMode)
+	set(&next.ReplyToDefault, p.ReplyToDefault)
+	set(&next.Validation, p.Validation)
+	set(&next.AllowedSenderIPs, p.AllowedSenderIPs)
+	set(&next.UploadsEnabled, p.UploadsEnabled)
+	set(&next.Autoresponder, p.Autoresponder)
+	next = next.Normalize()
+	if err := next.Validate(policy); err != nil {
+		return err
+	}
+	changes := Diff(f.settings, next, false)
+	if len(changes) == 0 {
+		return nil
+	}
+	f.record(SettingsChanged{
+		Changes: changes, Settings: next, At: now.UTC(),
+		RecipientReset: next.RecipientEmail != f.settings.RecipientEmail,
+	})
+	return nil
+}
+
+// MarkRecipientVerified records that email, the recipient a link was sent to,
+// is verified. A link for an address the form no longer uses is refused.
+func (f *Form) MarkRecipientVerified(email string, now time.Time) error {
+	if email != f.settings.RecipientEmail {
+		return &domain.ForbiddenError{Message: "This verification link is for a recipient email the form no longer uses."}
+	}
+	if f.recipientVerified {
+		return nil
+	}
+	f.record(RecipientVerified{RecipientEmail: email, At: now.UTC()})
+	return nil
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// Diff lists the settings whose JSON value differs, in a stable order. With
+// fromNothing, every setting of after counts as new (the audit view of creation).
+func Diff(before, after Settings, fromNothing bool) []Change {
+	var b, a map[string]json.RawMessage
+	bb, _ := json.Marshal(before)
+	ab, _ := json.Marshal(after)
+	_ = json.Unmarshal(bb, &b)
+	_ = json.Unmarshal(ab, &a)
+	var out []Change
+	for _, field := range settingFields {
+		from := b[field]
+		if fromNothing {
+			from = json.RawMessage("null")
+		}
+		if fromNothing || !bytes.Equal(from, a[field]) {
+			out = append(out, Change{Field: field, From: from, To: a[field]})
+		}
+	}
+	return out
+}
+
+// settingFields are Settings' JSON names in display order.
+var settingFields = []string{
+	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
+	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
+	"uploadsEnabled", "autoresponder",
+}
+
+func (f *Form) record(e Event) {
+	f.apply(e)
+	f.changes = append(f.changes, e)
+}
+
+func (f *Form) apply(e Event) {
+	switch e := e.(type) {
+	case Created:
+		f.id, f.accountID, f.workspaceID = e.FormID, e.AccountID, e.WorkspaceID
+		f.accessKeyHash, f.accessKeyPrefix = e.AccessKeyHash, e.AccessKeyPrefix
+		f.settings = e.Settings
+		f.createdAt, f.updatedAt = e.At, e.At
+	case SettingsChanged:
+		f.settings = e.Settings
+		if e.RecipientReset {
+			f.recipientVerified = false
+		}
+		f.updatedAt = e.At
+	case RecipientVerified:
+		f.recipientVerified = true
+		f.updatedAt = e.At
+	}
+	f.version++
+}
+
+// FromHistory rebuilds a form from its stored events. It is not a constructor:
+// it checks no rules, because the events already happened.
+func FromHistory(events []Event) (*Form, error) {
+	if len(events) == 0 {
+		return nil, domain.ErrNotFound
+	}
+	f := &Form{}
+	for _, e := range events {
+		f.apply(e)
+	}
+	return f, nil
+}
+
+// Changes are the events recorded since the form was loaded.
+func (f *Form) Changes() []Event { return f.changes }
+
+// Version is the number of events the form had when it was loaded.
+func (f *Form) Version() int { return f.version - len(f.changes) }
+
+// ID is the form's id.
+func (f *Form) ID() string { return f.id }
+
+// AccountID is the owning account.
+func (f *Form) AccountID() string { return f.accountID }
+
+// WorkspaceID is the workspace the form belongs to.
+func (f *Form) WorkspaceID() string { return f.workspaceID }
+
+// AccessKeyHash is the SHA-256 of the access key, used to route submissions.
+func (f *Form) AccessKeyHash() string { return f.accessKeyHash }
+
+// AccessKeyPrefix is the visible start of the access key.
+func (f *Form) AccessKeyPrefix() string { return f.accessKeyPrefix }
+
+// Settings are the form's current settings.
+func (f *Form) Settings() Settings { return f.settings }
+
+// RecipientVerified reports whether the current recipient email is verified.
+func (f *Form) RecipientVerified() bool { return f.recipientVerified }
+
+// CreatedAt is when the form was created.
+func (f *Form) CreatedAt() time.Time { return f.createdAt }
+
+// UpdatedAt is when the form last changed.
+func (f *Form) UpdatedAt() time.Time { return f.updatedAt }

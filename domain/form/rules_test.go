@@ -1,0 +1,281 @@
+package form
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/formd/formd/domain"
+)
+
+func rulesIntPtr(n int) *int { return &n }
+
+func TestValidationSettingsValidate(t *testing.T) {
+	many := make([]FieldRule, 101)
+	for i := range many {
+		many[i] = FieldRule{Field: "f" + strings.Repeat("x", i)}
+	}
+	tests := []struct {
+		name      string
+		fields    []FieldRule
+		wantField string // "" means valid
+		wantMsg   string
+	}{
+		{name: "empty", fields: nil},
+		{name: "full valid rule", fields: []FieldRule{
+			{Field: "email", Required: true, Type: "email", MinLength: rulesIntPtr(3), MaxLength: rulesIntPtr(254)},
+			{Field: "code", Regex: `^[A-Z]{2}\d{4}$`},
+			{Field: "site", Type: "url"},
+			{Field: "age", Type: "number", MinLength: rulesIntPtr(0), MaxLength: rulesIntPtr(0)},
+			{Field: "cv", File: &FileRule{Required: true, AllowedMimeTypes: []string{"application/pdf", "image/*", "application/vnd.ms-excel", "image/svg+xml"}}},
+		}},
+		{name: "100 rules", fields: many[:100]},
+		{name: "101 rules", fields: many, wantField: "validation.fields", wantMsg: "at most 100"},
+		{name: "empty field", fields: []FieldRule{{Field: ""}}, wantField: "validation.fields[0].field", wantMsg: "required"},
+		{name: "blank field", fields: []FieldRule{{Field: "a"}, {Field: "  "}}, wantField: "validation.fields[1].field", wantMsg: "required"},
+		{name: "200 char field", fields: []FieldRule{{Field: strings.Repeat("é", 200)}}},
+		{name: "201 char field", fields: []FieldRule{{Field: strings.Repeat("a", 201)}}, wantField: "validation.fields[0].field", wantMsg: "at most 200"},
+		{name: "duplicate field", fields: []FieldRule{{Field: "a"}, {Field: "b"}, {Field: "a"}}, wantField: "validation.fields[2].field", wantMsg: "already has a rule"},
+		{name: "bad type", fields: []FieldRule{{Field: "a", Type: "phone"}}, wantField: "validation.fields[0].type", wantMsg: "must be one of"},
+		{name: "uppercase type", fields: []FieldRule{{Field: "a", Type: "Email"}}, wantField: "validation.fields[0].type"},
+		{name: "negative min", fields: []FieldRule{{Field: "a", MinLength: rulesIntPtr(-1)}}, wantField: "validation.fields[0].minLength", wantMsg: "negative"},
+		{name: "negative max", fields: []FieldRule{{Field: "a", MaxLength: rulesIntPtr(-5)}}, wantField: "validation.fields[0].maxLength", wantMsg: "negative"},
+		{name: "min above max", fields: []FieldRule{{Field: "a", MinLength: rulesIntPtr(5), MaxLength: rulesIntPtr(4)}}, wantField: "validation.fields[0].minLength", wantMsg: "greater than maxLength"},
+		{name: "min equals max", fields: []FieldRule{{Field: "a", MinLength: rulesIntPtr(4), MaxLength: rulesIntPtr(4)}}},
+		{name: "bad regex", fields: []FieldRule{{Field: "a"}, {Field: "b"}, {Field: "c", Regex: "(a|b)"}}, wantField: "validation.fields[2].regex", wantMsg: "groups are not allowed"},
+		{name: "bad mime no slash", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"image/png", "pdf"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[1]", wantMsg: "not a MIME type pattern"},
+		{name: "bad mime uppercase", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"Image/PNG"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+		{name: "bad mime star type", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"*/*"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+		{name: "bad mime empty subtype", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"image/"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+		{name: "bad mime params", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"text/plain; charset=utf-8"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+		{name: "bad mime two slashes", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"a/b/c"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+		{name: "bad mime partial wildcard", fields: []FieldRule{{Field: "a", File: &FileRule{AllowedMimeTypes: []string{"image/p*"}}}}, wantField: "validation.fields[0].file.allowedMimeTypes[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidationSettings{Fields: tt.fields}.Validate()
+			if tt.wantField == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			var inv *domain.InvalidInputError
+			if !errors.As(err, &inv) {
+				t.Fatalf("Validate() = %v (%T), want *domain.InvalidInputError", err, err)
+			}
+			if inv.Field != tt.wantField {
+				t.Errorf("field = %q, want %q (message %q)", inv.Field, tt.wantField, inv.Message)
+			}
+			if !strings.Contains(inv.Message, tt.wantMsg) {
+				t.Errorf("message = %q, want it to contain %q", inv.Message, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestValidationSettingsJSON(t *testing.T) {
+	in := `{"fields":[{"field":"a","required":true,"type":"email","minLength":0,"maxLength":10,"regex":"^x$","file":{"required":true,"allowedMimeTypes":["image/*"]}},{"field":"b"}]}`
+	var v ValidationSettings
+	if err := json.Unmarshal([]byte(in), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Fields[0].MinLength == nil || *v.Fields[0].MinLength != 0 {
+		t.Fatalf("minLength 0 must survive decoding as a non-nil pointer, got %v", v.Fields[0].MinLength)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != in {
+		t.Fatalf("round trip:\n got %s\nwant %s", out, in)
+	}
+}
+
+func TestCompileSafeRegexAccepts(t *testing.T) {
+	tests := []struct {
+		pattern string
+		match   []string
+		noMatch []string
+	}{
+		{`^[A-Z]{2}\d{4}$`, []string{"AB1234"}, []string{"ab1234", "AB123", "AB12345", "A1234"}},
+		{`^\+?[0-9 ]{7,15}$`, []string{"+49 123 4567", "1234567"}, []string{"+49-123-4567", "123", "++1234567"}},
+		{`[a-z]+@example\.com`, []string{"bob@example.com", "x bob@example.com y"}, []string{"bob@exampleXcom", "@example.com"}},
+		{``, []string{"", "anything"}, nil},
+		{`^a.b$`, []string{"axb", "a b", "aéb"}, []string{"a\nb", "a\rb", "a\u2028b", "ab"}},
+		{`^\s$`, []string{" ", "\t", "\v", "\u00a0", "\ufeff", "\u3000"}, []string{"a", "\u200b"}},
+		{`^[^\S]$`, []string{" ", "\v"}, []string{"a"}},
+		{`^[\S]+$`, []string{"abc", "é😀"}, []string{"a b", "\v"}},
+		{`^\u00e9\x41$`, []string{"éA"}, []string{"eA"}},
+		{`^[\u0041-\u005A]+$`, []string{"ABC"}, []string{"abc"}},
+		{`^\/path\/[\w\-.]+$`, []string{"/path/a-b.c"}, []string{"path/a"}},
+		{`^a{2,}?b{0,1000}$`, []string{"aa", "aaab"}, []string{"ab"}},
+		{`^a+?b*?c??$`, []string{"ab", "abbbc"}, []string{"b"}},
+		{`\bword\B`, []string{"a wordy"}, []string{"a word "}},
+		{`^[-a]$`, []string{"-", "a"}, []string{"b"}},
+		{`^[a-]$`, []string{"-", "a"}, []string{"b"}},
+		{`^[[]$`, []string{"["}, []string{"]"}},
+		{`^[[:a]+$`, []string{"[:a"}, []string{"b"}},
+		{`^[\]\\^]+$`, []string{`]\^`}, []string{"a"}},
+		{`^[^a-z]$`, []string{"A"}, []string{"q"}},
+		{`^\t\n\r\f\v$`, []string{"\t\n\r\f\v"}, nil},
+		{`^a{01}$`, []string{"a"}, []string{"aa"}},
+		{`^ü+$`, []string{"üü"}, []string{"u"}},
+		{`^\$\^\*\{\}\(\)\|\?$`, []string{"$^*{}()|?"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			re, err := CompileSafeRegex(tt.pattern)
+			if err != nil {
+				t.Fatalf("CompileSafeRegex(%q) = %v, want nil", tt.pattern, err)
+			}
+			for _, s := range tt.match {
+				if !re.MatchString(s) {
+					t.Errorf("%q (Go %q) does not match %q", tt.pattern, re.String(), s)
+				}
+			}
+			for _, s := range tt.noMatch {
+				if re.MatchString(s) {
+					t.Errorf("%q (Go %q) matches %q", tt.pattern, re.String(), s)
+				}
+			}
+		})
+	}
+}
+
+func TestCompileSafeRegexRejects(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    string
+	}{
+		{`(abc)`, "groups are not allowed"},
+		{`(?:abc)`, "groups are not allowed"},
+		{`(?<name>a)`, "groups are not allowed"},
+		{`abc)`, "groups are not allowed"},
+		{`a(?=b)`, "lookarounds are not allowed"},
+		{`a(?!b)`, "lookarounds are not allowed"},
+		{`(?<=a)b`, "lookarounds are not allowed"},
+		{`(?<!a)b`, "lookarounds are not allowed"},
+		{`a|b`, "alternation"},
+		{`[a-z]+|`, "alternation"},
+		{`\1`, "backreferences are not allowed"},
+		{`a\9`, "backreferences are not allowed"},
+		{`\k<name>`, "backreferences are not allowed"},
+		{`.*`, "wildcard repetition"},
+		{`^.+$`, "wildcard repetition"},
+		{`a.{2,}`, "wildcard repetition"},
+		{`.?`, "wildcard repetition"},
+		{`.{3}`, "wildcard repetition"},
+		{`a**`, "cannot follow each other"},
+		{`a+{2}`, "cannot follow each other"},
+		{`a+??`, "cannot follow each other"},
+		{`a{2}*`, "cannot follow each other"},
+		{`*a`, "nothing to repeat"},
+		{`+`, "nothing to repeat"},
+		{`?`, "nothing to repeat"},
+		{`{2}`, "nothing to repeat"},
+		{`^*`, "nothing to repeat"},
+		{`a$+`, "nothing to repeat"},
+		{`\b+`, "nothing to repeat"},
+		{`[abc`, "unterminated character class"},
+		{`[a\]`, "unterminated character class"},
+		{`abc\`, "unfinished escape"},
+		{`[a\`, "unfinished escape"},
+		{`[]`, "empty character classes"},
+		{`[^]`, "empty character classes"},
+		{`a{`, "{ must start a quantifier"},
+		{`a{x}`, "{ must start a quantifier"},
+		{`a{,5}`, "{ must start a quantifier"},
+		{`a{2,x}`, "{ must start a quantifier"},
+		{`a{2`, "{ must start a quantifier"},
+		{`a}`, "unexpected }"},
+		{`a]`, "unexpected ]"},
+		{`a{1001}`, "above 1000"},
+		{`a{1,1001}`, "above 1000"},
+		{`a{99999999999999999999999}`, "above 1000"},
+		{`a{5,2}`, "minimum above its maximum"},
+		{`[z-a]`, "out of order"},
+		{`[\d-z]`, "class escape"},
+		{`[a-\w]`, "class escape"},
+		{`[\b]`, "not allowed inside a character class"},
+		{`\u12`, "exactly 4 hex digits"},
+		{`\u{1F600}`, "exactly 4 hex digits"},
+		{`\xZZ`, "exactly 2 hex digits"},
+		{`\uD83D\uDE00`, "surrogates"},
+		{`\p{L}`, "not supported"},
+		{`\cA`, "not supported"},
+		{`\0`, "not supported"},
+		{`\k`, "not supported"},
+		{`\é`, "not supported"},
+		{"\xff", "valid UTF-8"},
+		{strings.Repeat("a", 513), "at most 512 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			re, err := CompileSafeRegex(tt.pattern)
+			if err == nil {
+				t.Fatalf("CompileSafeRegex(%q) = %q, nil; want error containing %q", tt.pattern, re.String(), tt.want)
+			}
+			if re != nil {
+				t.Errorf("CompileSafeRegex(%q) returned a regexp with error %v", tt.pattern, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CompileSafeRegex(%q) error = %q, want it to contain %q", tt.pattern, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompileSafeRegexLengthLimit(t *testing.T) {
+	if _, err := CompileSafeRegex(strings.Repeat("a", 512)); err != nil {
+		t.Fatalf("512 bytes must be accepted: %v", err)
+	}
+	if _, err := CompileSafeRegex(strings.Repeat(`\w{1000}`, 64)); err != nil {
+		t.Fatalf("long but bounded pattern must compile: %v", err)
+	}
+}
+
+func TestCompileSafeRegexErrorPosition(t *testing.T) {
+	_, err := CompileSafeRegex(`ab|c`)
+	if err == nil || !strings.Contains(err.Error(), "position 3") {
+		t.Fatalf("error = %v, want it to name position 3", err)
+	}
+	_, err = CompileSafeRegex(`éé(`)
+	if err == nil || !strings.Contains(err.Error(), "position 3") {
+		t.Fatalf("error = %v, want a character (not byte) position 3", err)
+	}
+}
+
+// TestSafeRegexSpaceTables checks the \s and \S tables against JavaScript's
+// definition of white space (WhiteSpace and LineTerminator) for every code point.
+func TestSafeRegexSpaceTables(t *testing.T) {
+	space, err := CompileSafeRegex(`^\s$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonSpace, err := CompileSafeRegex(`^[\S]$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsSpace := func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+			return true
+		}
+		return 0x2000 <= r && r <= 0x200A
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if 0xD800 <= r && r <= 0xDFFF {
+			continue // not representable in a Go string
+		}
+		s := string(r)
+		if got, want := space.MatchString(s), jsSpace(r); got != want {
+			t.Fatalf(`\s on U+%04X = %v, want %v`, r, got, want)
+		}
+		if got, want := nonSpace.MatchString(s), !jsSpace(r); got != want {
+			t.Fatalf(`[\S] on U+%04X = %v, want %v`, r, got, want)
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package form
+
+import (
+	"net"
+	"net/mail"
+	"net/url"
+	"strings"
+
+	"github.com/formd/formd/domain"
+)
+
+// ReplyToMode says which address a notification email offers as Reply-To.
+type ReplyToMode string
+
+// Reply-to modes of the spec's CreateForm.replyToMode.
+const (
+	ReplyToSubmitter ReplyToMode = "submitter"
+	ReplyToDefault   ReplyToMode = "default"
+	ReplyToNone      ReplyToMode = "none"
+)
+
+// DefaultFromName is the sender display name of new forms.
+const DefaultFromName = "Notifications"
+
+// Limits on form settings. They keep one form's configuration, which is read on
+// every submission, small.
+const (
+	maxNameLength      = 200
+	maxTextLength      = 500
+	maxAllowedDomains  = 50
+	maxSenderIPs       = 50
+	maxHostnameLength  = 253
+	maxHostLabelLength = 63
+)
+
+// Settings are the user-editable settings of a form, as in the spec's CreateForm.
+type Settings struct {
+	Name            string             `json:"name"`
+	RecipientEmail  string             `json:"recipientEmail"`
+	AllowedDomains  []string           `json:"allowedDomains"`
+	SubjectDefault  string             `json:"subjectDefault"`
+	FromNameDefault string             `json:"fromNameDefault"`
+	RedirectDefault string             `json:"redirectDefault"`
+	ReplyToMode     ReplyToMode        `json:"replyToMode"`
+	ReplyToDefault  string             `json:"replyToDefault"`
+	Validation      ValidationSettings `json:"validation"`
+	// AllowedSenderIPs is the exact-IP safelist for server-side submissions
+	// (posts with neither Origin nor Referer).
+	AllowedSenderIPs []string `json:"allowedSenderIps"`
+	// UploadsEnabled lets multipart posts carry files (a paid/manual feature).
+	UploadsEnabled bool `json:"uploadsEnabled"`
+	// Autoresponder, when enabled, sends the submitter a copy of their message.
+	Autoresponder Autoresponder `json:"autoresponder"`
+}
+
+// Autoresponder configures the optional confirmation email to the submitter.
+type Autoresponder struct {
+	Enabled bool   `json:"enabled"`
+	Subject string `json:"subject,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Policy carries the entitlements that widen what settings may contain.
+type Policy struct {
+	// WildcardDomains allows `*.example.com` patterns (Pro or Lifetime plans).
+	WildcardDomains bool
+}
+
+// Normalize trims and lower-cases what is case-insensitive and fills defaults.
+func (s Settings) Normalize() Settings {
+	s.Name = strings.TrimSpace(s.Name)
+	s.RecipientEmail = strings.TrimSpace(s.RecipientEmail)
+	s.SubjectDefault = strings.TrimSpace(s.SubjectDefault)
+	s.FromNameDefault = strings.TrimSpace(s.FromNameDefault)
+	if s.FromNameDefault == "" {
+		s.FromNameDefault = DefaultFromName
+	}
+	s.RedirectDefault = strings.TrimSpace(s.RedirectDefault)
+	s.ReplyToDefault = strings.TrimSpace(s.ReplyToDefault)
+	if s.ReplyToMode == "" {
+		s.ReplyToMode = ReplyToSubmitter
+	}
+	domains := make([]string, 0, len(s.AllowedDomains))
+	for _, d := range s.AllowedDomains {
+		domains = append(domains, strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), ".")))
+	}
+	s.AllowedDomains = domains
+	ips := make([]string, 0, len(s.AllowedSenderIPs))
+	for _, ip := range s.AllowedSenderIPs {
+		ips = append(ips, strings.TrimSpace(ip))
+	}
+	s.AllowedSenderIPs = ips
+	if s.Validation.Fields == nil {
+		s.Validation.Fields = []FieldRule{}
+	}
+	return s
+}
+
+// Validate checks every rule on settings; the error names the offending field.
+func (s Settings) Validate(p Policy) error {
+	if s.Name == "" {
+		return domain.Invalid("name", "name is required")
+	}
+	if len(s.Name) > maxNameLength {
+		return domain.Invalid("name", "name must be at most %d characters", maxNameLength)
+	}
+	if !IsEmailAddress(s.RecipientEmail) {
+		return domain.Invalid("recipientEmail", "recipientEmail must be a valid email address")
+	}
+	if len(s.AllowedDomains) > maxAllowedDomains {
+		return domain.Invalid("allowedDomains", "allowedDomains may list at most %d entries", maxAllowedDomains)
+	}
+	for i, d := range s.AllowedDomains {
+		if err := validateDomainPattern(d, p); err != nil {
+			return domain.Invalid(indexed("allowedDomains", i), "%s", err.Error())
+		}
+	}
+	for field, v := range map[string]string{"subjectDefault": s.SubjectDefault, "fromNameDefault": s.FromNameDefault, "autoresponder.subject": s.Autoresponder.Subject} {
+		if len(v) > maxTextLength {
+			return domain.Invalid(field, "%s must be at most %d characters", field, maxTextLength)
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return domain.Invalid(field, "%s must be a single line", field)
+		}
+	}
+	if len(s.Autoresponder.Message) > 10*maxTextLength {
+		return domain.Invalid("autoresponder.message", "autoresponder.message must be at most %d characters", 10*maxTextLength)
+	}
+	if s.RedirectDefault != "" && !IsHTTPSURL(s.RedirectDefault) {
+		return domain.Invalid("redirectDefault", "redirectDefault must be an absolute https URL")
+	}
+	switch s.ReplyToMode {
+	case ReplyToSubmitter, ReplyToDefault, ReplyToNone:
+	default:
+		return domain.Invalid("replyToMode", "replyToMode must be one of submitter, default, none")
+	}
+	if s.ReplyToDefault != "" && !IsEmailAddress(s.ReplyToDefault) {
+		return domain.Invalid("replyToDefault", "replyToDefault must be a valid email address")
+	}
+	if len(s.AllowedSenderIPs) > maxSenderIPs {
+		return domain.Invalid("allowedSenderIps", "allowedSenderIps may list at most %d addresses", maxSenderIPs)
+	}
+	for i, ip := range s.AllowedSenderIPs {
+		if net.ParseIP(ip) == nil {
+			return domain.Invalid(indexed("allowedSenderIps", i), "allowedSenderIps entries must be exact IP addresses")
+		}
+	}
+	return s.Validation.Validate()
+}
+
+func indexed(field string, i int) string {
+	return field + "[" + itoa(i) + "]"
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}
+
+// IsEmailAddress reports whether s is a bare address such as a@example.com.
+func IsEmailAddress(s string) bool {
+	if s == "" || len(s) > 254 || strings.ContainsAny(s, " \t\r\n<>") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && strings.Count(s, "@") == 1 && strings.Contains(s[at+1:], ".")
+}
+
+// IsHTTPSURL reports whether s is an absolute https URL with a host.
+func IsHTTPSURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil
+}
+
+func validateDomainPattern(d string, p Policy) error {
+	if d == "" {
+		return errorString("allowedDomains entries must not be empty")
+	}
+	host := d
+	if strings.HasPrefix(d, "*.") {
+		if !p.WildcardDomains {
+			return errorString("wildcard patterns such as *.example.com need an advanced domain plan (Pro or Lifetime)")
+		}
+		host = d[2:]
+		if !strings.Contains(host, ".") {
+			return errorString("wildcard patterns must name a parent domain, such as *.example.com")
+		}
+	}
+	if net.ParseIP(host) != nil && host == d {
+		return nil
+	}
+	if !isHostname(host) {
+		return errorString("allowedDomains entries must be exact hostnames such as www.example.com or patterns such as *.example.com")
+	}
+	return nil
+}
+
+func isHostname(h string) bool {
+	if h == "" || len(h) > maxHostnameLength {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > maxHostLabelLength || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// HostAllowed reports whether host (from Origin or Referer) matches an allowed
+// domain: an exact hostname, or a `*.example.com` pattern matching any subdomain
+// (but not example.com itself).
+func HostAllowed(allowed []string, host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, d := range allowed {
+		if strings.HasPrefix(d, "*.") {
+			if strings.HasSuffix(host, d[1:]) && len(host) > len(d)-1 {
+				return true
+			}
+		} else if host == d {
+			return true
+		}
+	}
+	return false
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

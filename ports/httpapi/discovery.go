@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// discoveryRoutes serve the documents agents use to find and register with formd.
+func (s *Server) discoveryRoutes(r *gin.Engine) {
+	r.GET("/auth.md", s.authMarkdown)
+	r.GET("/.well-known/api-catalog", s.apiCatalog)
+	r.GET("/.well-known/oauth-protected-resource", s.protectedResource)
+	r.GET("/.well-known/oauth-authorization-server", s.authorizationServer)
+}
+
+func (s *Server) authMarkdown(c *gin.Context) {
+	base := s.config.BaseURL
+	c.Data(http.StatusOK, "text/markdown; charset=utf-8", []byte(`# Registering with formd
+
+1. POST `+base+`/agent/auth with {"email": "you@example.com", "type": "user_claimed"} (optionally "password", at least 12 characters).
+2. The response's `+"`credential`"+` is a full-account session token: send it as "Authorization: Bearer <SESSION_TOKEN>". Treat it like a password; never log it or put it in a web page.
+3. Follow the link in the account verification email; until then POST /v1/forms is refused.
+4. POST `+base+`/v1/forms with {"name": ..., "recipientEmail": ...}; the response carries the form's public accessKey.
+5. The recipient follows the link in their verification email; then live submissions to `+base+`/submit are delivered. Dry runs (header X-Service-Dry-Run: true) work before that.
+`))
+}
+
+func (s *Server) apiCatalog(c *gin.Context) {
+	base := s.config.BaseURL
+	c.Header("Content-Type", "application/linkset+json")
+	c.JSON(http.StatusOK, gin.H{"linkset": []gin.H{{
+		"anchor":       base + "/v1",
+		"service-desc": []gin.H{{"href": base + "/openapi.json", "type": "application/json"}},
+		"service-doc":  []gin.H{{"href": base + "/auth.md", "type": "text/markdown", "title": "Agent registration"}},
+		"status":       []gin.H{{"href": base + "/healthz", "type": "application/json"}},
+	}}})
+	c.Writer.Header().Set("Content-Type", "application/linkset+json")
+}
+
+func (s *Server) protectedResource(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{
+		"resource":              s.config.BaseURL + "/v1",
+		"resource_name":         "formd control plane",
+		"authorization_servers": []string{s.config.BaseURL},
+		"scopes_supported":      sessionScopes,
+	})
+}
+
+func (s *Server) authorizationServer(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{
+		"issuer":                   s.config.BaseURL,
+		"registration_endpoint":    s.config.BaseURL + "/agent/auth",
+		"scopes_supported":         sessionScopes,
+		"grant_types_supported":    []string{},
+		"response_types_supported": []string{},
+		"service_documentation":    s.config.BaseURL + "/auth.md",
+	})
+}

@@ -1,0 +1,133 @@
+// Package httpapi is formd's HTTP port (gin): public submission, the /v1
+// control plane, agent registration, verification links and discovery.
+// Handlers decode requests into commands, call the application, and map errors
+// to the spec's ErrorResponse in one place (errors.go).
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formd/formd/application"
+)
+
+// Pinger reports whether the database answers (GET /healthz).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Config is what the HTTP port needs to know about its deployment.
+type Config struct {
+	BaseURL string
+}
+
+// Server holds the HTTP handlers and the application they call.
+type Server struct {
+	app    *application.Application
+	db     Pinger
+	log    *slog.Logger
+	config Config
+}
+
+// NewServer builds the gin engine with every route.
+func NewServer(app *application.Application, db Pinger, log *slog.Logger, config Config) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{app: app, db: db, log: log, config: config}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(s.requestID, s.accessLog, s.recover)
+	r.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "No such route.") })
+	r.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "Method not allowed on this route.") })
+
+	r.GET("/healthz", s.healthz)
+	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
+	r.GET("/verify/:token", s.verifyLink)
+	s.discoveryRoutes(r)
+
+	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate)
+	v1.GET("/forms", s.listForms)
+	v1.POST("/forms", s.createForm)
+	v1.PATCH("/forms/:formId", s.updateForm)
+	v1.GET("/forms/:formId/events", s.formEvents)
+	v1.GET("/forms/:formId/recipient-verification", s.getRecipientVerification)
+	v1.POST("/forms/:formId/recipient-verifications", s.resendRecipientVerification)
+	return r
+}
+
+const requestIDKey = "requestId"
+
+var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{8,64}$`)
+
+// requestID gives every request an id: a sane incoming X-Request-Id is kept so
+// a proxy's id follows the request, otherwise a random one is made.
+func (s *Server) requestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-Id")
+	if !safeRequestID.MatchString(id) {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id = "req_" + hex.EncodeToString(b[:])
+	}
+	c.Set(requestIDKey, id)
+	c.Header("X-Request-Id", id)
+	c.Next()
+}
+
+func requestIDOf(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// accessLog logs one structured line per request. It never logs headers,
+// bodies or query strings, which may carry credentials or tokens.
+func (s *Server) accessLog(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request",
+		slog.String("requestId", requestIDOf(c)), slog.String("method", c.Request.Method),
+		slog.String("route", route), slog.Int("status", c.Writer.Status()),
+		slog.Duration("duration", time.Since(start)))
+}
+
+// recover turns a panic into a non-leaky 500.
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic while serving request", "requestId", requestIDOf(c), "panic", p)
+			if !c.Writer.Written() {
+				s.internalError(c)
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+// limitBody caps a request body; reading past it fails and the handler answers 413.
+func limitBody(n int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > n {
+			abortJSON(c, http.StatusRequestEntityTooLarge, errorBody{Message: "Request body is too large.", RequestID: requestIDOf(c)})
+			return
+		}
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+		c.Next()
+	}
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "requestId": requestIDOf(c)})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
