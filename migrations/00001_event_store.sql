@@ -21,6 +21,8 @@ END $$;
 -- +goose StatementEnd
 CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
     FOR EACH ROW EXECUTE FUNCTION events_are_append_only();
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION events_are_append_only();
 
 -- Watermill's watermill-sql v4 tables, one topic per stream type
 -- (DefaultPostgreSQLSchema and DefaultPostgreSQLOffsetsAdapter shapes).

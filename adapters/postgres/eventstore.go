@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -33,8 +35,10 @@ type StoredEvent struct {
 	RecordedAt time.Time            `json:"recordedAt"`
 }
 
-// typedEvent is any domain event: each knows its versioned type name.
-type typedEvent interface{ EventType() string }
+// Event is any domain event: each knows its versioned type name.
+type Event interface{ EventType() string }
+
+type typedEvent = Event
 
 // Schema is the watermill-sql schema shared by publishers and subscribers:
 // tables watermill_<topic>, created by migrations.
@@ -73,6 +77,10 @@ func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, strea
 		datas, metas           [][]byte
 		recorded               []time.Time
 	)
+	// Insert in stream-id order so two appends to the same streams lock them
+	// in the same order and cannot deadlock.
+	streams = slices.Clone(streams)
+	slices.SortStableFunc(streams, func(a, b StreamEvents) int { return strings.Compare(a.StreamID, b.StreamID) })
 	byTopic := map[string][]*message.Message{}
 	var topics []string
 	for _, st := range streams {

@@ -37,10 +37,14 @@ func NewTransactor(pool *pgxpool.Pool, store *EventStore, clock application.Cloc
 func (t *Transactor) InTx(ctx context.Context, md application.Metadata, fn func(application.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxConcurrencyRetries; attempt++ {
-		err = pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
+		// REPEATABLE READ: a command sees only streams committed before its
+		// snapshot, so an append that follows a newer commit fails on the
+		// primary key instead of publishing out of version order (Watermill
+		// orders messages by transaction id).
+		err = pgx.BeginTxFunc(ctx, t.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 			return fn(&unitOfWork{tx: tx, md: md, store: t.store, now: t.clock.Now()})
 		})
-		if !errors.Is(err, domain.ErrConcurrency) {
+		if !errors.Is(err, domain.ErrConcurrency) && !isRetryable(err) {
 			return err
 		}
 	}
@@ -173,4 +177,11 @@ func (u *unitOfWork) CreateSession(ctx context.Context, tokenHash []byte, accoun
 	_, err := u.tx.Exec(ctx, `INSERT INTO sessions (token_hash, account_id, expires_at) VALUES ($1, $2, $3)`,
 		tokenHash, accountID, expiresAt)
 	return err
+}
+
+// isRetryable reports PostgreSQL errors that a fresh attempt resolves:
+// serialization failures and deadlocks.
+func isRetryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
