@@ -12,6 +12,7 @@ type Commands struct {
 	VerifyLink            *VerifyLinkHandler
 	Forms                 *FormsHandler
 	SendVerificationEmail *SendVerificationEmailHandler
+	Submit                *SubmitHandler
 }
 
 // Queries read state.

@@ -23,6 +23,8 @@ type Config struct {
 	DataDir     string `env:"FORMD_DATA_DIR" envDefault:".data"`
 	SecretKey   string `env:"FORMD_SECRET_KEY"`
 	LogLevel    string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+	// TrustedProxies are proxy addresses or CIDRs allowed to set X-Forwarded-For.
+	TrustedProxies []string `env:"FORMD_TRUSTED_PROXIES" envSeparator:","`
 }
 
 // loadConfig reads the environment and fills the derived defaults.

@@ -30,6 +30,10 @@ var adapterSet = wire.NewSet(
 	postgres.NewEventStore,
 	postgres.NewTransactor,
 	postgres.NewReadModel,
+	postgres.NewSubmissionStore,
+	postgres.NewFormCache,
+	provideSealer,
+	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
 	watermillpg.NewWaker,
 	wire.Struct(new(system.Clock)),
@@ -39,6 +43,10 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),
 	wire.Bind(new(application.Entitlements), new(*postgres.ReadModel)),
 	wire.Bind(new(application.LinkTokens), new(*secrets.LinkTokens)),
+	wire.Bind(new(application.SubmissionStore), new(*postgres.SubmissionStore)),
+	wire.Bind(new(application.SubmissionForms), new(*postgres.FormCache)),
+	wire.Bind(new(application.Sealer), new(*secrets.Sealer)),
+	wire.Bind(new(application.ValueHasher), new(*secrets.ValueHasher)),
 	wire.Bind(new(application.Clock), new(system.Clock)),
 	wire.Bind(new(application.IDs), new(system.UUIDs)),
 	wire.Bind(new(application.PasswordHasher), new(secrets.Argon2)),
@@ -51,6 +59,7 @@ var applicationSet = wire.NewSet(
 	application.NewFormsHandler,
 	application.NewAuthenticator,
 	application.NewSendVerificationEmailHandler,
+	application.NewSubmitHandler,
 	provideMailSettings,
 	provideApplication,
 )
@@ -91,14 +100,19 @@ func provideMailSettings(cfg Config) application.MailSettings {
 }
 
 func provideApplication(reg *application.RegisterHandler, verify *application.VerifyLinkHandler,
-	forms *application.FormsHandler, auth *application.Authenticator, mailer *application.SendVerificationEmailHandler) *application.Application {
+	forms *application.FormsHandler, auth *application.Authenticator, mailer *application.SendVerificationEmailHandler,
+	submit *application.SubmitHandler) *application.Application {
 	return &application.Application{
-		Commands: application.Commands{Register: reg, VerifyLink: verify, Forms: forms, SendVerificationEmail: mailer},
+		Commands: application.Commands{Register: reg, VerifyLink: verify, Forms: forms, SendVerificationEmail: mailer, Submit: submit},
 		Queries:  application.Queries{Authenticate: auth, Forms: forms},
 	}
 }
 
-func provideHTTPConfig(cfg Config) httpapi.Config { return httpapi.Config{BaseURL: cfg.BaseURL} }
+func provideHTTPConfig(cfg Config) httpapi.Config {
+	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+}
+
+func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }
 
 func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
 	return httpapi.NewServer(app, pool, log, cfg)
@@ -112,6 +126,9 @@ type Service struct {
 	Waker   *watermillpg.Waker
 	Router  *events.Router
 	Handler http.Handler
+	// Submissions is the group-commit store; it is closed after the HTTP
+	// server drains so every accepted request gets its commit.
+	Submissions *postgres.SubmissionStore
 }
 
 func newLogger(level string) *slog.Logger {

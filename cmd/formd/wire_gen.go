@@ -55,18 +55,30 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
 	formsHandler := application.NewFormsHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	authenticator := application.NewAuthenticator(readModel, clock)
-	applicationApplication := provideApplication(registerHandler, verifyLinkHandler, formsHandler, authenticator, sendVerificationEmailHandler)
+	formCache := postgres.NewFormCache(readModel)
+	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
+	sealer, err := provideSealer(key)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	valueHasher := secrets.NewValueHasher(key)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
+	applicationApplication := provideApplication(registerHandler, verifyLinkHandler, formsHandler, authenticator, sendVerificationEmailHandler, submitHandler)
 	config := provideHTTPConfig(cfg)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
-		Config:  cfg,
-		Log:     log,
-		Pool:    pool,
-		Waker:   waker,
-		Router:  router,
-		Handler: handler,
+		Config:      cfg,
+		Log:         log,
+		Pool:        pool,
+		Waker:       waker,
+		Router:      router,
+		Handler:     handler,
+		Submissions: submissionStore,
 	}
 	return service, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }

@@ -26,6 +26,8 @@ type Pinger interface {
 // Config is what the HTTP port needs to know about its deployment.
 type Config struct {
 	BaseURL string
+	// TrustedProxies may set the client IP through X-Forwarded-For; none by default.
+	TrustedProxies []string
 }
 
 // Server holds the HTTP handlers and the application they call.
@@ -42,11 +44,19 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	s := &Server{app: app, db: db, log: log, config: config}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	if err := r.SetTrustedProxies(config.TrustedProxies); err != nil {
+		log.Error("invalid trusted proxies; trusting none", "err", err)
+		_ = r.SetTrustedProxies(nil)
+	}
 	r.Use(s.requestID, s.accessLog, s.recover)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "No such route.") })
 	r.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "Method not allowed on this route.") })
 
 	r.GET("/healthz", s.healthz)
+	r.POST("/submit", s.submit)
+	r.POST("/submit/:accessKey", s.submit)
+	r.GET(ErrorPagePath, s.errorPage)
+	r.GET(SuccessPagePath, s.successPage)
 	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
 	r.GET("/verify/:token", s.verifyLink)
 	s.discoveryRoutes(r)

@@ -16,12 +16,13 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Back}}<p><a href="{{.Back}}">Go back</a></p>{{end}}
+</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .BackLink}}<p><a href="{{.BackLink}}">Go back to the form</a></p>{{end}}
 {{if .RequestID}}<p><small>Request id: {{.RequestID}}</small></p>{{end}}</body></html>`))
 
 type statusPageData struct {
 	Title, Message, RequestID string
-	Back                      template.URL
+	// BackLink is escaped and sanitized by html/template (javascript: URLs are refused).
+	BackLink string
 }
 
 func (s *Server) page(c *gin.Context, status int, data statusPageData) {

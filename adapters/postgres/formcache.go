@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/formd/formd/application"
+)
+
+// formCacheTTL bounds how stale a cached form may be. Staleness never reaches
+// a commit: the submission store re-checks the version, and a rejection is
+// always re-judged on fresh data.
+const (
+	formCacheTTL     = 2 * time.Second
+	formCacheEntries = 10000
+)
+
+// FormCache implements application.SubmissionForms over the forms read model
+// with a short-lived per-process cache, keeping /submit off the database for
+// routing.
+type FormCache struct {
+	read *ReadModel
+	mu   sync.RWMutex
+	m    map[string]cachedForm
+}
+
+type cachedForm struct {
+	rec     application.FormRecord
+	fetched time.Time
+}
+
+// NewFormCache builds an empty cache.
+func NewFormCache(read *ReadModel) *FormCache {
+	return &FormCache{read: read, m: make(map[string]cachedForm)}
+}
+
+// FormByAccessKey implements application.SubmissionForms.
+func (c *FormCache) FormByAccessKey(ctx context.Context, hash []byte, fresh bool) (application.FormRecord, error) {
+	key := string(hash)
+	if !fresh {
+		c.mu.RLock()
+		e, ok := c.m[key]
+		c.mu.RUnlock()
+		if ok && time.Since(e.fetched) < formCacheTTL {
+			return e.rec, nil
+		}
+	}
+	rec, err := c.read.FormByAccessKeyHash(ctx, hash)
+	if err != nil {
+		return rec, err
+	}
+	c.mu.Lock()
+	if len(c.m) >= formCacheEntries {
+		for k := range c.m { // evict an arbitrary entry; the map is only a cache
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[key] = cachedForm{rec: rec, fetched: time.Now()}
+	c.mu.Unlock()
+	return rec, nil
+}

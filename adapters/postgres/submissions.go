@@ -1,0 +1,298 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+)
+
+// Group commit: concurrent submissions share one transaction, so one WAL
+// flush makes many of them durable. A worker takes whatever is queued (up to
+// maxBatch) as soon as it is free; nothing waits for a batch to fill, and no
+// submission is answered before the commit that holds it.
+const (
+	defaultCommitWorkers = 4
+	maxBatch             = 256
+)
+
+// SubmissionStore implements application.SubmissionStore with group commit.
+type SubmissionStore struct {
+	pool    *pgxpool.Pool
+	store   *EventStore
+	log     *slog.Logger
+	queue   chan *pendingSubmission
+	workers int
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+}
+
+type pendingSubmission struct {
+	sub  application.AcceptedSubmission
+	done chan acceptResult
+}
+
+type acceptResult struct {
+	prior *application.StoredResponse
+	err   error
+}
+
+// NewSubmissionStore starts the commit workers; Close stops them after the
+// queue is drained.
+func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger) (*SubmissionStore, func()) {
+	s := &SubmissionStore{pool: pool, store: store, log: log, queue: make(chan *pendingSubmission, 4*maxBatch),
+		workers: defaultCommitWorkers, stop: make(chan struct{})}
+	for range s.workers {
+		s.wg.Add(1)
+		go s.work()
+	}
+	return s, s.Close
+}
+
+// Close drains the queue and stops the workers.
+func (s *SubmissionStore) Close() {
+	s.once.Do(func() { close(s.stop) })
+	s.wg.Wait()
+}
+
+// Accept implements application.SubmissionStore. Once queued, it waits for
+// the commit even if ctx ends, so its answer is always the truth.
+func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
+	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
+	select {
+	case s.queue <- p:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.stop:
+		return nil, errors.New("submission store is closed")
+	}
+	r := <-p.done
+	return r.prior, r.err
+}
+
+func (s *SubmissionStore) work() {
+	defer s.wg.Done()
+	batch := make([]*pendingSubmission, 0, maxBatch)
+	for {
+		var first *pendingSubmission
+		select {
+		case first = <-s.queue:
+		case <-s.stop:
+			select { // drain what is already queued
+			case first = <-s.queue:
+			default:
+				return
+			}
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case p := <-s.queue:
+				batch = append(batch, p)
+			default:
+				break fill
+			}
+		}
+		s.commitBatch(batch)
+	}
+}
+
+// commitBatch commits a batch; if the shared transaction fails, each
+// submission is retried alone so one bad row cannot fail its neighbours.
+func (s *SubmissionStore) commitBatch(batch []*pendingSubmission) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	results, err := s.commit(ctx, batch)
+	if err != nil && len(batch) > 1 {
+		s.log.Warn("group commit failed; committing its submissions one by one", "size", len(batch), "err", err)
+		for _, p := range batch {
+			s.commitBatch([]*pendingSubmission{p})
+		}
+		return
+	}
+	for i, p := range batch {
+		if err != nil {
+			p.done <- acceptResult{err: err}
+		} else {
+			p.done <- results[i]
+		}
+	}
+}
+
+func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	results := make([]acceptResult, len(batch))
+	live := make([]bool, len(batch))
+	var twins []int // lost an Idempotency-Key race: answer with the winner's response
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		for i := range live {
+			live[i] = true
+			results[i] = acceptResult{}
+		}
+		twins = twins[:0]
+		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
+		if err := s.claimIdempotencyKeys(ctx, tx, batch, live, &twins); err != nil {
+			return err
+		}
+		var streams []StreamEvents
+		var ids, forms []string
+		var keys, texts [][]byte
+		var pending []int32
+		now := time.Now().UTC()
+		for i, p := range batch {
+			if !live[i] {
+				continue
+			}
+			sub := p.sub
+			streams = append(streams, StreamEvents{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
+				Events: []Event{sub.Accepted}, Metadata: sub.Metadata})
+			for _, q := range sub.Queued {
+				streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
+					Events: []Event{q}, Metadata: sub.Metadata})
+			}
+			ids, forms = append(ids, sub.Accepted.SubmissionID), append(forms, sub.FormID)
+			keys, texts = append(keys, sub.Payload.WrappedKey), append(texts, sub.Payload.Ciphertext)
+			pending = append(pending, int32(len(sub.Queued)))
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
+			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
+			ids, forms, keys, texts, pending); err != nil {
+			return fmt.Errorf("store payloads: %w", err)
+		}
+		return s.store.Append(ctx, tx, now, streams...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range twins {
+		prior, err := s.IdempotentResponse(ctx, batch[i].sub.FormID, batch[i].sub.IdempotencyKey)
+		if err == nil && prior == nil {
+			err = errors.New("idempotency key vanished")
+		}
+		results[i] = acceptResult{prior: prior, err: err}
+	}
+	return results, nil
+}
+
+// checkFormVersions refuses submissions judged against a form version that
+// is no longer current; the application judges them again.
+func (s *SubmissionStore) checkFormVersions(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
+	seen := map[string]bool{}
+	var ids []string
+	for _, p := range batch {
+		if !seen[p.sub.FormID] {
+			seen[p.sub.FormID] = true
+			ids = append(ids, p.sub.FormID)
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT id::text, version FROM forms WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		return err
+	}
+	versions := map[string]int{}
+	var id string
+	var v int
+	if _, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error { versions[id] = v; return nil }); err != nil {
+		return err
+	}
+	for i, p := range batch {
+		if versions[p.sub.FormID] != p.sub.FormVersion {
+			live[i] = false
+			results[i] = acceptResult{err: domain.ErrConcurrency}
+		}
+	}
+	return nil
+}
+
+// claimIdempotencyKeys inserts the keys of live submissions; one whose key is
+// already stored (by an earlier request, a concurrent one, or its twin in
+// this batch) commits nothing and is answered with the stored response.
+func (s *SubmissionStore) claimIdempotencyKeys(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, twins *[]int) error {
+	var forms, keys, redirects []string
+	var hashes, responses [][]byte
+	var idx []int
+	seen := map[[2]string]bool{}
+	for i, p := range batch {
+		if !live[i] || p.sub.IdempotencyKey == "" {
+			continue
+		}
+		k := [2]string{p.sub.FormID, p.sub.IdempotencyKey}
+		if seen[k] {
+			live[i] = false
+			*twins = append(*twins, i)
+			continue
+		}
+		seen[k] = true
+		resp, err := json.Marshal(p.sub.Response.Response)
+		if err != nil {
+			return err
+		}
+		forms, keys, redirects = append(forms, p.sub.FormID), append(keys, p.sub.IdempotencyKey), append(redirects, p.sub.Response.Redirect)
+		hashes, responses = append(hashes, p.sub.Response.RequestHash), append(responses, resp)
+		idx = append(idx, i)
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `
+		INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
+		SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::text[])
+		ON CONFLICT DO NOTHING RETURNING form_id::text, key`, forms, keys, hashes, responses, redirects)
+	if err != nil {
+		return err
+	}
+	claimed := map[[2]string]bool{}
+	var f, k string
+	if _, err := pgx.ForEachRow(rows, []any{&f, &k}, func() error { claimed[[2]string{f, k}] = true; return nil }); err != nil {
+		return err
+	}
+	for n, i := range idx {
+		if !claimed[[2]string{forms[n], keys[n]}] {
+			live[i] = false
+			*twins = append(*twins, i)
+		}
+	}
+	return nil
+}
+
+// IdempotentResponse implements application.SubmissionStore. Keys are kept
+// for IdempotencyRetention; older ones are pruned and no longer answer.
+func (s *SubmissionStore) IdempotentResponse(ctx context.Context, formID, key string) (*application.StoredResponse, error) {
+	var out application.StoredResponse
+	var resp []byte
+	err := s.pool.QueryRow(ctx, `SELECT request_hash, response, redirect FROM idempotency_keys
+		WHERE form_id = $1 AND key = $2 AND created_at > now() - $3::interval`, formID, key, IdempotencyRetention.String()).
+		Scan(&out.RequestHash, &resp, &out.Redirect)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, json.Unmarshal(resp, &out.Response)
+}
+
+// IdempotencyRetention is how long an Idempotency-Key answers retries.
+const IdempotencyRetention = 48 * time.Hour
+
+// PruneIdempotencyKeys deletes keys older than IdempotencyRetention.
+func PruneIdempotencyKeys(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	tag, err := pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < now() - $1::interval`, IdempotencyRetention.String())
+	return tag.RowsAffected(), err
+}

@@ -1,0 +1,81 @@
+// Package delivery is the Delivery aggregate: queued -> attempted ->
+// succeeded | failed. Each delivery has a stable id that goes out as the email
+// Message-ID or webhook-id, so a retried attempt is recognisable downstream.
+package delivery
+
+import "time"
+
+// Kinds of delivery.
+const (
+	KindEmail         = "email"
+	KindAutoresponder = "autoresponder"
+	KindWebhook       = "webhook"
+	KindChat          = "chat"
+)
+
+// Event type names as stored.
+const (
+	QueuedType    = "delivery.queued.v1"
+	SucceededType = "delivery.succeeded.v1"
+	FailedType    = "delivery.attempt_failed.v1"
+	GaveUpType    = "delivery.failed.v1"
+)
+
+// Queued records a delivery waiting to be attempted. What it sends lives in
+// the submission's sealed payload, never in the event.
+type Queued struct {
+	DeliveryID   string    `json:"deliveryId"`
+	SubmissionID string    `json:"submissionId"`
+	FormID       string    `json:"formId"`
+	Kind         string    `json:"kind"`
+	At           time.Time `json:"at"`
+}
+
+// EventType implements the event interface.
+func (Queued) EventType() string { return QueuedType }
+
+// Succeeded records a delivery that reached its target.
+type Succeeded struct {
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+}
+
+// EventType implements the event interface.
+func (Succeeded) EventType() string { return SucceededType }
+
+// AttemptFailed records a failed attempt and when the next one is due.
+type AttemptFailed struct {
+	Attempt int       `json:"attempt"`
+	Reason  string    `json:"reason"`
+	NextAt  time.Time `json:"nextAt"`
+	At      time.Time `json:"at"`
+}
+
+// EventType implements the event interface.
+func (AttemptFailed) EventType() string { return FailedType }
+
+// GaveUp records a delivery that ran out of attempts.
+type GaveUp struct {
+	Attempts int       `json:"attempts"`
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+}
+
+// EventType implements the event interface.
+func (GaveUp) EventType() string { return GaveUpType }
+
+// MaxAttempts bounds retries of one delivery.
+const MaxAttempts = 8
+
+// Backoff is the wait after the given failed attempt (1-based), before jitter:
+// 30s, 1m, 2m, 4m, ... capped at 2h.
+func Backoff(attempt int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < attempt && d < 2*time.Hour; i++ {
+		d *= 2
+	}
+	if d > 2*time.Hour {
+		d = 2 * time.Hour
+	}
+	return d
+}

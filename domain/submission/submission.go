@@ -1,0 +1,150 @@
+// Package submission is what an accepted submission is: its fields, the
+// reserved routing fields that are never forwarded as custom data, the
+// honeypot, and the event recorded when one is accepted.
+package submission
+
+import (
+	"strings"
+	"time"
+)
+
+// Field is one submitted field; repeated names are already joined.
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Reserved field names of the spec's Submission.
+const (
+	FieldAccessKey = "access_key"
+	FieldAPIKey    = "apikey"
+	FieldEmail     = "email"
+	FieldSubject   = "subject"
+	FieldFromName  = "from_name"
+	FieldReplyTo   = "replyto"
+	FieldCC        = "ccemail"
+	FieldRedirect  = "redirect"
+	FieldBotcheck  = "botcheck"
+	FieldWebhook   = "webhook"
+)
+
+// notForwarded are routing fields, captcha tokens, the honeypot and access
+// keys: they steer a submission and are never forwarded as custom data.
+var notForwarded = map[string]bool{
+	FieldAccessKey: true, FieldAPIKey: true, FieldSubject: true, FieldFromName: true,
+	FieldReplyTo: true, FieldCC: true, FieldRedirect: true, FieldBotcheck: true, FieldWebhook: true,
+	"g-captcha-response": true, "captcha_response": true, "h-captcha-response": true, "cf-captcha-response": true,
+	"g-recaptcha-response": true, "recaptcha_response": true, "cf-turnstile-response": true,
+}
+
+// IsForwarded reports whether a field is custom data that deliveries carry.
+func IsForwarded(name string) bool { return !notForwarded[strings.ToLower(name)] }
+
+// Envelope holds a submission's routing fields, blanks dropped.
+type Envelope struct {
+	AccessKey string
+	Email     string
+	Subject   string
+	FromName  string
+	ReplyTo   string
+	CC        string
+	Redirect  string
+	Webhook   string
+	// Spam is true when the botcheck honeypot was filled.
+	Spam bool
+}
+
+// Split separates routing fields from the custom data that is forwarded.
+func Split(fields []Field) (Envelope, []Field) {
+	var env Envelope
+	data := make([]Field, 0, len(fields))
+	for _, f := range fields {
+		v := strings.TrimSpace(f.Value)
+		switch strings.ToLower(f.Name) {
+		case FieldAccessKey:
+			env.AccessKey = v
+		case FieldAPIKey:
+			if env.AccessKey == "" {
+				env.AccessKey = v
+			}
+		case FieldSubject:
+			env.Subject = v
+		case FieldFromName:
+			env.FromName = v
+		case FieldReplyTo:
+			env.ReplyTo = v
+		case FieldCC:
+			env.CC = v
+		case FieldRedirect:
+			env.Redirect = v
+		case FieldWebhook:
+			env.Webhook = v
+		case FieldBotcheck:
+			env.Spam = HoneypotFilled(f.Value)
+		case FieldEmail:
+			env.Email = v
+		}
+		if IsForwarded(f.Name) {
+			data = append(data, f)
+		}
+	}
+	return env, data
+}
+
+// HoneypotFilled reports whether a botcheck value counts as filled. Browsers
+// send an empty value for an untouched field; scripts often send false-like
+// values (false, "", 0), which are accepted too.
+func HoneypotFilled(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "false", "0", "off", "null":
+		return false
+	}
+	return true
+}
+
+// SplitCC parses CC recipients separated by commas or semicolons.
+func SplitCC(s string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// AcceptedType is the stored type of Accepted.
+const AcceptedType = "submission.accepted.v1"
+
+// RedactedType is the stored type of Redacted.
+const RedactedType = "submission.redacted.v1"
+
+// DeliveryRef names one delivery planned for a submission.
+type DeliveryRef struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}
+
+// Accepted records an accepted live submission. It carries field names and
+// keyed hashes of the values, never the values themselves.
+type Accepted struct {
+	SubmissionID string            `json:"submissionId"`
+	FormID       string            `json:"formId"`
+	RequestID    string            `json:"requestId"`
+	FieldNames   []string          `json:"fieldNames"`
+	ValueHashes  map[string]string `json:"valueHashes"`
+	Deliveries   []DeliveryRef     `json:"deliveries"`
+	At           time.Time         `json:"at"`
+}
+
+// EventType implements the event interface.
+func (Accepted) EventType() string { return AcceptedType }
+
+// Redacted records that the sealed payload was deleted after every delivery
+// reached a final state.
+type Redacted struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements the event interface.
+func (Redacted) EventType() string { return RedactedType }

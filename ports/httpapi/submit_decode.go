@@ -1,0 +1,305 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/submission"
+)
+
+// Submission limits (README: Limits).
+const (
+	MaxSubmissionBytes = 256 << 10
+	MaxFields          = 100
+	MaxFieldNameBytes  = 100
+	MaxFieldValueBytes = 32 << 10
+	maxFiles           = 10
+)
+
+// decodeError is a client error in a submission body: always a 4xx.
+type decodeError struct {
+	status  int
+	message string
+}
+
+func (e *decodeError) Error() string { return e.message }
+
+func badRequest(format string, args ...any) error {
+	return &decodeError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}
+}
+
+// fieldSet collects fields in submitted order, joining repeated names with
+// commas as browsers send checkbox groups.
+type fieldSet struct {
+	fields []submission.Field
+	index  map[string]int
+}
+
+func (s *fieldSet) add(name, value string) error {
+	if name == "" {
+		return badRequest("Field names must not be empty.")
+	}
+	if len(name) > MaxFieldNameBytes {
+		return badRequest("Field name %q is too long: at most %d bytes.", name[:20]+"…", MaxFieldNameBytes)
+	}
+	if err := checkText(name, name); err != nil {
+		return err
+	}
+	if err := checkText(name, value); err != nil {
+		return err
+	}
+	if i, ok := s.index[name]; ok {
+		joined := s.fields[i].Value + ", " + value
+		if len(joined) > MaxFieldValueBytes {
+			return badRequest("Field %s is too long: at most %d bytes.", name, MaxFieldValueBytes)
+		}
+		s.fields[i].Value = joined
+		return nil
+	}
+	if len(value) > MaxFieldValueBytes {
+		return badRequest("Field %s is too long: at most %d bytes.", name, MaxFieldValueBytes)
+	}
+	if len(s.fields) >= MaxFields {
+		return badRequest("Too many fields: at most %d.", MaxFields)
+	}
+	if s.index == nil {
+		s.index = map[string]int{}
+	}
+	s.index[name] = len(s.fields)
+	s.fields = append(s.fields, submission.Field{Name: name, Value: value})
+	return nil
+}
+
+// checkText refuses text that is not UTF-8 or carries control characters
+// other than tab and line breaks: binary data is not a form field.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return badRequest("Field %s is not valid UTF-8 text.", safeName(field))
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return badRequest("Field %s contains binary data; only text is accepted.", safeName(field))
+		}
+	}
+	return nil
+}
+
+func safeName(name string) string {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "(unreadable name)"
+	}
+	return name
+}
+
+// decodeSubmission reads a submission body of any accepted content type.
+func decodeSubmission(r *http.Request) ([]submission.Field, []application.UploadedFile, error) {
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, nil, badRequest("Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data.")
+	}
+	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "utf8" {
+		return nil, nil, badRequest("Only UTF-8 bodies are accepted (charset=%s was sent).", safeName(cs))
+	}
+	body := http.MaxBytesReader(nil, r.Body, MaxSubmissionBytes)
+	switch mediaType {
+	case "application/json":
+		raw, err := readAll(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields, err := decodeJSONFields(raw)
+		return fields, nil, err
+	case "application/x-www-form-urlencoded":
+		raw, err := readAll(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields, err := decodeURLEncoded(string(raw))
+		return fields, nil, err
+	case "multipart/form-data":
+		return decodeMultipart(body, params["boundary"])
+	}
+	return nil, nil, badRequest("Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data.")
+}
+
+func readAll(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	return b, nil
+}
+
+func bodyError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return &decodeError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("Submission is too large: at most %d KiB.", MaxSubmissionBytes>>10)}
+	}
+	return badRequest("The request body could not be read.")
+}
+
+// decodeJSONFields reads a JSON object in order. Values may be strings,
+// numbers (kept as written), booleans, null (empty) or lists of those
+// (joined with commas); nested objects are refused.
+func decodeJSONFields(raw []byte) ([]submission.Field, error) {
+	if !utf8.Valid(raw) {
+		return nil, badRequest("Request body is not valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	invalid := badRequest("Request body is not valid JSON: a JSON object of fields is required.")
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, invalid
+	}
+	var set fieldSet
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, invalid
+		}
+		name, _ := t.(string)
+		values, err := jsonValues(dec, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range values {
+			if err := set.add(name, v); err != nil {
+				return nil, err
+			}
+		}
+		if len(values) == 0 {
+			if err := set.add(name, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, invalid
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badRequest("Request body has data after the JSON object.")
+	}
+	return set.fields, nil
+}
+
+func jsonValues(dec *json.Decoder, name string) ([]string, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, badRequest("Request body is not valid JSON.")
+	}
+	if t == json.Delim('[') {
+		var out []string
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return nil, badRequest("Request body is not valid JSON.")
+			}
+			v, ok := jsonScalar(t)
+			if !ok {
+				return nil, badRequest("Field %s must be a string, number, boolean or a list of them.", safeName(name))
+			}
+			out = append(out, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, badRequest("Request body is not valid JSON.")
+		}
+		return out, nil
+	}
+	v, ok := jsonScalar(t)
+	if !ok {
+		return nil, badRequest("Field %s must be a string, number, boolean or a list of them.", safeName(name))
+	}
+	return []string{v}, nil
+}
+
+func jsonScalar(t json.Token) (string, bool) {
+	switch v := t.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		if v {
+			return "true", true
+		}
+		return "false", true
+	case nil:
+		return "", true
+	}
+	return "", false
+}
+
+// decodeURLEncoded parses a urlencoded body in order.
+func decodeURLEncoded(raw string) ([]submission.Field, error) {
+	var set fieldSet
+	for _, pair := range strings.Split(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, err1 := url.QueryUnescape(k)
+		value, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			return nil, badRequest("Request body is not valid application/x-www-form-urlencoded data.")
+		}
+		if err := set.add(name, value); err != nil {
+			return nil, err
+		}
+	}
+	return set.fields, nil
+}
+
+func decodeMultipart(body io.Reader, boundary string) ([]submission.Field, []application.UploadedFile, error) {
+	if boundary == "" {
+		return nil, nil, badRequest("multipart/form-data needs a boundary parameter.")
+	}
+	mr := multipart.NewReader(body, boundary)
+	var set fieldSet
+	var files []application.UploadedFile
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return nil, nil, bodyError(err)
+			}
+			return nil, nil, badRequest("The multipart body is malformed.")
+		}
+		name := part.FormName()
+		if part.FileName() != "" {
+			if len(files) >= maxFiles {
+				return nil, nil, badRequest("Too many files: at most %d.", maxFiles)
+			}
+			files = append(files, application.UploadedFile{Field: name, Filename: part.FileName(), ContentType: part.Header.Get("Content-Type")})
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return nil, nil, bodyError(err)
+			}
+			continue
+		}
+		value, err := io.ReadAll(io.LimitReader(part, MaxFieldValueBytes+1))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return nil, nil, bodyError(err)
+			}
+			return nil, nil, badRequest("The multipart body is malformed.")
+		}
+		if err := set.add(name, string(value)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return set.fields, files, nil
+}
