@@ -249,7 +249,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	resp.DeliveryID = plan(delivery.KindEmail)
 	payload := Payload{
 		Fields: data, Recipient: st.RecipientEmail, FormName: st.Name,
-		Subject: firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name),
+		Subject:  firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name),
 		FromName: firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName),
 		ReplyTo:  replyTo(st, env), CC: submission.SplitCC(env.CC), SubmitterEmail: env.Email,
 	}

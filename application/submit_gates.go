@@ -39,24 +39,24 @@ type GateResult struct {
 
 // Messages of failed gates.
 const (
-	MsgAccessKeyMissing     = "access_key is missing: send the form's access key in the access_key field (or in the /submit/{accessKey} path)."
-	MsgAccessKeyUnknown     = "No form matches this access_key. Check the key in your form snippet."
-	MsgRecipientUnverified  = "The recipient email of this form is not verified. It must be verified before submissions are accepted: follow the link in the verification email."
-	MsgOriginNotAllowed     = "This website is not allowed to submit to this form: the Origin or Referer host is not in the form's allowedDomains."
-	MsgServerSideNoPlan     = "Submissions without an Origin or Referer header are server-side submissions, which need a paid or manually granted entitlement."
-	MsgServerSideIP         = "Server-side submissions are accepted only from the exact IP addresses on the form's allowedSenderIps safelist."
-	MsgSpam                 = "Submission rejected as spam: the botcheck field must be left empty."
-	MsgRedirectInvalid      = "redirect must be an absolute https URL."
-	MsgRedirectCrossDomain  = "Redirecting to another domain needs a paid or manually granted entitlement."
-	MsgCCNotEntitled        = "ccemail needs a paid or manually granted entitlement."
-	MsgCCInvalid            = "ccemail must list valid email addresses separated by commas or semicolons."
-	MsgWebhookNotEntitled   = "A per-submit webhook needs a paid or manually granted entitlement."
-	MsgWebhookInvalid       = "webhook must be an absolute https URL."
-	MsgReplyToInvalid       = "replyto must be a valid email address."
-	MsgUploadsDisabled      = "File uploads are not enabled for this form; send the form without file fields."
-	MsgUploadsNotAvailable  = "File uploads are not supported by this server yet; send the form without file fields."
-	MsgValidationFailed     = "Submission validation failed."
-	maxCCRecipients         = 10
+	MsgAccessKeyMissing    = "access_key is missing: send the form's access key in the access_key field (or in the /submit/{accessKey} path)."
+	MsgAccessKeyUnknown    = "No form matches this access_key. Check the key in your form snippet."
+	MsgRecipientUnverified = "The recipient email of this form is not verified. It must be verified before submissions are accepted: follow the link in the verification email."
+	MsgOriginNotAllowed    = "This website is not allowed to submit to this form: the Origin or Referer host is not in the form's allowedDomains."
+	MsgServerSideNoPlan    = "Submissions without an Origin or Referer header are server-side submissions, which need a paid or manually granted entitlement."
+	MsgServerSideIP        = "Server-side submissions are accepted only from the exact IP addresses on the form's allowedSenderIps safelist."
+	MsgSpam                = "Submission rejected as spam: the botcheck field must be left empty."
+	MsgRedirectInvalid     = "redirect must be an absolute https URL."
+	MsgRedirectCrossDomain = "Redirecting to another domain needs a paid or manually granted entitlement."
+	MsgCCNotEntitled       = "ccemail needs a paid or manually granted entitlement."
+	MsgCCInvalid           = "ccemail must list valid email addresses separated by commas or semicolons."
+	MsgWebhookNotEntitled  = "A per-submit webhook needs a paid or manually granted entitlement."
+	MsgWebhookInvalid      = "webhook must be an absolute https URL."
+	MsgReplyToInvalid      = "replyto must be a valid email address."
+	MsgUploadsDisabled     = "File uploads are not enabled for this form; send the form without file fields."
+	MsgUploadsNotAvailable = "File uploads are not supported by this server yet; send the form without file fields."
+	MsgValidationFailed    = "Submission validation failed."
+	maxCCRecipients        = 10
 )
 
 // gateRun evaluates gates in order. A live run stops at the first failure; a
