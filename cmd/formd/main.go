@@ -77,6 +77,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	go svc.Waker.Listen(ctx, svc.Pool, log)
 	routerDone := make(chan error, 1)
 	go func() { routerDone <- svc.Router.Run(ctx) }()
+	go svc.Router.RetryLoop(ctx, log)
+	go pruneIdempotencyKeys(ctx, svc.Pool, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -103,4 +105,22 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	err = srv.Shutdown(shutdownCtx)
 	_ = svc.Router.Close()
 	return err
+}
+
+// pruneIdempotencyKeys deletes expired Idempotency-Key records hourly.
+func pruneIdempotencyKeys(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := postgres.PruneIdempotencyKeys(ctx, pool); err != nil && ctx.Err() == nil {
+			log.Warn("pruning idempotency keys", "err", err)
+		} else if n > 0 {
+			log.Info("pruned idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

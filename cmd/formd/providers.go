@@ -32,6 +32,8 @@ var adapterSet = wire.NewSet(
 	postgres.NewReadModel,
 	postgres.NewSubmissionStore,
 	postgres.NewFormCache,
+	postgres.NewDeliveryStore,
+	wire.Bind(new(application.DeliveryStore), new(*postgres.DeliveryStore)),
 	provideSealer,
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
@@ -60,6 +62,7 @@ var applicationSet = wire.NewSet(
 	application.NewAuthenticator,
 	application.NewSendVerificationEmailHandler,
 	application.NewSubmitHandler,
+	application.NewDeliverHandler,
 	provideMailSettings,
 	provideApplication,
 )

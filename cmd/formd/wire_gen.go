@@ -40,13 +40,20 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	linkTokens := secrets.NewLinkTokens(key)
 	mailSettings := provideMailSettings(cfg)
 	sendVerificationEmailHandler := application.NewSendVerificationEmailHandler(mailer, linkTokens, mailSettings)
-	router, err := events.NewRouter(pool, waker, loggerAdapter, sendVerificationEmailHandler)
+	eventStore := postgres.NewEventStore(loggerAdapter)
+	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
+	sealer, err := provideSealer(key)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	eventStore := postgres.NewEventStore(loggerAdapter)
 	clock := system.Clock{}
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, mailSettings, clock)
+	router, err := events.NewRouter(pool, waker, loggerAdapter, sendVerificationEmailHandler, deliverHandler)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)
 	argon2 := secrets.Argon2{}
@@ -57,12 +64,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	authenticator := application.NewAuthenticator(readModel, clock)
 	formCache := postgres.NewFormCache(readModel)
 	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
-	sealer, err := provideSealer(key)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	valueHasher := secrets.NewValueHasher(key)
 	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
 	applicationApplication := provideApplication(registerHandler, verifyLinkHandler, formsHandler, authenticator, sendVerificationEmailHandler, submitHandler)

@@ -21,6 +21,31 @@ const (
 	GaveUpType    = "delivery.failed.v1"
 )
 
+// Event is something that happened to a delivery.
+type Event interface{ EventType() string }
+
+// Final reports whether an outcome ends the delivery.
+func Final(e Event) bool {
+	switch e.(type) {
+	case Succeeded, GaveUp:
+		return true
+	}
+	return false
+}
+
+// Status names the state an outcome leaves a delivery in.
+func Status(e Event) string {
+	switch e.(type) {
+	case Succeeded:
+		return "succeeded"
+	case GaveUp:
+		return "failed"
+	case AttemptFailed:
+		return "retrying"
+	}
+	return "queued"
+}
+
 // Queued records a delivery waiting to be attempted. What it sends lives in
 // the submission's sealed payload, never in the event.
 type Queued struct {

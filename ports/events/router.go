@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -17,19 +18,25 @@ import (
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/verification"
 )
 
 // Consumer group names; renaming one replays its topic from the start.
 const (
 	GroupVerificationMailer = "verification-mailer"
+	GroupEmailDelivery      = "email-delivery"
 )
 
 // Router runs the event handlers.
-type Router struct{ *message.Router }
+type Router struct {
+	*message.Router
+	deliver *application.DeliverHandler
+}
 
 // NewRouter subscribes each handler as its own consumer group.
-func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.LoggerAdapter, mailer *application.SendVerificationEmailHandler) (*Router, error) {
+func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.LoggerAdapter,
+	mailer *application.SendVerificationEmailHandler, deliver *application.DeliverHandler) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
@@ -52,7 +59,46 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		defer cancel()
 		return mailer.Handle(ctx, req)
 	})
-	return &Router{r}, nil
+	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupEmailDelivery, logger)
+	if err != nil {
+		return nil, err
+	}
+	r.AddConsumerHandler(GroupEmailDelivery, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
+		e, err := decode(msg)
+		if err != nil || e.Type != delivery.QueuedType {
+			return err
+		}
+		var q delivery.Queued
+		if err := json.Unmarshal(e.Data, &q); err != nil {
+			return fmt.Errorf("decode %s: %w", e.Type, err)
+		}
+		ctx, cancel := context.WithTimeout(msg.Context(), 60*time.Second)
+		defer cancel()
+		return deliver.Handle(ctx, q)
+	})
+	return &Router{Router: r, deliver: deliver}, nil
+}
+
+// RetryLoop re-attempts due deliveries until ctx ends.
+func (r *Router) RetryLoop(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := r.deliver.RetryDue(ctx, 50)
+			if err != nil {
+				log.Warn("retrying due deliveries", "err", err)
+			}
+			if err != nil || n < 50 {
+				break
+			}
+		}
+	}
 }
 
 func decode(msg *message.Message) (postgres.StoredEvent, error) {
