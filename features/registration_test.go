@@ -148,6 +148,20 @@ var _ = Describe("Account registration", func() {
 		})
 	})
 
+	It("signs in to an unverified account with its password, still asking for verification", func() {
+		email := UniqueEmail("later")
+		first := f.Register(email, DefaultPassword)
+		r := f.Post("", "/agent/auth", map[string]any{"email": email, "password": DefaultPassword})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.JSON).To(HaveKeyWithValue("verification_required", true))
+		Expect(r.JSON["credential"]).NotTo(Equal(first))
+
+		By("the verification link from registration unlocking both sessions")
+		f.VerifyAccount(email)
+		form, _ := f.CreateForm(r.JSON["credential"].(string), map[string]any{"name": "Later", "recipientEmail": UniqueEmail("inbox")})
+		Expect(f.Forms(first)).To(ConsistOf(HaveKeyWithValue("id", form["id"])))
+	})
+
 	It("never signs in to an account registered without a password", func() {
 		email := UniqueEmail("nopassword")
 		f.Register(email, "")

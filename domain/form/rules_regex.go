@@ -3,6 +3,7 @@ package form
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -47,12 +48,26 @@ func CompileSafeRegex(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
+	parsed, err := syntax.Parse(goPattern, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("regex cannot be compiled: %v", err)
+	}
+	// Matching costs up to (value length x program size) steps on every
+	// submission, so large counted repetitions are refused up front.
+	if prog, err := syntax.Compile(parsed.Simplify()); err != nil || len(prog.Inst) > SafeRegexMaxProgram {
+		return nil, fmt.Errorf("regex is too complex: use smaller repetition counts (at most %d compiled steps)", SafeRegexMaxProgram)
+	}
 	re, err := regexp.Compile(goPattern)
 	if err != nil {
 		return nil, fmt.Errorf("regex cannot be compiled: %v", err)
 	}
 	return re, nil
 }
+
+// SafeRegexMaxProgram caps the compiled size of a regex rule, bounding the
+// CPU one submission can cost: a 32 KiB value against the largest allowed
+// program takes milliseconds, not seconds.
+const SafeRegexMaxProgram = 600
 
 // safeRegexFail builds an error pointing at byte offset i of p (reported as a
 // 1-based character position).

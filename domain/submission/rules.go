@@ -52,6 +52,9 @@ func CheckFields(settings form.ValidationSettings, fields map[string]string) []F
 	var compiled map[string]*regexp.Regexp // per call; allocated on the first regex check
 	for i := range settings.Fields {
 		rule := &settings.Fields[i]
+		if rule.File != nil {
+			continue // a file rule: CheckFiles judges its attachments
+		}
 		if rulesHasError(errs, rule.Field) {
 			continue // duplicate rule for a field that already failed
 		}

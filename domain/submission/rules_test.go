@@ -248,3 +248,15 @@ func TestCheckAllocations(t *testing.T) {
 		t.Errorf("CheckFiles with a passing file allocates %v times, want 0", n)
 	}
 }
+
+func TestCheckFieldsLeavesFileRulesToCheckFiles(t *testing.T) {
+	settings := form.ValidationSettings{Fields: []form.FieldRule{
+		{Field: "cv", Required: true, File: &form.FileRule{Required: true}},
+	}}
+	if errs := CheckFields(settings, map[string]string{}); len(errs) != 0 {
+		t.Fatalf("a file rule must not fail text checks, got %+v", errs)
+	}
+	if errs := CheckFiles(settings, map[string][]string{}); len(errs) != 1 || errs[0].Rule != RuleFileRequired {
+		t.Fatalf("the missing file must be reported by CheckFiles, got %+v", errs)
+	}
+}
