@@ -25,6 +25,10 @@ type Config struct {
 	LogLevel    string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
 	// TrustedProxies are proxy addresses or CIDRs allowed to set X-Forwarded-For.
 	TrustedProxies []string `env:"FORMD_TRUSTED_PROXIES" envSeparator:","`
+	// SubmitRate and SubmitBurst are the per-IP, per-process submission limit
+	// (token bucket); a rate of 0 disables it.
+	SubmitRate  float64 `env:"FORMD_SUBMIT_RATE" envDefault:"5"`
+	SubmitBurst int     `env:"FORMD_SUBMIT_BURST" envDefault:"60"`
 }
 
 // loadConfig reads the environment and fills the derived defaults.

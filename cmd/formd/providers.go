@@ -112,7 +112,8 @@ func provideApplication(reg *application.RegisterHandler, verify *application.Ve
 }
 
 func provideHTTPConfig(cfg Config) httpapi.Config {
-	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst}
 }
 
 func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }

@@ -28,6 +28,10 @@ type Config struct {
 	BaseURL string
 	// TrustedProxies may set the client IP through X-Forwarded-For; none by default.
 	TrustedProxies []string
+	// SubmitRatePerIP is the sustained submissions per second one IP may make
+	// (per process); SubmitBurstPerIP the burst. Zero disables the limit.
+	SubmitRatePerIP  float64
+	SubmitBurstPerIP int
 }
 
 // Server holds the HTTP handlers and the application they call.
@@ -53,8 +57,12 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "Method not allowed on this route.") })
 
 	r.GET("/healthz", s.healthz)
-	r.POST("/submit", s.submit)
-	r.POST("/submit/:accessKey", s.submit)
+	submit := r.Group("/submit")
+	if config.SubmitRatePerIP > 0 {
+		submit.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
+	}
+	submit.POST("", s.submit)
+	submit.POST("/:accessKey", s.submit)
 	r.GET(ErrorPagePath, s.errorPage)
 	r.GET(SuccessPagePath, s.successPage)
 	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
