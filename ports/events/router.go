@@ -72,7 +72,7 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		if err := json.Unmarshal(e.Data, &q); err != nil {
 			return fmt.Errorf("decode %s: %w", e.Type, err)
 		}
-		ctx, cancel := context.WithTimeout(msg.Context(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(msg.Context(), 25*time.Second) // within the 30 s ack deadline
 		defer cancel()
 		return deliver.Handle(ctx, q)
 	})
