@@ -27,27 +27,28 @@ type DeliveryStore interface {
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]delivery.Queued, error)
 }
 
-// DeliverHandler performs email deliveries (notification and autoresponder)
-// with retries on a schedule with jitter.
+// DeliverHandler performs deliveries (notification and autoresponder emails,
+// webhooks) with retries on a schedule with jitter.
 type DeliverHandler struct {
 	store    DeliveryStore
 	sealer   Sealer
 	mailer   Mailer
+	webhooks WebhookSender
 	settings MailSettings
 	clock    Clock
 }
 
 // NewDeliverHandler builds the handler.
-func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, settings MailSettings, clock Clock) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || clock == nil {
+func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender, settings MailSettings, clock Clock) *DeliverHandler {
+	if store == nil || sealer == nil || mailer == nil || webhooks == nil || clock == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
-	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, settings: settings, clock: clock}
+	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks, settings: settings, clock: clock}
 }
 
 // Handles reports whether this handler performs deliveries of kind.
 func (h *DeliverHandler) Handles(kind string) bool {
-	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder
+	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook
 }
 
 // Handle makes one attempt at a delivery and records its outcome. A failed
@@ -68,7 +69,7 @@ func (h *DeliverHandler) Handle(ctx context.Context, q delivery.Queued) error {
 	switch {
 	case sendErr == nil:
 		outcome = delivery.Succeeded{Attempt: attempt, At: now}
-	case attempt >= delivery.MaxAttempts || errors.Is(sendErr, errPermanent):
+	case attempt >= delivery.MaxAttempts || errors.Is(sendErr, ErrPermanent):
 		outcome = delivery.GaveUp{Attempts: attempt, Reason: sendErr.Error(), At: now}
 	default:
 		wait := delivery.Backoff(attempt)
@@ -78,8 +79,29 @@ func (h *DeliverHandler) Handle(ctx context.Context, q delivery.Queued) error {
 	return h.store.RecordAttempt(ctx, q, attempt, outcome)
 }
 
-// errPermanent marks failures no retry can fix (the payload is gone).
-var errPermanent = errors.New("permanent failure")
+// ErrPermanent marks failures no retry can fix (the payload is gone, the
+// receiver refused the request).
+var ErrPermanent = errors.New("permanent failure")
+
+// Webhook is one JSON POST.
+type Webhook struct {
+	ID   string
+	URL  string
+	Body []byte
+}
+
+// WebhookSender posts webhooks.
+type WebhookSender interface {
+	Send(ctx context.Context, w Webhook) error
+}
+
+// webhookBody is what a webhook receives: the forwarded custom fields only.
+type webhookBody struct {
+	DeliveryID   string            `json:"deliveryId"`
+	SubmissionID string            `json:"submissionId"`
+	FormID       string            `json:"formId"`
+	Data         map[string]string `json:"data"`
+}
 
 func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued) error {
 	sealed, ok, err := h.store.Payload(ctx, q.SubmissionID)
@@ -87,20 +109,27 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%w: the submission's payload was already redacted", errPermanent)
+		return fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	}
 	plain, err := h.sealer.Open(q.SubmissionID, sealed)
 	if err != nil {
-		return fmt.Errorf("%w: unseal payload: %v", errPermanent, err)
+		return fmt.Errorf("%w: unseal payload: %v", ErrPermanent, err)
 	}
 	var p Payload
 	if err := json.Unmarshal(plain, &p); err != nil {
-		return fmt.Errorf("%w: decode payload: %v", errPermanent, err)
+		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
+	}
+	if q.Kind == delivery.KindWebhook {
+		body, err := json.Marshal(webhookBody{DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID, FormID: q.FormID, Data: echo(p.Fields)})
+		if err != nil {
+			return err
+		}
+		return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: p.Webhook, Body: body})
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
 		if p.Autoresponder == nil || p.SubmitterEmail == "" {
-			return fmt.Errorf("%w: no autoresponder in payload", errPermanent)
+			return fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
 		}
 		m.FromName, m.To, m.ReplyTo = p.FromName, p.SubmitterEmail, p.Recipient
 		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"

@@ -29,6 +29,10 @@ type Config struct {
 	// (token bucket); a rate of 0 disables it.
 	SubmitRate  float64 `env:"FORMD_SUBMIT_RATE" envDefault:"5"`
 	SubmitBurst int     `env:"FORMD_SUBMIT_BURST" envDefault:"60"`
+	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks
+	// reach loopback receivers with a test certificate authority.
+	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`
+	WebhookCAFile       string `env:"FORMD_WEBHOOK_CA_FILE"`
 }
 
 // loadConfig reads the environment and fills the derived defaults.

@@ -16,6 +16,7 @@ import (
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
+	"github.com/formd/formd/adapters/webhook"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
@@ -35,6 +36,8 @@ var adapterSet = wire.NewSet(
 	postgres.NewDeliveryStore,
 	wire.Bind(new(application.DeliveryStore), new(*postgres.DeliveryStore)),
 	provideSealer,
+	provideWebhookSender,
+	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
 	watermillpg.NewWaker,
@@ -114,6 +117,10 @@ func provideApplication(reg *application.RegisterHandler, verify *application.Ve
 func provideHTTPConfig(cfg Config) httpapi.Config {
 	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst}
+}
+
+func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
+	return webhook.NewSender(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
 }
 
 func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }

@@ -47,8 +47,13 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
+	sender, err := provideWebhookSender(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	clock := system.Clock{}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, mailSettings, clock)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
 	router, err := events.NewRouter(pool, waker, loggerAdapter, sendVerificationEmailHandler, deliverHandler)
 	if err != nil {
 		cleanup()

@@ -25,7 +25,7 @@ import (
 // Consumer group names; renaming one replays its topic from the start.
 const (
 	GroupVerificationMailer = "verification-mailer"
-	GroupEmailDelivery      = "email-delivery"
+	GroupDelivery           = "delivery-worker"
 )
 
 // Router runs the event handlers.
@@ -59,11 +59,11 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		defer cancel()
 		return mailer.Handle(ctx, req)
 	})
-	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupEmailDelivery, logger)
+	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupDelivery, logger)
 	if err != nil {
 		return nil, err
 	}
-	r.AddConsumerHandler(GroupEmailDelivery, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
+	r.AddConsumerHandler(GroupDelivery, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)
 		if err != nil || e.Type != delivery.QueuedType {
 			return err
