@@ -21,6 +21,7 @@ import (
 	"github.com/onsi/gomega/gexec"
 )
 
+// TestFeatures runs the Ginkgo suite under go test.
 func TestFeatures(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "formd acceptance")

@@ -1,6 +1,7 @@
 package features_test
 
-// The harness: start formd, talk to it over HTTP, read the mail it sends.
+// The harness: start formd (this file), talk to it over HTTP
+// (harness_http_test.go), read the mail it sends (harness_mail_test.go).
 //
 // Typical use in a spec:
 //
@@ -19,31 +20,19 @@ package features_test
 // formd of a Ginkgo process serves every spec that process runs.
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net"
 	"net/http"
-	"net/mail"
-	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/emersion/go-smtp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
@@ -84,6 +73,7 @@ type Formd struct {
 	Session *gexec.Session
 
 	client *http.Client
+	drop   func()
 }
 
 // StartFormd starts a formd of its own: a fresh database cloned from the
@@ -101,17 +91,15 @@ func StartFormd(extraEnv ...string) *Formd {
 	defer cancel()
 	dbURL, drop, err := pgtest.NewDatabase(ctx)
 	Expect(err).NotTo(HaveOccurred(), "create a test database")
-	DeferCleanup(drop)
+	DeferCleanup(drop) // runs last: after formd has stopped
 
 	inbox, smtpAddr := startSMTP()
-	port := freePort()
 	dataDir := GinkgoT().TempDir()
-
 	f := &Formd{
-		URL:         "http://127.0.0.1:" + port,
 		DatabaseURL: dbURL,
 		DataDir:     dataDir,
 		Mail:        inbox,
+		drop:        drop,
 		client: &http.Client{
 			Timeout: 15 * time.Second,
 			// Redirects are answers to assert on, not to follow.
@@ -119,39 +107,63 @@ func StartFormd(extraEnv ...string) *Formd {
 			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16},
 		},
 	}
-	f.Env = append([]string{
-		"FORMD_LISTEN_ADDR=127.0.0.1:" + port,
-		"FORMD_DATABASE_URL=" + dbURL,
-		"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
-		"FORMD_MAIL_FROM=formd@test.local",
-		"FORMD_DATA_DIR=" + dataDir,
-		"FORMD_SECRET_KEY=" + randomHex(32),
-		"FORMD_LOG_LEVEL=warn",
-	}, extraEnv...)
+	DeferCleanup(f.client.CloseIdleConnections)
 
+	// The free port is only probably still free when formd binds it: another
+	// process may take it in between. formd then exits at once, and the harness
+	// tries again with another port.
+	for attempt := 1; ; attempt++ {
+		port := freePort()
+		f.URL = "http://127.0.0.1:" + port
+		f.Env = append([]string{
+			"FORMD_LISTEN_ADDR=127.0.0.1:" + port,
+			"FORMD_DATABASE_URL=" + dbURL,
+			"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
+			"FORMD_MAIL_FROM=formd@test.local",
+			"FORMD_DATA_DIR=" + dataDir,
+			"FORMD_SECRET_KEY=" + randomHex(32),
+			"FORMD_LOG_LEVEL=warn",
+			// Specs share one formd per process and all post from 127.0.0.1: the
+			// per-IP limit is tested on a dedicated formd that sets its own.
+			"FORMD_SUBMIT_RATE=0",
+		}, extraEnv...)
+		if f.start() || attempt == 3 {
+			break
+		}
+		fmt.Fprintf(GinkgoWriter, "formd exited before it was healthy on port %s; trying another port\n", port)
+	}
+	Expect(f.Session.ExitCode()).To(Equal(-1), "formd exited before it answered GET /healthz (its output is above)")
+	return f
+}
+
+// start starts the process and waits until GET /healthz answers 200; it
+// reports false when formd exited first.
+func (f *Formd) start() bool {
+	GinkgoHelper()
 	cmd := exec.Command(formdBinary, "serve")
 	cmd.Env = append(baseEnv(), f.Env...)
-	f.Session, err = gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred(), "start formd")
+	f.Session = session
 	DeferCleanup(func() {
-		f.Session.Terminate()
-		if !waitExit(f.Session, 20*time.Second) {
-			f.Session.Kill()
-			waitExit(f.Session, 5*time.Second)
+		session.Terminate()
+		if !waitExit(session, 20*time.Second) {
+			session.Kill()
+			waitExit(session, 5*time.Second)
 		}
-		f.client.CloseIdleConnections()
 	})
-
+	exited := false
 	Eventually(func(g Gomega) {
-		if f.Session.ExitCode() != -1 {
-			StopTrying(fmt.Sprintf("formd exited with code %d before it was healthy", f.Session.ExitCode())).Now()
+		if session.ExitCode() != -1 {
+			exited = true
+			return
 		}
 		resp, err := f.client.Get(f.URL + "/healthz")
 		g.Expect(err).NotTo(HaveOccurred())
 		defer resp.Body.Close()
 		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
 	}).WithTimeout(60*time.Second).WithPolling(50*time.Millisecond).Should(Succeed(), "formd answers GET /healthz")
-	return f
+	return !exited && session.ExitCode() == -1
 }
 
 // waitExit waits up to d for the process to exit and reports whether it did.
@@ -174,6 +186,13 @@ func baseEnv() []string {
 		}
 	}
 	return env
+}
+
+// DropDatabase drops formd's database while formd keeps running (to see how
+// it copes with losing it). Only for a dedicated formd, never the shared one.
+func (f *Formd) DropDatabase() {
+	Expect(f).NotTo(BeIdenticalTo(shared), "DropDatabase would break every spec of this process")
+	f.drop()
 }
 
 // Run runs another formd command (`formd grant …`, `formd migrate`) against
@@ -226,174 +245,6 @@ func HashPrefixOf(secret, id string) bool {
 	sum := sha256.Sum256([]byte(secret))
 	return id != "" && strings.HasPrefix(hex.EncodeToString(sum[:]), id)
 }
-
-// ---------------------------------------------------------------------------
-// HTTP
-
-// Response is a formd answer, read completely.
-type Response struct {
-	// Status is the HTTP status code.
-	Status int
-	// Header holds the response headers.
-	Header http.Header
-	// Body is the raw body.
-	Body []byte
-	// JSON is the body decoded as a JSON object; nil when it is not one.
-	JSON map[string]any
-}
-
-// RequestID is the X-Request-Id response header.
-func (r *Response) RequestID() string { return r.Header.Get("X-Request-Id") }
-
-// Object returns the JSON object under key of the body, failing the spec when
-// it is missing or not an object.
-func (r *Response) Object(key string) map[string]any {
-	GinkgoHelper()
-	Expect(r.JSON).To(HaveKey(key), "response body: %s", r.Body)
-	o, ok := r.JSON[key].(map[string]any)
-	Expect(ok).To(BeTrue(), "%q is not a JSON object in %s", key, r.Body)
-	return o
-}
-
-// Array returns the JSON array under key of the body, failing the spec when it
-// is missing or not an array.
-func (r *Response) Array(key string) []any {
-	GinkgoHelper()
-	Expect(r.JSON).To(HaveKey(key), "response body: %s", r.Body)
-	a, ok := r.JSON[key].([]any)
-	Expect(ok).To(BeTrue(), "%q is not a JSON array in %s", key, r.Body)
-	return a
-}
-
-// String returns the status and body, for failure messages.
-func (r *Response) String() string { return fmt.Sprintf("HTTP %d: %s", r.Status, r.Body) }
-
-// RawBody is a request body sent as it is (for malformed JSON, forms or
-// multipart bodies), with its content type.
-type RawBody struct {
-	ContentType string
-	Data        []byte
-}
-
-// RawJSON is a body sent verbatim as application/json, valid or not.
-func RawJSON(s string) RawBody {
-	return RawBody{ContentType: "application/json", Data: []byte(s)}
-}
-
-// Bearer returns the header that authenticates with a bearer token.
-func Bearer(token string) http.Header {
-	return http.Header{"Authorization": {"Bearer " + token}}
-}
-
-// SessionCookie returns the header that authenticates with the
-// auth.session_token cookie.
-func SessionCookie(token string) http.Header {
-	return http.Header{"Cookie": {(&http.Cookie{Name: "auth.session_token", Value: token}).String()}}
-}
-
-// Header returns a header with one value, e.g. Header("Origin", "https://example.com").
-func Header(name, value string) http.Header {
-	h := http.Header{}
-	h.Set(name, value)
-	return h
-}
-
-// Do sends a request and reads the whole response. path is relative to f.URL
-// (or an absolute http://127.0.0.1 URL, such as a link from an email). body is
-// nil (no body), a RawBody (sent verbatim), or any other value, sent as JSON.
-// headers are merged into the request in order. Do fails the spec only when
-// formd cannot be reached, never because of the status code.
-func (f *Formd) Do(method, path string, body any, headers ...http.Header) *Response {
-	GinkgoHelper()
-	target := path
-	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
-		target = f.URL + path
-	}
-	u, err := url.Parse(target)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(u.Hostname()).To(Equal("127.0.0.1"), "the harness only talks to formd on 127.0.0.1")
-
-	var reader io.Reader
-	contentType := ""
-	switch b := body.(type) {
-	case nil:
-	case RawBody:
-		reader, contentType = bytes.NewReader(b.Data), b.ContentType
-	default:
-		data, err := json.Marshal(b)
-		Expect(err).NotTo(HaveOccurred())
-		reader, contentType = bytes.NewReader(data), "application/json"
-	}
-	req, err := http.NewRequest(method, target, reader)
-	Expect(err).NotTo(HaveOccurred())
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	for _, h := range headers {
-		for k, vs := range h {
-			req.Header.Del(k)
-			for _, v := range vs {
-				req.Header.Add(k, v)
-			}
-		}
-	}
-	resp, err := f.client.Do(req)
-	Expect(err).NotTo(HaveOccurred(), "%s %s", method, path)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
-	var obj map[string]any
-	if json.Unmarshal(data, &obj) == nil {
-		r.JSON = obj
-	}
-	return r
-}
-
-func auth(token string, headers []http.Header) []http.Header {
-	if token == "" {
-		return headers
-	}
-	return append([]http.Header{Bearer(token)}, headers...)
-}
-
-// Get sends GET path with the bearer token (none when token is empty).
-func (f *Formd) Get(token, path string, headers ...http.Header) *Response {
-	GinkgoHelper()
-	return f.Do(http.MethodGet, path, nil, auth(token, headers)...)
-}
-
-// Post sends POST path with body (see Do) and the bearer token (none when empty).
-func (f *Formd) Post(token, path string, body any, headers ...http.Header) *Response {
-	GinkgoHelper()
-	return f.Do(http.MethodPost, path, body, auth(token, headers)...)
-}
-
-// Patch sends PATCH path with body (see Do) and the bearer token (none when empty).
-func (f *Formd) Patch(token, path string, body any, headers ...http.Header) *Response {
-	GinkgoHelper()
-	return f.Do(http.MethodPatch, path, body, auth(token, headers)...)
-}
-
-// ExpectError asserts that r is the spec's ErrorResponse with the given
-// status: success false, a message containing every one of fragments, and the
-// requestId of the X-Request-Id header.
-func ExpectError(r *Response, status int, fragments ...string) {
-	GinkgoHelper()
-	Expect(r.Status).To(Equal(status), "%s", r)
-	Expect(r.JSON).NotTo(BeNil(), "error bodies are JSON: %s", r)
-	Expect(r.JSON).To(HaveKeyWithValue("success", false), "%s", r)
-	Expect(r.JSON).To(HaveKeyWithValue("message", Not(BeEmpty())), "%s", r)
-	for _, fragment := range fragments {
-		Expect(r.JSON["message"]).To(ContainSubstring(fragment), "%s", r)
-	}
-	Expect(r.RequestID()).NotTo(BeEmpty(), "X-Request-Id header")
-	Expect(r.JSON).To(HaveKeyWithValue("requestId", r.RequestID()), "%s", r)
-}
-
-// ---------------------------------------------------------------------------
-// Accounts and forms
 
 // Register registers (or signs in to) an account with POST /agent/auth and
 // returns the session token. password may be empty. It expects 200.
@@ -490,244 +341,4 @@ func (f *Formd) Events(token, id string) []map[string]any {
 		out = append(out, v.(map[string]any))
 	}
 	return out
-}
-
-// ---------------------------------------------------------------------------
-// Mail
-
-// Mail is one email received by the test SMTP server.
-type Mail struct {
-	// From is the envelope sender (MAIL FROM).
-	From string
-	// To are the envelope recipients (RCPT TO).
-	To []string
-	// Raw is the message as received.
-	Raw []byte
-	// Header holds the message's headers, undecoded.
-	Header mail.Header
-	// Subject is the decoded Subject header.
-	Subject string
-	// Text is the first text/plain part, transfer-decoded.
-	Text string
-	// HTML is the first text/html part, transfer-decoded.
-	HTML string
-	// Attachments are the other parts.
-	Attachments []Attachment
-}
-
-// Attachment is a non-body part of a received email.
-type Attachment struct {
-	// Filename is the part's file name, if any.
-	Filename string
-	// ContentType is the part's media type, e.g. image/png.
-	ContentType string
-	// Data is the transfer-decoded content.
-	Data []byte
-}
-
-// Inbox records every email the SMTP server receives.
-type Inbox struct {
-	mu       sync.Mutex
-	messages []Mail
-	taken    map[int]bool
-}
-
-// All returns every email received so far, in order.
-func (in *Inbox) All() []Mail {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return append([]Mail(nil), in.messages...)
-}
-
-// To returns every email received so far for the envelope recipient to, in
-// order, whether or not WaitForMail returned it already.
-func (in *Inbox) To(to string) []Mail {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	var out []Mail
-	for _, m := range in.messages {
-		if m.isFor(to) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// WaitForMail waits up to MailTimeout for an email to the envelope recipient
-// to that no earlier WaitForMail call returned, and returns the oldest such
-// email. Successive calls so return successive emails to one address.
-func (in *Inbox) WaitForMail(to string) Mail {
-	GinkgoHelper()
-	var found Mail
-	Eventually(func() bool {
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		for i, m := range in.messages {
-			if !in.taken[i] && m.isFor(to) {
-				in.taken[i] = true
-				found = m
-				return true
-			}
-		}
-		return false
-	}).WithTimeout(MailTimeout).WithPolling(20*time.Millisecond).Should(BeTrue(), "an email to %s", to)
-	return found
-}
-
-func (m Mail) isFor(to string) bool {
-	for _, r := range m.To {
-		if strings.EqualFold(r, to) {
-			return true
-		}
-	}
-	return false
-}
-
-var verifyLink = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_-]+`)
-
-// Link returns the first http://…/verify/<token> URL in the email's text,
-// failing the spec when there is none.
-func Link(m Mail) string {
-	GinkgoHelper()
-	link := verifyLink.FindString(m.Text)
-	Expect(link).NotTo(BeEmpty(), "a verification link in %q", m.Text)
-	return link
-}
-
-func (in *Inbox) add(m Mail) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.messages = append(in.messages, m)
-}
-
-// startSMTP starts an SMTP server on 127.0.0.1:0 without authentication or
-// TLS, and stops it at the end of the calling node.
-func startSMTP() (*Inbox, string) {
-	GinkgoHelper()
-	inbox := &Inbox{taken: map[int]bool{}}
-	server := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
-		return &smtpSession{inbox: inbox}, nil
-	}))
-	server.Domain = "localhost"
-	server.ReadTimeout = 30 * time.Second
-	server.WriteTimeout = 30 * time.Second
-	server.MaxMessageBytes = 50 << 20
-	server.ErrorLog = ginkgoLogger{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	go func() { _ = server.Serve(l) }()
-	DeferCleanup(func() { _ = server.Close() })
-	return inbox, l.Addr().String()
-}
-
-// ginkgoLogger sends the SMTP server's log to GinkgoWriter.
-type ginkgoLogger struct{}
-
-func (ginkgoLogger) Printf(format string, v ...any) {
-	fmt.Fprintf(GinkgoWriter, "smtp: "+format+"\n", v...)
-}
-
-func (ginkgoLogger) Println(v ...any) {
-	fmt.Fprintln(GinkgoWriter, append([]any{"smtp:"}, v...)...)
-}
-
-type smtpSession struct {
-	inbox *Inbox
-	from  string
-	to    []string
-}
-
-func (s *smtpSession) Reset()        { s.from, s.to = "", nil }
-func (s *smtpSession) Logout() error { return nil }
-
-func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
-	s.from = from
-	return nil
-}
-
-func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.to = append(s.to, to)
-	return nil
-}
-
-func (s *smtpSession) Data(r io.Reader) error {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	m, err := parseMail(s.from, append([]string(nil), s.to...), raw)
-	if err != nil {
-		fmt.Fprintf(GinkgoWriter, "smtp: unparsable message (%v):\n%s\n", err, raw)
-		m = Mail{From: s.from, To: append([]string(nil), s.to...), Raw: raw}
-	}
-	s.inbox.add(m)
-	return nil
-}
-
-func parseMail(from string, to []string, raw []byte) (Mail, error) {
-	m := Mail{From: from, To: to, Raw: raw}
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		return m, err
-	}
-	m.Header = msg.Header
-	dec := new(mime.WordDecoder)
-	if m.Subject, err = dec.DecodeHeader(msg.Header.Get("Subject")); err != nil {
-		m.Subject = msg.Header.Get("Subject")
-	}
-	err = m.readPart(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"),
-		msg.Header.Get("Content-Disposition"), msg.Body)
-	return m, err
-}
-
-// readPart decodes one MIME entity, descending into multipart ones.
-func (m *Mail) readPart(contentType, encoding, disposition string, body io.Reader) error {
-	if contentType == "" {
-		contentType = "text/plain"
-	}
-	mediaType, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return err
-	}
-	if strings.HasPrefix(mediaType, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextPart()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			// multipart.Reader already undoes quoted-printable (and drops the header).
-			if err := m.readPart(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"),
-				p.Header.Get("Content-Disposition"), p); err != nil {
-				return err
-			}
-		}
-	}
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "quoted-printable":
-		body = quotedprintable.NewReader(body)
-	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, body) // ignores line breaks
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	_, dparams, _ := mime.ParseMediaType(disposition)
-	filename := dparams["filename"]
-	if filename == "" {
-		filename = params["name"]
-	}
-	switch {
-	case mediaType == "text/plain" && filename == "" && m.Text == "":
-		m.Text = string(data)
-	case mediaType == "text/html" && filename == "" && m.HTML == "":
-		m.HTML = string(data)
-	default:
-		m.Attachments = append(m.Attachments, Attachment{Filename: filename, ContentType: mediaType, Data: data})
-	}
-	return nil
 }

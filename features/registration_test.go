@@ -22,7 +22,8 @@ var _ = Describe("Account registration", func() {
 		})
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 
-		By("reading an AgentAuthResponse")
+		By("reading an AgentAuthResponse that no cache keeps")
+		Expect(r.Header.Get("Cache-Control")).To(ContainSubstring("no-store"))
 		Expect(r.JSON).To(HaveKeyWithValue("credential_type", "session_token"))
 		Expect(r.JSON["credential"]).To(BeAssignableToTypeOf(""))
 		Expect(len(r.JSON["credential"].(string))).To(BeNumerically(">=", 43), "a 256-bit token")
@@ -121,7 +122,7 @@ var _ = Describe("Account registration", func() {
 
 		It("gives no credential with a wrong password", func() {
 			r := f.Post("", "/agent/auth", map[string]any{"email": email, "password": "not the right password"})
-			ExpectError(r, http.StatusBadRequest)
+			ExpectError(r, http.StatusBadRequest, "already exists")
 			Expect(r.JSON).NotTo(HaveKey("credential"))
 		})
 
@@ -143,7 +144,7 @@ var _ = Describe("Account registration", func() {
 
 		It("matches the email case-insensitively", func() {
 			r := f.Post("", "/agent/auth", map[string]any{"email": strings.ToUpper(email)})
-			ExpectError(r, http.StatusBadRequest)
+			ExpectError(r, http.StatusBadRequest, "already exists")
 			Expect(r.JSON).NotTo(HaveKey("credential"))
 		})
 	})
@@ -166,7 +167,7 @@ var _ = Describe("Account registration", func() {
 		email := UniqueEmail("nopassword")
 		f.Register(email, "")
 		r := f.Post("", "/agent/auth", map[string]any{"email": email, "password": DefaultPassword})
-		ExpectError(r, http.StatusBadRequest)
+		ExpectError(r, http.StatusBadRequest, "already exists")
 		Expect(r.JSON).NotTo(HaveKey("credential"))
 	})
 })

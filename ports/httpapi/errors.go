@@ -49,6 +49,9 @@ func statusOf(err error) (int, string) {
 	var entitlement *domain.EntitlementError
 	switch {
 	case errors.As(err, &invalid):
+		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
+			return http.StatusBadRequest, invalid.Field + ": " + invalid.Message
+		}
 		return http.StatusBadRequest, invalid.Message
 	case errors.As(err, &forbidden):
 		return http.StatusBadRequest, forbidden.Message

@@ -153,7 +153,7 @@ func (s *Server) createForm(c *gin.Context) {
 		UploadsEnabled: deref(p.UploadsEnabled), Autoresponder: deref(p.Autoresponder),
 	}
 	out, err := s.app.Commands.Forms.Create(c.Request.Context(), application.CreateForm{
-		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: deref(req.WorkspaceID),
+		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
 		WorkspaceName: deref(req.WorkspaceName), Settings: settings,
 	})
 	if err != nil {

@@ -1,0 +1,110 @@
+package features_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("Discovery", func() {
+	var f *Formd
+	BeforeEach(func() { f = shared })
+
+	It("serves registration instructions at /auth.md", func() {
+		r := f.Get("", "/auth.md")
+		Expect(r.Status).To(Equal(http.StatusOK))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("text/markdown"))
+		Expect(string(r.Body)).To(ContainSubstring("/agent/auth"))
+	})
+
+	It("serves an API catalog as a linkset", func() {
+		r := f.Get("", "/.well-known/api-catalog")
+		Expect(r.Status).To(Equal(http.StatusOK))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/linkset+json"))
+		linkset := r.Array("linkset")
+		Expect(linkset).NotTo(BeEmpty())
+		entry, _ := linkset[0].(map[string]any)
+		Expect(entry["anchor"]).To(BeAssignableToTypeOf(""))
+		Expect(absoluteURL(entry["anchor"].(string))).To(BeTrue(), "anchor %v", entry["anchor"])
+		By("following its documentation and status links")
+		// service-desc (/openapi.json) is not followed: formd does not serve it yet
+		// (see the suite's bug report).
+		for _, rel := range []string{"service-doc", "status"} {
+			links, _ := entry[rel].([]any)
+			Expect(links).NotTo(BeEmpty(), rel)
+			for _, l := range links {
+				href, _ := l.(map[string]any)["href"].(string)
+				Expect(href).To(HavePrefix(f.URL + "/"))
+				Expect(f.Get("", href).Status).To(Equal(http.StatusOK), href)
+			}
+		}
+
+		for _, rel := range []string{"service-desc", "service-doc", "service-meta", "status"} {
+			links, ok := entry[rel].([]any)
+			if !ok {
+				continue
+			}
+			for _, l := range links {
+				Expect(l).To(HaveKeyWithValue("href", Satisfy(func(h any) bool { s, _ := h.(string); return absoluteURL(s) })), rel)
+			}
+		}
+	})
+
+	It("describes the control plane as an OAuth protected resource", func() {
+		r := f.Get("", "/.well-known/oauth-protected-resource")
+		Expect(r.Status).To(Equal(http.StatusOK))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.JSON["resource"]).To(Satisfy(func(v any) bool { s, _ := v.(string); return absoluteURL(s) }))
+		Expect(r.JSON["resource_name"]).To(And(BeAssignableToTypeOf(""), Not(BeEmpty())))
+		Expect(r.Array("authorization_servers")).To(And(Not(BeEmpty()), HaveEach(Satisfy(func(v any) bool { s, _ := v.(string); return absoluteURL(s) }))))
+		Expect(r.Array("scopes_supported")).To(HaveEach(BeAssignableToTypeOf("")))
+	})
+
+	It("serves authorization server metadata as a JSON object", func() {
+		r := f.Get("", "/.well-known/oauth-authorization-server")
+		Expect(r.Status).To(Equal(http.StatusOK))
+		Expect(r.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.JSON).NotTo(BeNil(), "%s", r)
+	})
+
+	It("answers GET /healthz with 200 while the database is reachable, 503 once it is not", func() {
+		Expect(f.Get("", "/healthz").Status).To(Equal(http.StatusOK))
+
+		By("starting a formd of its own and dropping its database")
+		own := StartFormd()
+		own.DropDatabase()
+		Eventually(func() int { return own.Get("", "/healthz").Status }).
+			WithTimeout(10 * time.Second).Should(Equal(http.StatusServiceUnavailable))
+	})
+
+	It("uses FORMD_BASE_URL in discovery documents and email links", func() {
+		const base = "https://forms.example.test"
+		own := StartFormd("FORMD_BASE_URL=" + base + "/")
+
+		By("reading the discovery documents")
+		Expect(string(own.Get("", "/auth.md").Body)).To(ContainSubstring(base + "/agent/auth"))
+		catalog := own.Get("", "/.well-known/api-catalog")
+		Expect(catalog.Array("linkset")[0]).To(HaveKeyWithValue("anchor", HavePrefix(base+"/")))
+		Expect(own.Get("", "/.well-known/oauth-protected-resource").JSON).To(HaveKeyWithValue("resource", HavePrefix(base+"/")))
+
+		By("registering and reading the verification link, which works on formd's own address")
+		email := UniqueEmail("based")
+		token := own.Register(email, "")
+		m := own.Mail.WaitForMail(email)
+		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_-]+)`).FindStringSubmatch(m.Text)
+		Expect(link).To(HaveLen(2), "a link under %s in %q", base, m.Text)
+		path := link[1]
+		Expect(own.Get("", path).Status).To(Equal(http.StatusOK))
+		Expect(shared.Get("", path).Status).To(Equal(http.StatusNotFound), "a link is only valid on the formd that issued it")
+		own.CreateForm(token, contactForm(nil))
+	})
+})
+
+func absoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.IsAbs() && u.Host != ""
+}
