@@ -18,6 +18,9 @@ const (
 	StreamDelivery     = "delivery"
 )
 
+// Topics are every Watermill topic formd publishes to.
+var Topics = []string{StreamForm, StreamAccount, StreamVerification, StreamSubmission, StreamDelivery}
+
 // decoders map a stored event type to its domain event. An event whose shape
 // changes gets a new versioned type and an upcaster here.
 var decoders = map[string]func([]byte) (any, error){

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -78,7 +79,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	routerDone := make(chan error, 1)
 	go func() { routerDone <- svc.Router.Run(ctx) }()
 	go svc.Router.RetryLoop(ctx, log)
-	go pruneIdempotencyKeys(ctx, svc.Pool, log)
+	go maintain(ctx, svc.Pool, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -107,8 +108,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return err
 }
 
-// pruneIdempotencyKeys deletes expired Idempotency-Key records hourly.
-func pruneIdempotencyKeys(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+// maintain prunes expired Idempotency-Key records and acknowledged Watermill
+// messages, hourly. Several processes may run it at once: both deletes are
+// idempotent.
+func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -116,6 +119,13 @@ func pruneIdempotencyKeys(ctx context.Context, pool *pgxpool.Pool, log *slog.Log
 			log.Warn("pruning idempotency keys", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)
+		}
+		for _, topic := range postgres.Topics {
+			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {
+				log.Warn("pruning acknowledged messages", "topic", topic, "err", err)
+			} else if n > 0 {
+				log.Info("pruned acknowledged messages", "topic", topic, "count", n)
+			}
 		}
 		select {
 		case <-ctx.Done():
