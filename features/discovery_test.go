@@ -30,10 +30,8 @@ var _ = Describe("Discovery", func() {
 		entry, _ := linkset[0].(map[string]any)
 		Expect(entry["anchor"]).To(BeAssignableToTypeOf(""))
 		Expect(absoluteURL(entry["anchor"].(string))).To(BeTrue(), "anchor %v", entry["anchor"])
-		By("following its documentation and status links")
-		// service-desc (/openapi.json) is not followed: formd does not serve it yet
-		// (see the suite's bug report).
-		for _, rel := range []string{"service-doc", "status"} {
+		By("following its description, documentation and status links")
+		for _, rel := range []string{"service-desc", "service-doc", "status"} {
 			links, _ := entry[rel].([]any)
 			Expect(links).NotTo(BeEmpty(), rel)
 			for _, l := range links {

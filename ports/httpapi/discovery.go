@@ -35,7 +35,6 @@ func (s *Server) apiCatalog(c *gin.Context) {
 		"service-doc":  []gin.H{{"href": base + "/auth.md", "type": "text/markdown", "title": "Agent registration"}},
 		"status":       []gin.H{{"href": base + "/healthz", "type": "application/json"}},
 	}}})
-	c.Writer.Header().Set("Content-Type", "application/linkset+json")
 }
 
 func (s *Server) protectedResource(c *gin.Context) {

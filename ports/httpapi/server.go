@@ -68,6 +68,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
 	r.GET("/verify/:token", s.verifyLink)
 	s.discoveryRoutes(r)
+	r.GET("/openapi.json", s.openAPI)
 
 	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate)
 	v1.GET("/forms", s.listForms)

@@ -124,9 +124,9 @@ func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, message
 // errorPage is the hosted failure page of plain HTML posts. It shows the
 // reason as text (escaped) and a way back to the form.
 func (s *Server) errorPage(c *gin.Context) {
-	reason := c.Query("reason")
-	if len(reason) > 1000 {
-		reason = reason[:1000]
+	reason := strings.ToValidUTF8(c.Query("reason"), "\uFFFD")
+	if r := []rune(reason); len(r) > 1000 {
+		reason = string(r[:1000]) + "…"
 	}
 	if reason == "" {
 		reason = "The form could not be sent."
