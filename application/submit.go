@@ -324,6 +324,12 @@ func replyTo(st form.Settings, env submission.Envelope) string {
 	}
 }
 
+// oneLine keeps a header value on one line: submitted line breaks must never
+// become extra mail headers.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
 func firstNonBlank(values ...string) string {
 	for _, v := range values {
 		if strings.TrimSpace(v) != "" {

@@ -182,8 +182,10 @@ func (h *SubmitHandler) evaluate(ctx context.Context, cmd Submit, rec FormRecord
 		}
 	}
 
-	values := make(map[string]string, len(data))
-	for _, f := range data {
+	// Rules see every submitted field, routing fields included, so a rule on
+	// `subject` or `replyto` judges the value that was sent.
+	values := make(map[string]string, len(cmd.Fields))
+	for _, f := range cmd.Fields {
 		values[f.Name] = f.Value
 	}
 	g.errors = submission.CheckFields(st.Validation, values)

@@ -260,3 +260,14 @@ func TestCheckFieldsLeavesFileRulesToCheckFiles(t *testing.T) {
 		t.Fatalf("the missing file must be reported by CheckFiles, got %+v", errs)
 	}
 }
+
+func TestHoneypotFilledJudgesEachPartOfARepeatedField(t *testing.T) {
+	for v, want := range map[string]bool{
+		"": false, ", ": false, "false, 0": false, "off": false,
+		"on": true, ", on": true, "yes, ": true, "1": true,
+	} {
+		if got := HoneypotFilled(v); got != want {
+			t.Errorf("HoneypotFilled(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

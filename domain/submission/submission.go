@@ -93,13 +93,17 @@ func Split(fields []Field) (Envelope, []Field) {
 
 // HoneypotFilled reports whether a botcheck value counts as filled. Browsers
 // send an empty value for an untouched field; scripts often send false-like
-// values (false, "", 0), which are accepted too.
+// values (false, "", 0), which are accepted too. A honeypot rendered twice
+// arrives joined with commas: it is filled when any part is.
 func HoneypotFilled(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "false", "0", "off", "null":
-		return false
+	for _, part := range strings.Split(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(part)) {
+		case "", "false", "0", "off", "null":
+		default:
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 // SplitCC parses CC recipients separated by commas or semicolons.
