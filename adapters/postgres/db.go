@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +18,11 @@ import (
 	"github.com/formd/formd/migrations"
 )
 
+// DefaultMaxConns sizes the pool when the URL does not (pool_max_conns):
+// group-commit workers, delivery workers, subscribers, LISTEN and request
+// queries each hold connections.
+const DefaultMaxConns = 24
+
 // Connect opens a pool on databaseURL, creating the database first when it is
 // missing (a fresh machine has only the server).
 func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
@@ -26,7 +30,10 @@ func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
 	}
-	if err := ensureDatabase(ctx, databaseURL, cfg.ConnConfig.Database); err != nil {
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if err := ensureDatabase(ctx, cfg.ConnConfig); err != nil {
 		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -40,8 +47,9 @@ func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-func ensureDatabase(ctx context.Context, databaseURL, name string) error {
-	conn, err := pgx.Connect(ctx, databaseURL)
+func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
+	name := cfg.Database
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err == nil {
 		return conn.Close(ctx)
 	}
@@ -49,12 +57,9 @@ func ensureDatabase(ctx context.Context, databaseURL, name string) error {
 	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // invalid_catalog_name
 		return fmt.Errorf("reach PostgreSQL: %w", err)
 	}
-	u, err := url.Parse(databaseURL)
-	if err != nil {
-		return fmt.Errorf("parse database URL: %w", err)
-	}
-	u.Path = "/postgres"
-	admin, err := pgx.Connect(ctx, u.String())
+	adminCfg := cfg.Copy()
+	adminCfg.Database = "postgres"
+	admin, err := pgx.ConnectConfig(ctx, adminCfg)
 	if err != nil {
 		return fmt.Errorf("reach PostgreSQL to create database %q: %w", name, err)
 	}

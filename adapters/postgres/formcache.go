@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/formd/formd/application"
 )
 
@@ -20,9 +22,10 @@ const (
 // with a short-lived per-process cache, keeping /submit off the database for
 // routing.
 type FormCache struct {
-	read *ReadModel
-	mu   sync.RWMutex
-	m    map[string]cachedForm
+	read   *ReadModel
+	flight singleflight.Group
+	mu     sync.RWMutex
+	m      map[string]cachedForm
 }
 
 type cachedForm struct {
@@ -46,9 +49,23 @@ func (c *FormCache) FormByAccessKey(ctx context.Context, hash []byte, fresh bool
 			return e.rec, nil
 		}
 	}
-	rec, err := c.read.FormByAccessKeyHash(ctx, hash)
+	// One read per key at a time: when an entry expires under load, the
+	// concurrent requests share it instead of all reading at once.
+	// A fresh read never joins one that may have started before the change
+	// it must see.
+	var rec application.FormRecord
+	var err error
+	if fresh {
+		rec, err = c.read.FormByAccessKeyHash(ctx, hash)
+	} else {
+		var v any
+		v, err, _ = c.flight.Do(key, func() (any, error) { return c.read.FormByAccessKeyHash(ctx, hash) })
+		if err == nil {
+			rec = v.(application.FormRecord)
+		}
+	}
 	if err != nil {
-		return rec, err
+		return application.FormRecord{}, err
 	}
 	c.mu.Lock()
 	if len(c.m) >= formCacheEntries {
