@@ -249,8 +249,8 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	resp.DeliveryID = plan(delivery.KindEmail)
 	payload := Payload{
 		Fields: data, Recipient: st.RecipientEmail, FormName: st.Name,
-		Subject:  firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name),
-		FromName: firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName),
+		Subject:  oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name)),
+		FromName: oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
 		ReplyTo:  replyTo(st, env), CC: submission.SplitCC(env.CC), SubmitterEmail: env.Email,
 	}
 	if st.Autoresponder.Enabled && form.IsEmailAddress(env.Email) {

@@ -86,7 +86,7 @@ func NewSMTP(raw string) (*SMTP, error) {
 func (s *SMTP) Send(ctx context.Context, m application.Mail) error {
 	msg, err := build(m)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
 	}
 	client, err := gomail.NewClient(s.host, s.opts...)
 	if err != nil {
@@ -110,7 +110,7 @@ func NewSpool(dir string) (*Spool, error) {
 func (s *Spool) Send(_ context.Context, m application.Mail) error {
 	msg, err := build(m)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
 	}
 	tmp, err := os.CreateTemp(s.dir, ".mail-*")
 	if err != nil {

@@ -49,13 +49,12 @@ var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
 
 // EventStore appends events and publishes them to Watermill in the caller's
 // transaction, so an event is published if and only if it is stored.
-type EventStore struct {
-	logger watermill.LoggerAdapter
-}
+type EventStore struct{}
 
-// NewEventStore builds an event store that logs through logger.
-func NewEventStore(logger watermill.LoggerAdapter) *EventStore {
-	return &EventStore{logger: logger}
+// NewEventStore builds an event store. The logger is accepted for wiring
+// symmetry with Watermill components; appends log nothing themselves.
+func NewEventStore(_ watermill.LoggerAdapter) *EventStore {
+	return &EventStore{}
 }
 
 // StreamEvents are new events of one stream, appended after ExpectedVersion.
@@ -71,6 +70,12 @@ type StreamEvents struct {
 // that moved past its expected version fails the whole append with
 // domain.ErrConcurrency.
 func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, streams ...StreamEvents) error {
+	return s.AppendWith(ctx, tx, now, nil, streams...)
+}
+
+// AppendWith is Append plus the caller's own statements (projections written
+// with the events), all sent in one round trip.
+func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, extra *pgx.Batch, streams ...StreamEvents) error {
 	var (
 		types, ids, eventTypes []string
 		versions               []int32
@@ -81,7 +86,7 @@ func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, strea
 	// in the same order and cannot deadlock.
 	streams = slices.Clone(streams)
 	slices.SortStableFunc(streams, func(a, b StreamEvents) int { return strings.Compare(a.StreamID, b.StreamID) })
-	byTopic := map[string][]*message.Message{}
+	byTopic := map[string]message.Messages{}
 	var topics []string
 	for _, st := range streams {
 		meta, err := json.Marshal(st.Metadata)
@@ -115,29 +120,34 @@ func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, strea
 	if len(types) == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `
+	b := &pgx.Batch{}
+	b.Queue(`
 		INSERT INTO events (stream_type, stream_id, version, event_type, data, metadata, recorded_at)
 		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[])`,
 		types, ids, versions, eventTypes, datas, metas, recorded)
-	if err != nil {
+	// Publishing is watermill-sql's own insert (the query its Publisher runs),
+	// queued in the same transaction: a message exists if and only if its
+	// event does.
+	for _, topic := range topics {
+		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
+		if err != nil {
+			return fmt.Errorf("publish to %s: %w", topic, err)
+		}
+		b.Queue(q.Query, q.Args...)
+	}
+	// NOTIFY is transactional: listeners hear it only once the append commits.
+	b.Queue("SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t", NotifyChannel, topics)
+	if extra != nil {
+		for _, q := range extra.QueuedQueries {
+			b.Queue(q.SQL, q.Arguments...)
+		}
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
 			return domain.ErrConcurrency
 		}
 		return fmt.Errorf("append events: %w", err)
-	}
-	publisher, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: Schema}, s.logger)
-	if err != nil {
-		return err
-	}
-	for _, topic := range topics {
-		if err := publisher.Publish(topic, byTopic[topic]...); err != nil {
-			return fmt.Errorf("publish to %s: %w", topic, err)
-		}
-		// NOTIFY is transactional: listeners hear it only once the append commits.
-		if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, topic); err != nil {
-			return err
-		}
 	}
 	return nil
 }

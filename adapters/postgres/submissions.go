@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -169,13 +168,12 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 		if len(ids) == 0 {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `
+		payloads := &pgx.Batch{}
+		payloads.Queue(`
 			INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
 			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
-			ids, forms, keys, texts, pending); err != nil {
-			return fmt.Errorf("store payloads: %w", err)
-		}
-		return s.store.Append(ctx, tx, now, streams...)
+			ids, forms, keys, texts, pending)
+		return s.store.AppendWith(ctx, tx, now, payloads, streams...)
 	})
 	if err != nil {
 		return nil, err

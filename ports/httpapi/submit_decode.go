@@ -127,7 +127,11 @@ func decodeSubmission(r *http.Request) ([]submission.Field, []application.Upload
 		fields, err := decodeURLEncoded(string(raw))
 		return fields, nil, err
 	case "multipart/form-data":
-		return decodeMultipart(body, params["boundary"])
+		raw, err := readAll(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		return decodeMultipart(raw, params["boundary"])
 	}
 	return nil, nil, badRequest("Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data.")
 }
@@ -259,11 +263,16 @@ func decodeURLEncoded(raw string) ([]submission.Field, error) {
 	return set.fields, nil
 }
 
-func decodeMultipart(body io.Reader, boundary string) ([]submission.Field, []application.UploadedFile, error) {
+func decodeMultipart(raw []byte, boundary string) ([]submission.Field, []application.UploadedFile, error) {
 	if boundary == "" {
 		return nil, nil, badRequest("multipart/form-data needs a boundary parameter.")
 	}
-	mr := multipart.NewReader(body, boundary)
+	// mime/multipart ends quietly on some truncated bodies; a complete body
+	// always carries its closing delimiter.
+	if !bytes.Contains(raw, []byte("--"+boundary+"--")) {
+		return nil, nil, badRequest("The multipart body is malformed: its closing boundary is missing.")
+	}
+	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
 	var set fieldSet
 	var files []application.UploadedFile
 	for {
