@@ -14,8 +14,6 @@ import (
 
 // DeliveryStore keeps delivery state and the sealed payloads deliveries read.
 type DeliveryStore interface {
-	// Attempts is how many attempts a delivery has had, and whether it is final.
-	Attempts(ctx context.Context, deliveryID string) (attempts int, final bool, err error)
 	// Payload reads a submission's sealed payload; ok is false once redacted.
 	Payload(ctx context.Context, submissionID string) (p SealedPayload, ok bool, err error)
 	// RecordAttempt appends the attempt's outcome event and updates delivery
@@ -23,9 +21,22 @@ type DeliveryStore interface {
 	// the submission's last pending one, the payload is deleted and
 	// submission.redacted recorded in that same transaction.
 	RecordAttempt(ctx context.Context, q delivery.Queued, attempt int, outcome delivery.Event) error
-	// ClaimDue leases deliveries whose retry is due, so one process retries each.
-	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]delivery.Queued, error)
+	// ClaimDue leases deliveries that are due (new, or waiting for a retry),
+	// so one worker of one process attempts each; a lease that runs out (the
+	// process died mid-attempt) makes the delivery due again.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error)
 }
+
+// ClaimedDelivery is a delivery leased for an attempt.
+type ClaimedDelivery struct {
+	delivery.Queued
+	// Attempts made so far.
+	Attempts int
+}
+
+// DeliveryLease bounds one attempt; an attempt never takes longer than its
+// senders' timeouts, well inside it.
+const DeliveryLease = 2 * time.Minute
 
 // DeliverHandler performs deliveries (notification and autoresponder emails,
 // webhooks) with retries on a schedule with jitter.
@@ -51,18 +62,14 @@ func (h *DeliverHandler) Handles(kind string) bool {
 	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook
 }
 
-// Handle makes one attempt at a delivery and records its outcome. A failed
-// attempt is recorded with its next due time and returns nil, so it never
-// holds the ordered stream of other deliveries.
-func (h *DeliverHandler) Handle(ctx context.Context, q delivery.Queued) error {
+// attempt makes one attempt at a claimed delivery and records its outcome: a
+// failure is recorded with its next due time, so it holds up nothing else.
+func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery) error {
+	q := c.Queued
+	attempt := c.Attempts + 1
 	if !h.Handles(q.Kind) {
-		return nil
+		return h.store.RecordAttempt(ctx, q, attempt, delivery.GaveUp{Attempts: attempt, Reason: "no sender for kind " + q.Kind, At: h.clock.Now()})
 	}
-	attempts, final, err := h.store.Attempts(ctx, q.DeliveryID)
-	if err != nil || final {
-		return err
-	}
-	attempt := attempts + 1
 	sendErr := h.send(ctx, q)
 	now := h.clock.Now()
 	var outcome delivery.Event
@@ -154,15 +161,15 @@ func notificationText(p Payload) string {
 	return b.String()
 }
 
-// RetryDue re-attempts deliveries whose retry time has come; it returns how
-// many it attempted.
-func (h *DeliverHandler) RetryDue(ctx context.Context, limit int) (int, error) {
-	due, err := h.store.ClaimDue(ctx, h.clock.Now(), 2*time.Minute, limit)
+// RunDue claims up to limit due deliveries and attempts each; it returns how
+// many it claimed.
+func (h *DeliverHandler) RunDue(ctx context.Context, limit int) (int, error) {
+	due, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
 	if err != nil {
 		return 0, err
 	}
-	for _, q := range due {
-		if err := h.Handle(ctx, q); err != nil {
+	for _, c := range due {
+		if err := h.attempt(ctx, c); err != nil {
 			return 0, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -25,17 +26,6 @@ func NewDeliveryStore(pool *pgxpool.Pool, store *EventStore) *DeliveryStore {
 	return &DeliveryStore{pool: pool, store: store}
 }
 
-// Attempts implements application.DeliveryStore.
-func (d *DeliveryStore) Attempts(ctx context.Context, id string) (int, bool, error) {
-	var attempts int
-	var status string
-	err := d.pool.QueryRow(ctx, `SELECT attempts, status FROM deliveries WHERE id = $1`, id).Scan(&attempts, &status)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
-	}
-	return attempts, status == "succeeded" || status == "failed", err
-}
-
 // Payload implements application.DeliveryStore.
 func (d *DeliveryStore) Payload(ctx context.Context, submissionID string) (application.SealedPayload, bool, error) {
 	var p application.SealedPayload
@@ -50,7 +40,7 @@ func (d *DeliveryStore) Payload(ctx context.Context, submissionID string) (appli
 var systemActor = application.Metadata{Actor: application.Actor{Type: application.ActorSystem, ID: "delivery-worker"}}
 
 // RecordAttempt implements application.DeliveryStore. An attempt someone
-// else already recorded (a duplicate run) is ignored.
+// else already recorded (a duplicate run after a lost lease) is ignored.
 func (d *DeliveryStore) RecordAttempt(ctx context.Context, q delivery.Queued, attempt int, outcome delivery.Event) error {
 	now := time.Now().UTC()
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
@@ -108,22 +98,40 @@ func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, submissionID stri
 		ExpectedVersion: 1, Events: []Event{submission.Redacted{At: now}}, Metadata: md})
 }
 
-// ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease,
-// so each due retry is attempted by one process.
-func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]delivery.Queued, error) {
+// ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease.
+func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.ClaimedDelivery, error) {
 	rows, err := d.pool.Query(ctx, `
 		UPDATE deliveries SET next_attempt_at = $2
-		WHERE id IN (SELECT id FROM deliveries WHERE status = 'retrying' AND next_attempt_at <= $1
+		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
-		RETURNING id::text, submission_id::text, form_id::text, kind`, now, now.Add(lease), limit)
+		RETURNING id::text, submission_id::text, form_id::text, kind, attempts`, now, now.Add(lease), limit)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (delivery.Queued, error) {
-		var q delivery.Queued
-		err := row.Scan(&q.DeliveryID, &q.SubmissionID, &q.FormID, &q.Kind)
-		return q, err
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
+		var c application.ClaimedDelivery
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.Kind, &c.Attempts)
+		return c, err
 	})
+}
+
+// QueueDelivery projects a delivery.queued event into the deliveries table,
+// due at once, in the transaction that acknowledges the event (ex). The
+// NOTIFY wakes idle delivery workers when that transaction commits.
+func QueueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
+	if _, err := ex.ExecContext(ctx, `
+		INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, updated_at)
+		VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (id) DO NOTHING`,
+		q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, q.At); err != nil {
+		return err
+	}
+	_, err := ex.ExecContext(ctx, `SELECT pg_notify($1, 'deliveries')`, NotifyChannel)
+	return err
+}
+
+// Execer is the statement side of a Watermill SQL transaction.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (wsql.Result, error)
 }
 
 func truncate(s string, n int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,7 +20,7 @@ import (
 
 // maxConcurrencyRetries bounds how often a command is re-run after losing a
 // race on a stream version.
-const maxConcurrencyRetries = 8
+const maxConcurrencyRetries = 20
 
 // Transactor implements application.Transactor on PostgreSQL.
 type Transactor struct {
@@ -46,6 +47,13 @@ func (t *Transactor) InTx(ctx context.Context, md application.Metadata, fn func(
 		})
 		if !errors.Is(err, domain.ErrConcurrency) && !isRetryable(err) {
 			return err
+		}
+		// Back off a little, with jitter, so racing commands spread out
+		// instead of colliding again on every attempt.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(1+rand.IntN(5*(attempt+1))) * time.Millisecond):
 		}
 	}
 	return err

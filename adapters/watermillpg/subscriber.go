@@ -41,6 +41,13 @@ func (w *Waker) Wake() {
 	w.mu.Unlock()
 }
 
+// Next returns a channel closed by the next Wake. Take it before looking for
+// work, then wait on it: a wake-up in between is not lost.
+func (w *Waker) Next() <-chan struct{} {
+	_, ch := w.state()
+	return ch
+}
+
 func (w *Waker) state() (uint64, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

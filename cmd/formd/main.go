@@ -78,7 +78,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	go svc.Waker.Listen(ctx, svc.Pool, log)
 	routerDone := make(chan error, 1)
 	go func() { routerDone <- svc.Router.Run(ctx) }()
-	go svc.Router.RetryLoop(ctx, log)
+	go svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
 	go maintain(ctx, svc.Pool, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)

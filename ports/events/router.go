@@ -6,11 +6,14 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,13 +28,14 @@ import (
 // Consumer group names; renaming one replays its topic from the start.
 const (
 	GroupVerificationMailer = "verification-mailer"
-	GroupDelivery           = "delivery-worker"
+	GroupDeliveryQueue      = "delivery-queue"
 )
 
 // Router runs the event handlers.
 type Router struct {
 	*message.Router
 	deliver *application.DeliverHandler
+	waker   *watermillpg.Waker
 }
 
 // NewRouter subscribes each handler as its own consumer group.
@@ -59,11 +63,15 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		defer cancel()
 		return mailer.Handle(ctx, req)
 	})
-	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupDelivery, logger)
+	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupDeliveryQueue, logger)
 	if err != nil {
 		return nil, err
 	}
-	r.AddConsumerHandler(GroupDelivery, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
+	// Queued deliveries are projected into the deliveries table in the
+	// transaction that acknowledges them; the delivery workers claim them
+	// from there concurrently (an ordered consumer group would send one at a
+	// time, and a slow receiver would hold up every delivery behind it).
+	r.AddConsumerHandler(GroupDeliveryQueue, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)
 		if err != nil || e.Type != delivery.QueuedType {
 			return err
@@ -72,33 +80,43 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		if err := json.Unmarshal(e.Data, &q); err != nil {
 			return fmt.Errorf("decode %s: %w", e.Type, err)
 		}
-		ctx, cancel := context.WithTimeout(msg.Context(), 25*time.Second) // within the 30 s ack deadline
-		defer cancel()
-		return deliver.Handle(ctx, q)
+		tx, ok := wsql.TxFromContext(msg.Context())
+		if !ok {
+			return errors.New("delivery projection needs the subscriber's transaction")
+		}
+		return postgres.QueueDelivery(msg.Context(), tx, q)
 	})
-	return &Router{Router: r, deliver: deliver}, nil
+	return &Router{Router: r, deliver: deliver, waker: waker}, nil
 }
 
-// RetryLoop re-attempts due deliveries until ctx ends.
-func (r *Router) RetryLoop(ctx context.Context, log *slog.Logger) {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for {
-			n, err := r.deliver.RetryDue(ctx, 50)
-			if err != nil {
-				log.Warn("retrying due deliveries", "err", err)
+// RunDeliveryWorkers runs n workers until ctx ends. Each claims one due
+// delivery at a time (SKIP LOCKED), so workers of every process share the
+// queue; idle workers sleep until a commit wakes them or a second passes
+// (retries come due by the clock, not by a notification).
+func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				wake := r.waker.Next()
+				claimed, err := r.deliver.RunDue(ctx, 1)
+				if err != nil && ctx.Err() == nil {
+					log.Warn("delivery attempt", "err", err)
+				}
+				if claimed > 0 && err == nil {
+					continue
+				}
+				select {
+				case <-ctx.Done():
+				case <-wake:
+				case <-time.After(time.Second):
+				}
 			}
-			if err != nil || n < 50 {
-				break
-			}
-		}
+		}()
 	}
+	wg.Wait()
 }
 
 func decode(msg *message.Message) (postgres.StoredEvent, error) {
