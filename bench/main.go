@@ -52,6 +52,7 @@ type Options struct {
 	GoalP99        time.Duration `json:"-"`
 	Deadline       time.Duration `json:"-"`
 	Out            string        `json:"-"`
+	FormdEnv       string        `json:"formdEnv,omitempty"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -163,6 +164,7 @@ func parseFlags() (Options, error) {
 	flag.Float64Var(&o.GoalRatio, "goal-ratio", 1.0, "goal: formd peak accepted/s ÷ pgbench tps at that concurrency")
 	flag.DurationVar(&o.GoalP99, "goal-p99", 15*time.Millisecond, "goal: open-loop p99 latency")
 	flag.DurationVar(&o.Deadline, "deadline", 3*time.Minute, "hard bound on the whole run, build included (a default run takes about 50 s)")
+	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
 	flag.Parse()
 	for _, f := range strings.Split(conc, ",") {
@@ -280,6 +282,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	extraEnv := []string{"FORMD_TRUSTED_PROXIES=127.0.0.1"}
 	if opts.ClientIPs == 0 {
 		extraEnv = []string{"FORMD_SUBMIT_RATE=0"}
+	}
+	for _, kv := range strings.Split(opts.FormdEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			extraEnv = append(extraEnv, kv)
+		}
 	}
 	f, err := startFormd(bin, tmp, dbURL, extraEnv...)
 	if err != nil {

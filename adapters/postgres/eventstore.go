@@ -41,8 +41,8 @@ type Event interface{ EventType() string }
 type typedEvent = Event
 
 // Schema is the watermill-sql schema shared by publishers and subscribers:
-// tables watermill_<topic>, created by migrations.
-var Schema = wsql.DefaultPostgreSQLSchema{}
+// tables watermill_<topic>, created by migrations, with bytea payloads.
+var Schema = wsql.DefaultPostgreSQLSchema{GeneratePayloadType: func(string) string { return "BYTEA" }}
 
 // Offsets is the watermill-sql offsets adapter: one row per consumer group.
 var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
@@ -76,6 +76,25 @@ func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, strea
 // AppendWith is Append plus the caller's own statements (projections written
 // with the events), all sent in one round trip.
 func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, extra *pgx.Batch, streams ...StreamEvents) error {
+	b, err := s.AppendBatch(now, extra, streams...)
+	if err != nil || b == nil {
+		return err
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
+			return domain.ErrConcurrency
+		}
+		return fmt.Errorf("append events: %w", err)
+	}
+	return nil
+}
+
+// AppendBatch builds the statements of an append — the caller's extra ones
+// first, then events, Watermill messages and the NOTIFY — without sending
+// them; nil when there is nothing to append. Sent as one pipeline outside an
+// explicit transaction, they run in one implicit transaction.
+func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...StreamEvents) (*pgx.Batch, error) {
 	var (
 		types, ids, eventTypes []string
 		versions               []int32
@@ -91,12 +110,12 @@ func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, e
 	for _, st := range streams {
 		meta, err := json.Marshal(st.Metadata)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for i, e := range st.Events {
 			data, err := json.Marshal(e)
 			if err != nil {
-				return fmt.Errorf("encode %s: %w", e.EventType(), err)
+				return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
 			}
 			version := st.ExpectedVersion + i + 1
 			types, ids, eventTypes = append(types, st.StreamType), append(ids, st.StreamID), append(eventTypes, e.EventType())
@@ -107,7 +126,7 @@ func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, e
 				Type: e.EventType(), Data: data, Metadata: st.Metadata, RecordedAt: now,
 			})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			msg := message.NewMessage(uuid.NewString(), payload)
 			msg.Metadata.Set("event_type", e.EventType())
@@ -118,38 +137,30 @@ func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, e
 		}
 	}
 	if len(types) == 0 {
-		return nil
+		return nil, nil
 	}
 	b := &pgx.Batch{}
-	b.Queue(`
-		INSERT INTO events (stream_type, stream_id, version, event_type, data, metadata, recorded_at)
-		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[])`,
-		types, ids, versions, eventTypes, datas, metas, recorded)
-	// Publishing is watermill-sql's own insert (the query its Publisher runs),
-	// queued in the same transaction: a message exists if and only if its
-	// event does.
-	for _, topic := range topics {
-		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
-		if err != nil {
-			return fmt.Errorf("publish to %s: %w", topic, err)
-		}
-		b.Queue(q.Query, q.Args...)
-	}
-	// NOTIFY is transactional: listeners hear it only once the append commits.
-	b.Queue("SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t", NotifyChannel, topics)
 	if extra != nil {
 		for _, q := range extra.QueuedQueries {
 			b.Queue(q.SQL, q.Arguments...)
 		}
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
-			return domain.ErrConcurrency
+	b.Queue(`
+		INSERT INTO events (stream_type, stream_id, version, event_type, data, metadata, recorded_at)
+		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[])`,
+		types, ids, versions, eventTypes, datas, metas, recorded)
+	// Publishing is watermill-sql's own insert (the query its Publisher runs),
+	// in the same transaction: a message exists if and only if its event does.
+	for _, topic := range topics {
+		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
+		if err != nil {
+			return nil, fmt.Errorf("publish to %s: %w", topic, err)
 		}
-		return fmt.Errorf("append events: %w", err)
+		b.Queue(q.Query, q.Args...)
 	}
-	return nil
+	// NOTIFY is transactional: listeners hear it only once the append commits.
+	b.Queue("SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t", NotifyChannel, topics)
+	return b, nil
 }
 
 // Load reads a stream's events in order.

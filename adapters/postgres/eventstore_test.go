@@ -234,7 +234,7 @@ func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 
 	// Each event was published to its stream type's topic in the same transaction.
 	var published int
-	if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM watermill_form WHERE payload->>'streamId' = $1`, formID).Scan(&published); err != nil {
+	if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM watermill_form WHERE convert_from(payload, 'UTF8')::jsonb->>'streamId' = $1`, formID).Scan(&published); err != nil {
 		t.Fatal(err)
 	}
 	if published != len(want) {
@@ -311,7 +311,7 @@ func TestEventStoreConcurrentAppendsOneWins(t *testing.T) {
 			t.Fatalf("round %d: last event = %+v, want writer %d's at version %d", round, last, winner, expected+1)
 		}
 		var published int
-		if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM watermill_form WHERE payload->>'streamId' = $1`, id).Scan(&published); err != nil {
+		if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM watermill_form WHERE convert_from(payload, 'UTF8')::jsonb->>'streamId' = $1`, id).Scan(&published); err != nil {
 			t.Fatal(err)
 		}
 		if published != expected+1 {
@@ -418,7 +418,7 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	}
 	var forStream, total int
 	if err := db.pool.QueryRow(db.ctx, `
-		SELECT count(*) FILTER (WHERE payload->>'streamId' = $1), count(*) FROM watermill_form`, id).Scan(&forStream, &total); err != nil {
+		SELECT count(*) FILTER (WHERE convert_from(payload, 'UTF8')::jsonb->>'streamId' = $1), count(*) FROM watermill_form`, id).Scan(&forStream, &total); err != nil {
 		t.Fatal(err)
 	}
 	if forStream != 0 || total != 0 {

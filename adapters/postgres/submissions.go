@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -129,7 +130,104 @@ func (s *SubmissionStore) commitBatch(batch []*pendingSubmission) {
 	}
 }
 
+// commit tries the one-round-trip path first; a form that changed or an
+// Idempotency-Key already stored fails it as a whole, and the careful path
+// then sorts out each submission.
 func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	if results, err := s.commitPipelined(ctx, batch); err == nil {
+		return results, nil
+	}
+	return s.commitCarefully(ctx, batch)
+}
+
+// commitPipelined sends the whole group commit as one pipeline, which
+// PostgreSQL runs as one implicit transaction: expected form versions
+// (formd_expect_form_versions raises otherwise), Idempotency-Keys (a stored
+// one violates the key), payloads, events, messages and the NOTIFY.
+func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	results := make([]acceptResult, len(batch))
+	var twins []int
+	seenKeys := map[[2]string]bool{}
+	seenForms := map[string]bool{}
+	var formIDs []string
+	var formVersions []int32
+	var kForms, kKeys, kRedirects []string
+	var kHashes, kResponses [][]byte
+	var ids, forms []string
+	var keys, texts [][]byte
+	var pending []int32
+	var streams []StreamEvents
+	for i, p := range batch {
+		sub := p.sub
+		if sub.IdempotencyKey != "" {
+			k := [2]string{sub.FormID, sub.IdempotencyKey}
+			if seenKeys[k] {
+				twins = append(twins, i)
+				continue
+			}
+			seenKeys[k] = true
+			resp, err := json.Marshal(sub.Response.Response)
+			if err != nil {
+				return nil, err
+			}
+			kForms, kKeys, kRedirects = append(kForms, sub.FormID), append(kKeys, sub.IdempotencyKey), append(kRedirects, sub.Response.Redirect)
+			kHashes, kResponses = append(kHashes, sub.Response.RequestHash), append(kResponses, resp)
+		}
+		if !seenForms[sub.FormID] {
+			seenForms[sub.FormID] = true
+			formIDs, formVersions = append(formIDs, sub.FormID), append(formVersions, int32(sub.FormVersion))
+		} else if v := formVersions[slices.Index(formIDs, sub.FormID)]; int(v) != sub.FormVersion {
+			return nil, domain.ErrConcurrency // judged against two versions: the careful path sorts it out
+		}
+		streams = append(streams, submissionStreams(sub)...)
+		ids, forms = append(ids, sub.Accepted.SubmissionID), append(forms, sub.FormID)
+		keys, texts = append(keys, sub.Payload.WrappedKey), append(texts, sub.Payload.Ciphertext)
+		pending = append(pending, int32(len(sub.Queued)))
+	}
+	writes := &pgx.Batch{}
+	writes.Queue(`SELECT formd_expect_form_versions($1::uuid[], $2::int[])`, formIDs, formVersions)
+	if len(kKeys) > 0 {
+		writes.Queue(`
+			INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
+			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::text[])`,
+			kForms, kKeys, kHashes, kResponses, kRedirects)
+	}
+	writes.Queue(insertPayloads, ids, forms, keys, texts, pending)
+	b, err := s.store.AppendBatch(time.Now().UTC(), writes, streams...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	for _, i := range twins {
+		prior, err := s.IdempotentResponse(ctx, batch[i].sub.FormID, batch[i].sub.IdempotencyKey)
+		if err == nil && prior == nil {
+			err = errors.New("idempotency key vanished")
+		}
+		results[i] = acceptResult{prior: prior, err: err}
+	}
+	return results, nil
+}
+
+const insertPayloads = `
+	INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
+	SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`
+
+// submissionStreams are the streams one accepted submission appends to.
+func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
+	streams := []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
+		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}
+	for _, q := range sub.Queued {
+		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
+			Events: []Event{q}, Metadata: sub.Metadata})
+	}
+	return streams
+}
+
+// commitCarefully checks versions and keys first and commits only the
+// submissions that pass, answering the others precisely.
+func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	results := make([]acceptResult, len(batch))
 	live := make([]bool, len(batch))
 	var twins []int // lost an Idempotency-Key race: answer with the winner's response
@@ -155,12 +253,7 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 				continue
 			}
 			sub := p.sub
-			streams = append(streams, StreamEvents{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
-				Events: []Event{sub.Accepted}, Metadata: sub.Metadata})
-			for _, q := range sub.Queued {
-				streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-					Events: []Event{q}, Metadata: sub.Metadata})
-			}
+			streams = append(streams, submissionStreams(sub)...)
 			ids, forms = append(ids, sub.Accepted.SubmissionID), append(forms, sub.FormID)
 			keys, texts = append(keys, sub.Payload.WrappedKey), append(texts, sub.Payload.Ciphertext)
 			pending = append(pending, int32(len(sub.Queued)))
@@ -169,10 +262,7 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 			return nil
 		}
 		payloads := &pgx.Batch{}
-		payloads.Queue(`
-			INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
-			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
-			ids, forms, keys, texts, pending)
+		payloads.Queue(insertPayloads, ids, forms, keys, texts, pending)
 		return s.store.AppendWith(ctx, tx, now, payloads, streams...)
 	})
 	if err != nil {

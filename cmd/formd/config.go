@@ -23,6 +23,8 @@ type Config struct {
 	DataDir     string `env:"FORMD_DATA_DIR" envDefault:".data"`
 	SecretKey   string `env:"FORMD_SECRET_KEY"`
 	LogLevel    string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+	// DebugAddr, when set, serves Go's pprof profiles there (keep it on loopback).
+	DebugAddr string `env:"FORMD_DEBUG_ADDR"`
 	// TrustedProxies are proxy addresses or CIDRs allowed to set X-Forwarded-For.
 	TrustedProxies []string `env:"FORMD_TRUSTED_PROXIES" envSeparator:","`
 	// SubmitRate and SubmitBurst are the per-IP, per-process submission limit

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -75,6 +76,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := postgres.Migrate(ctx, svc.Pool); err != nil {
 		return err
 	}
+	if cfg.DebugAddr != "" {
+		go serveDebug(cfg.DebugAddr, log)
+	}
 	go svc.Waker.Listen(ctx, svc.Pool, log)
 	routerDone := make(chan error, 1)
 	go func() { routerDone <- svc.Router.Run(ctx) }()
@@ -132,5 +136,18 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// serveDebug serves pprof profiles on addr for performance work.
+func serveDebug(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Info("debug server listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("debug server stopped", "err", err)
 	}
 }
