@@ -14,17 +14,26 @@ import (
 
 // DeliveryStore keeps delivery state and the sealed payloads deliveries read.
 type DeliveryStore interface {
-	// Payload reads a submission's sealed payload; ok is false once redacted.
-	Payload(ctx context.Context, submissionID string) (p SealedPayload, ok bool, err error)
-	// RecordAttempt appends the attempt's outcome event and updates delivery
-	// state in one transaction. When the delivery became final and it was
-	// the submission's last pending one, the payload is deleted and
-	// submission.redacted recorded in that same transaction.
-	RecordAttempt(ctx context.Context, q delivery.Queued, attempt int, outcome delivery.Event) error
+	// Payloads reads the sealed payloads of submissions; a redacted one is
+	// absent from the map.
+	Payloads(ctx context.Context, submissionIDs []string) (map[string]SealedPayload, error)
+	// RecordAttempts appends each attempt's outcome event and updates
+	// delivery state in one transaction. A submission whose last pending
+	// delivery became final loses its payload, and submission.redacted is
+	// recorded, in that same transaction. An attempt someone else already
+	// recorded (a duplicate run after a lost lease) is skipped.
+	RecordAttempts(ctx context.Context, attempts []Attempt) error
 	// ClaimDue leases deliveries that are due (new, or waiting for a retry),
 	// so one worker of one process attempts each; a lease that runs out (the
 	// process died mid-attempt) makes the delivery due again.
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error)
+}
+
+// Attempt is the outcome of one attempt at a delivery.
+type Attempt struct {
+	Queued  delivery.Queued
+	Number  int
+	Outcome delivery.Event
 }
 
 // ClaimedDelivery is a delivery leased for an attempt.
@@ -62,28 +71,33 @@ func (h *DeliverHandler) Handles(kind string) bool {
 	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook
 }
 
-// attempt makes one attempt at a claimed delivery and records its outcome: a
-// failure is recorded with its next due time, so it holds up nothing else.
-func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery) error {
+// attempt makes one attempt at a claimed delivery and returns its outcome: a
+// failure carries its next due time, so it holds up nothing else.
+func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed SealedPayload, found bool) Attempt {
 	q := c.Queued
-	attempt := c.Attempts + 1
-	if !h.Handles(q.Kind) {
-		return h.store.RecordAttempt(ctx, q, attempt, delivery.GaveUp{Attempts: attempt, Reason: "no sender for kind " + q.Kind, At: h.clock.Now()})
+	number := c.Attempts + 1
+	var sendErr error
+	switch {
+	case !h.Handles(q.Kind):
+		sendErr = fmt.Errorf("%w: no sender for kind %s", ErrPermanent, q.Kind)
+	case !found:
+		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
+	default:
+		sendErr = h.send(ctx, q, sealed)
 	}
-	sendErr := h.send(ctx, q)
 	now := h.clock.Now()
-	var outcome delivery.Event
+	a := Attempt{Queued: q, Number: number}
 	switch {
 	case sendErr == nil:
-		outcome = delivery.Succeeded{Attempt: attempt, At: now}
-	case attempt >= delivery.MaxAttempts || errors.Is(sendErr, ErrPermanent):
-		outcome = delivery.GaveUp{Attempts: attempt, Reason: sendErr.Error(), At: now}
+		a.Outcome = delivery.Succeeded{Attempt: number, At: now}
+	case number >= delivery.MaxAttempts || errors.Is(sendErr, ErrPermanent):
+		a.Outcome = delivery.GaveUp{Attempts: number, Reason: sendErr.Error(), At: now}
 	default:
-		wait := delivery.Backoff(attempt)
+		wait := delivery.Backoff(number)
 		wait += time.Duration(rand.Int64N(int64(wait / 5))) // up to 20% jitter
-		outcome = delivery.AttemptFailed{Attempt: attempt, Reason: sendErr.Error(), NextAt: now.Add(wait), At: now}
+		a.Outcome = delivery.AttemptFailed{Attempt: number, Reason: sendErr.Error(), NextAt: now.Add(wait), At: now}
 	}
-	return h.store.RecordAttempt(ctx, q, attempt, outcome)
+	return a
 }
 
 // ErrPermanent marks failures no retry can fix (the payload is gone, the
@@ -110,14 +124,7 @@ type webhookBody struct {
 	Data         map[string]string `json:"data"`
 }
 
-func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued) error {
-	sealed, ok, err := h.store.Payload(ctx, q.SubmissionID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
-	}
+func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
 	plain, err := h.sealer.Open(q.SubmissionID, sealed)
 	if err != nil {
 		return fmt.Errorf("%w: unseal payload: %v", ErrPermanent, err)
@@ -161,17 +168,25 @@ func notificationText(p Payload) string {
 	return b.String()
 }
 
-// RunDue claims up to limit due deliveries and attempts each; it returns how
-// many it claimed.
+// RunDue claims up to limit due deliveries, attempts each and records every
+// outcome in one transaction; it returns how many it claimed.
 func (h *DeliverHandler) RunDue(ctx context.Context, limit int) (int, error) {
 	due, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
+	if err != nil || len(due) == 0 {
+		return 0, err
+	}
+	ids := make([]string, 0, len(due))
+	for _, c := range due {
+		ids = append(ids, c.SubmissionID)
+	}
+	payloads, err := h.store.Payloads(ctx, ids)
 	if err != nil {
 		return 0, err
 	}
-	for _, c := range due {
-		if err := h.attempt(ctx, c); err != nil {
-			return 0, err
-		}
+	attempts := make([]Attempt, len(due))
+	for i, c := range due {
+		sealed, found := payloads[c.SubmissionID]
+		attempts[i] = h.attempt(ctx, c, sealed, found)
 	}
-	return len(due), nil
+	return len(due), h.store.RecordAttempts(ctx, attempts)
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
@@ -26,76 +27,128 @@ func NewDeliveryStore(pool *pgxpool.Pool, store *EventStore) *DeliveryStore {
 	return &DeliveryStore{pool: pool, store: store}
 }
 
-// Payload implements application.DeliveryStore.
-func (d *DeliveryStore) Payload(ctx context.Context, submissionID string) (application.SealedPayload, bool, error) {
-	var p application.SealedPayload
-	err := d.pool.QueryRow(ctx, `SELECT wrapped_key, ciphertext FROM submission_payloads WHERE submission_id = $1`, submissionID).
-		Scan(&p.WrappedKey, &p.Ciphertext)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return p, false, nil
+// Payloads implements application.DeliveryStore.
+func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (map[string]application.SealedPayload, error) {
+	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, wrapped_key, ciphertext FROM submission_payloads
+		WHERE submission_id = ANY($1::uuid[])`, submissionIDs)
+	if err != nil {
+		return nil, err
 	}
-	return p, err == nil, err
+	out := make(map[string]application.SealedPayload, len(submissionIDs))
+	var id string
+	var key, text []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &key, &text}, func() error {
+		out[id] = application.SealedPayload{WrappedKey: slices.Clone(key), Ciphertext: slices.Clone(text)}
+		return nil
+	})
+	return out, err
 }
 
 var systemActor = application.Metadata{Actor: application.Actor{Type: application.ActorSystem, ID: "delivery-worker"}}
 
-// RecordAttempt implements application.DeliveryStore. An attempt someone
-// else already recorded (a duplicate run after a lost lease) is ignored.
-func (d *DeliveryStore) RecordAttempt(ctx context.Context, q delivery.Queued, attempt int, outcome delivery.Event) error {
-	now := time.Now().UTC()
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		md := systemActor
-		md.CausationID = q.DeliveryID
-		if err := d.store.Append(ctx, tx, now, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-			ExpectedVersion: attempt, Events: []Event{outcome}, Metadata: md}); err != nil {
+// RecordAttempts implements application.DeliveryStore. When one attempt of
+// the group was already recorded elsewhere, the group falls back to one
+// transaction per attempt so the others still land.
+func (d *DeliveryStore) RecordAttempts(ctx context.Context, attempts []application.Attempt) error {
+	if len(attempts) == 0 {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return d.record(ctx, tx, attempts) })
+	if !errors.Is(err, domain.ErrConcurrency) {
+		return err
+	}
+	for _, a := range attempts {
+		err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return d.record(ctx, tx, []application.Attempt{a}) })
+		if err != nil && !errors.Is(err, domain.ErrConcurrency) {
 			return err
 		}
+	}
+	return nil
+}
+
+func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []application.Attempt) error {
+	now := time.Now().UTC()
+	var (
+		streams                                 []StreamEvents
+		ids, subs, forms, kinds, statuses, errs []string
+		numbers                                 []int32
+		nexts                                   []*time.Time
+		finals                                  = map[string]int32{}
+	)
+	for _, a := range attempts {
+		q := a.Queued
+		md := systemActor
+		md.CausationID = q.DeliveryID
+		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
+			ExpectedVersion: a.Number, Events: []Event{a.Outcome}, Metadata: md})
 		var next *time.Time
 		reason := ""
-		switch o := outcome.(type) {
+		switch o := a.Outcome.(type) {
 		case delivery.AttemptFailed:
 			next, reason = &o.NextAt, o.Reason
 		case delivery.GaveUp:
 			reason = o.Reason
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, last_error, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-			ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-			    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-			q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, delivery.Status(outcome), attempt, next, truncate(reason, 500), now); err != nil {
-			return err
+		ids, subs, forms, kinds = append(ids, q.DeliveryID), append(subs, q.SubmissionID), append(forms, q.FormID), append(kinds, q.Kind)
+		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, truncate(reason, 500))
+		numbers, nexts = append(numbers, int32(a.Number)), append(nexts, next)
+		if delivery.Final(a.Outcome) {
+			finals[q.SubmissionID]++
 		}
-		if !delivery.Final(outcome) {
-			return nil
-		}
-		return d.settle(ctx, tx, q.SubmissionID, now)
-	})
-	if errors.Is(err, domain.ErrConcurrency) {
+	}
+	state := &pgx.Batch{}
+	state.Queue(`
+		INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, last_error, updated_at)
+		SELECT d.*, $9::timestamptz FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[],
+		                                        $7::timestamptz[], $8::text[]) AS d
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+		ids, subs, forms, kinds, statuses, numbers, nexts, errs, now)
+	if err := d.store.AppendWith(ctx, tx, now, state, streams...); err != nil {
+		return err
+	}
+	if len(finals) == 0 {
 		return nil
 	}
-	return err
+	return d.settle(ctx, tx, finals, now)
 }
 
-// settle counts a delivery as final; after the submission's last one the
-// sealed payload is deleted and the redaction recorded.
-func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, submissionID string, now time.Time) error {
-	var pending int
-	err := tx.QueryRow(ctx, `UPDATE submission_payloads SET pending = pending - 1 WHERE submission_id = $1 AND pending > 0
-		RETURNING pending`, submissionID).Scan(&pending)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && pending > 0) {
-		return nil
+// settle counts final deliveries per submission; a submission with none left
+// pending loses its sealed payload and records submission.redacted.
+func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string]int32, now time.Time) error {
+	var subs []string
+	var counts []int32
+	for id, n := range finals {
+		subs, counts = append(subs, id), append(counts, n)
 	}
+	rows, err := tx.Query(ctx, `
+		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
+		FROM unnest($1::uuid[], $2::int[]) AS f(id, n) WHERE p.submission_id = f.id
+		RETURNING p.submission_id::text, p.pending`, subs, counts)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM submission_payloads WHERE submission_id = $1`, submissionID); err != nil {
+	var done []string
+	var id string
+	var pending int
+	if _, err := pgx.ForEachRow(rows, []any{&id, &pending}, func() error {
+		if pending == 0 {
+			done = append(done, id)
+		}
+		return nil
+	}); err != nil || len(done) == 0 {
 		return err
 	}
-	md := systemActor
-	md.CausationID = submissionID
-	return d.store.Append(ctx, tx, now, StreamEvents{StreamType: StreamSubmission, StreamID: submissionID,
-		ExpectedVersion: 1, Events: []Event{submission.Redacted{At: now}}, Metadata: md})
+	redact := &pgx.Batch{}
+	redact.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
+	streams := make([]StreamEvents, len(done))
+	for i, id := range done {
+		md := systemActor
+		md.CausationID = id
+		streams[i] = StreamEvents{StreamType: StreamSubmission, StreamID: id, ExpectedVersion: 1,
+			Events: []Event{submission.Redacted{At: now}}, Metadata: md}
+	}
+	return d.store.AppendWith(ctx, tx, now, redact, streams...)
 }
 
 // ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease.

@@ -31,8 +31,8 @@ type Config struct {
 	// (token bucket); a rate of 0 disables it.
 	SubmitRate  float64 `env:"FORMD_SUBMIT_RATE" envDefault:"5"`
 	SubmitBurst int     `env:"FORMD_SUBMIT_BURST" envDefault:"60"`
-	// DeliveryWorkers is how many deliveries one process attempts at once.
-	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"8"`
+	// DeliveryWorkers is how many delivery workers one process runs.
+	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
 	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks
 	// reach loopback receivers with a test certificate authority.
 	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`

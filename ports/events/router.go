@@ -89,8 +89,12 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 	return &Router{Router: r, deliver: deliver, waker: waker}, nil
 }
 
-// RunDeliveryWorkers runs n workers until ctx ends. Each claims one due
-// delivery at a time (SKIP LOCKED), so workers of every process share the
+// deliveryClaim is how many due deliveries a worker claims at once; their
+// outcomes are recorded in one transaction.
+const deliveryClaim = 16
+
+// RunDeliveryWorkers runs n workers until ctx ends. Each claims a few due
+// deliveries at a time (SKIP LOCKED), so workers of every process share the
 // queue; idle workers sleep until a commit wakes them or a second passes
 // (retries come due by the clock, not by a notification).
 func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger) {
@@ -101,7 +105,7 @@ func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger
 			defer wg.Done()
 			for ctx.Err() == nil {
 				wake := r.waker.Next()
-				claimed, err := r.deliver.RunDue(ctx, 1)
+				claimed, err := r.deliver.RunDue(ctx, deliveryClaim)
 				if err != nil && ctx.Err() == nil {
 					log.Warn("delivery attempt", "err", err)
 				}
