@@ -178,9 +178,12 @@ func QueueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 		q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, q.At); err != nil {
 		return err
 	}
-	_, err := ex.ExecContext(ctx, `SELECT pg_notify($1, 'deliveries')`, NotifyChannel)
+	_, err := ex.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, DeliveriesDue)
 	return err
 }
+
+// DeliveriesDue is the NOTIFY payload that wakes idle delivery workers.
+const DeliveriesDue = "deliveries-due"
 
 // Execer is the statement side of a Watermill SQL transaction.
 type Execer interface {

@@ -55,15 +55,55 @@ func (w *Waker) state() (uint64, <-chan struct{}) {
 }
 
 // Listen holds a connection on LISTEN formd_events until ctx ends, waking
-// subscribers on every notification, reconnecting after failures.
+// this waker on every notification, reconnecting after failures.
 func (w *Waker) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	listen(ctx, pool, log, func(string) { w.Wake() }, w.Wake)
+}
+
+// Wakers hold one Waker per topic, so a commit wakes only the subscribers
+// (and workers) of the topics it published to.
+type Wakers struct {
+	mu sync.Mutex
+	m  map[string]*Waker
+}
+
+// NewWakers builds the per-topic wakers; call Listen to hear commits.
+func NewWakers() *Wakers { return &Wakers{m: map[string]*Waker{}} }
+
+// For returns the waker of topic (a NOTIFY payload).
+func (ws *Wakers) For(topic string) *Waker {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	w, ok := ws.m[topic]
+	if !ok {
+		w = NewWaker()
+		ws.m[topic] = w
+	}
+	return w
+}
+
+func (ws *Wakers) wakeAll() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.m {
+		w.Wake()
+	}
+}
+
+// Listen holds a connection on LISTEN formd_events until ctx ends, waking the
+// waker each notification names; after a lost connection it wakes them all.
+func (ws *Wakers) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	listen(ctx, pool, log, func(topic string) { ws.For(topic).Wake() }, ws.wakeAll)
+}
+
+func listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, notified func(payload string), lost func()) {
 	for ctx.Err() == nil {
-		err := w.listenOnce(ctx, pool)
+		err := listenOnce(ctx, pool, notified)
 		if ctx.Err() != nil {
 			return
 		}
 		log.Warn("event listener lost its connection; retrying", "err", err)
-		w.Wake()
+		lost()
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -71,7 +111,7 @@ func (w *Waker) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger
 	}
 }
 
-func (w *Waker) listenOnce(ctx context.Context, pool *pgxpool.Pool) error {
+func listenOnce(ctx context.Context, pool *pgxpool.Pool, notified func(string)) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -82,10 +122,11 @@ func (w *Waker) listenOnce(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	defer conn.Exec(context.Background(), "UNLISTEN *") //nolint:errcheck // best effort before the conn returns to the pool
 	for {
-		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		w.Wake()
+		notified(n.Payload)
 	}
 }
 

@@ -251,3 +251,47 @@ func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 	}
 	notifyUntilWoken("after reconnect")
 }
+
+// A commit wakes only the subscribers of the topics it published to: waking
+// every subscriber on every commit made each one query its topic in vain.
+func TestWakersWakeOnlyTheNotifiedTopic(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
+	defer cancel()
+	url, drop, err := pgtest.NewDatabase(ctx)
+	if err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(drop)
+	pool, err := postgres.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+
+	ws := NewWakers()
+	if ws.For("delivery") != ws.For("delivery") {
+		t.Fatal("For must return one waker per topic")
+	}
+	delivery, verification := ws.For("delivery").Next(), ws.For("verification").Next()
+	go ws.Listen(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	deadline := time.After(10 * time.Second)
+	for woken := false; !woken; {
+		// LISTEN may not be in place yet: notify until the waiter hears one.
+		if _, err := pool.Exec(ctx, "SELECT pg_notify($1, 'delivery')", postgres.NotifyChannel); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-delivery:
+			woken = true
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("the delivery waker was not woken by its notification")
+		}
+	}
+	select {
+	case <-verification:
+		t.Fatal("a delivery notification woke the verification waker")
+	default:
+	}
+}

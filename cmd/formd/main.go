@@ -79,7 +79,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DebugAddr != "" {
 		go serveDebug(cfg.DebugAddr, log)
 	}
-	go svc.Waker.Listen(ctx, svc.Pool, log)
+	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routerDone := make(chan error, 1)
 	go func() { routerDone <- svc.Router.Run(ctx) }()
 	go svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)

@@ -40,7 +40,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
-	watermillpg.NewWaker,
+	watermillpg.NewWakers,
 	wire.Struct(new(system.Clock)),
 	wire.Struct(new(system.UUIDs)),
 	wire.Struct(new(secrets.Argon2)),
@@ -134,7 +134,7 @@ type Service struct {
 	Config  Config
 	Log     *slog.Logger
 	Pool    *pgxpool.Pool
-	Waker   *watermillpg.Waker
+	Wakers  *watermillpg.Wakers
 	Router  *events.Router
 	Handler http.Handler
 	// Submissions is the group-commit store; it is closed after the HTTP

@@ -25,7 +25,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	if err != nil {
 		return nil, nil, err
 	}
-	waker := watermillpg.NewWaker()
+	wakers := watermillpg.NewWakers()
 	loggerAdapter := provideWatermillLogger(log)
 	mailer, err := provideMailer(cfg)
 	if err != nil {
@@ -54,7 +54,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	clock := system.Clock{}
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
-	router, err := events.NewRouter(pool, waker, loggerAdapter, sendVerificationEmailHandler, deliverHandler)
+	router, err := events.NewRouter(pool, wakers, loggerAdapter, sendVerificationEmailHandler, deliverHandler)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -78,7 +78,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Config:      cfg,
 		Log:         log,
 		Pool:        pool,
-		Waker:       waker,
+		Wakers:      wakers,
 		Router:      router,
 		Handler:     handler,
 		Submissions: submissionStore,

@@ -39,14 +39,14 @@ type Router struct {
 }
 
 // NewRouter subscribes each handler as its own consumer group.
-func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.LoggerAdapter,
+func NewRouter(pool *pgxpool.Pool, wakers *watermillpg.Wakers, logger watermill.LoggerAdapter,
 	mailer *application.SendVerificationEmailHandler, deliver *application.DeliverHandler) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
 	}
 	r.AddMiddleware(middleware.Recoverer)
-	sub, err := watermillpg.NewSubscriber(pool, waker, GroupVerificationMailer, logger)
+	sub, err := watermillpg.NewSubscriber(pool, wakers.For(postgres.StreamVerification), GroupVerificationMailer, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		defer cancel()
 		return mailer.Handle(ctx, req)
 	})
-	deliveries, err := watermillpg.NewSubscriber(pool, waker, GroupDeliveryQueue, logger)
+	deliveries, err := watermillpg.NewSubscriber(pool, wakers.For(postgres.StreamDelivery), GroupDeliveryQueue, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func NewRouter(pool *pgxpool.Pool, waker *watermillpg.Waker, logger watermill.Lo
 		}
 		return postgres.QueueDelivery(msg.Context(), tx, q)
 	})
-	return &Router{Router: r, deliver: deliver, waker: waker}, nil
+	return &Router{Router: r, deliver: deliver, waker: wakers.For(postgres.DeliveriesDue)}, nil
 }
 
 // deliveryClaim is how many due deliveries a worker claims at once; their
