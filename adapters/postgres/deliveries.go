@@ -172,13 +172,13 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 // due at once, in the transaction that acknowledges the event (ex). The
 // NOTIFY wakes idle delivery workers when that transaction commits.
 func QueueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
-	if _, err := ex.ExecContext(ctx, `
-		INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, updated_at)
-		VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (id) DO NOTHING`,
-		q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, q.At); err != nil {
-		return err
-	}
-	_, err := ex.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, DeliveriesDue)
+	// One statement, one round trip: the insert and the wake-up.
+	_, err := ex.ExecContext(ctx, `
+		WITH queued AS (
+			INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, updated_at)
+			VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (id) DO NOTHING)
+		SELECT pg_notify($6, $7)`,
+		q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, q.At, NotifyChannel, DeliveriesDue)
 	return err
 }
 

@@ -22,6 +22,9 @@ import (
 // still open, and a dropped LISTEN connection must not stall delivery.
 const PollInterval = 250 * time.Millisecond
 
+// GatherDelay is the pause after a batch of messages before the next query.
+const GatherDelay = 5 * time.Millisecond
+
 // Waker tells idle subscribers that a transaction committed new messages.
 type Waker struct {
 	mu  sync.Mutex
@@ -139,8 +142,13 @@ type backoff struct {
 }
 
 func (b *backoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
-	if err != nil || !noMsg {
+	if err != nil {
 		return b.fallback.HandleError(logger, noMsg, err)
+	}
+	if !noMsg {
+		// Let a few more commits land before the next query: under load this
+		// turns many one-message transactions into a few large ones.
+		return GatherDelay
 	}
 	seq, ch := b.waker.state()
 	if b.lastSeen.Swap(seq) != seq { // something committed while we were querying: look again now
@@ -152,7 +160,7 @@ func (b *backoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err er
 	}
 	seq, _ = b.waker.state()
 	b.lastSeen.Store(seq)
-	return 0
+	return GatherDelay
 }
 
 // NewSubscriber builds a subscriber for one consumer group. Each group sees

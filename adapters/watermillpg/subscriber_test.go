@@ -116,8 +116,8 @@ func TestBackoffWaitsForWake(t *testing.T) {
 	w.Wake()
 	select {
 	case d := <-returned:
-		if d != 0 {
-			t.Errorf("backoff after a wake-up = %v, want 0", d)
+		if d != GatherDelay {
+			t.Errorf("backoff after a wake-up = %v, want GatherDelay", d)
 		}
 		// The wake came at PollInterval/5; the poll timer would end the wait only at PollInterval.
 		if elapsed := time.Since(start); elapsed >= PollInterval {
@@ -128,8 +128,8 @@ func TestBackoffWaitsForWake(t *testing.T) {
 	}
 
 	// The wake-up is consumed: the next empty query waits again.
-	if d := b.HandleError(watermill.NopLogger{}, true, nil); d != 0 {
-		t.Errorf("backoff = %v, want 0", d)
+	if d := b.HandleError(watermill.NopLogger{}, true, nil); d != GatherDelay {
+		t.Errorf("backoff = %v, want GatherDelay", d)
 	}
 }
 
@@ -137,8 +137,8 @@ func TestBackoffPollsWithoutWake(t *testing.T) {
 	t.Parallel()
 	b := newBackoff(NewWaker())
 	start := time.Now()
-	if d := b.HandleError(watermill.NopLogger{}, true, nil); d != 0 {
-		t.Errorf("backoff = %v, want 0 (the wait happens inside HandleError)", d)
+	if d := b.HandleError(watermill.NopLogger{}, true, nil); d != GatherDelay {
+		t.Errorf("backoff = %v, want GatherDelay (the wait happens inside HandleError)", d)
 	}
 	if elapsed := time.Since(start); elapsed < PollInterval {
 		t.Errorf("without a wake-up the wait ended after %v, want at least PollInterval %v", elapsed, PollInterval)
@@ -165,8 +165,8 @@ func TestBackoffDelegatesErrorsAndMessages(t *testing.T) {
 	b := newBackoff(NewWaker())
 	log := watermill.NopLogger{}
 	start := time.Now()
-	if d := b.HandleError(log, false, nil); d != 0 {
-		t.Errorf("after a message the backoff = %v, want 0", d)
+	if d := b.HandleError(log, false, nil); d != GatherDelay {
+		t.Errorf("after a batch of messages the backoff = %v, want GatherDelay to let more gather", d)
 	}
 	if d := b.HandleError(log, false, errors.New("connection refused")); d != time.Second {
 		t.Errorf("after an error the backoff = %v, want the 1s retry interval", d)
