@@ -109,6 +109,20 @@ func ensureTemplate(ctx context.Context, admin *pgx.Conn, tpl string) error {
 	if err != nil {
 		return err
 	}
-	_, err = admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, tpl))
-	return err
+	if _, err = admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, tpl)); err != nil {
+		return err
+	}
+	// Templates of older migrations are never used again.
+	rows, err := admin.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'formd\_tpl\_%' AND datname <> $1`, tpl)
+	if err != nil {
+		return err
+	}
+	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, name := range stale {
+		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	}
+	return nil
 }
