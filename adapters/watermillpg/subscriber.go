@@ -23,7 +23,7 @@ import (
 const PollInterval = 250 * time.Millisecond
 
 // GatherDelay is the pause after a batch of messages before the next query.
-const GatherDelay = 5 * time.Millisecond
+const GatherDelay = 20 * time.Millisecond
 
 // Waker tells idle subscribers that a transaction committed new messages.
 type Waker struct {
