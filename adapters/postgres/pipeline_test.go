@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
@@ -15,16 +14,7 @@ import (
 // failing statement undoes the ones before it.
 func TestPipelineOutsideATransactionIsAtomic(t *testing.T) {
 	ctx := context.Background()
-	url, drop, err := pgtest.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(drop)
-	pool, err := postgres.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t)
 	if _, err := pool.Exec(ctx, `CREATE TABLE pipeline_probe (n int)`); err != nil {
 		t.Fatal(err)
 	}

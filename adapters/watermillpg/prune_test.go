@@ -22,16 +22,7 @@ func (pruneEvent) EventType() string { return "test.prune.v1" }
 func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url, drop, err := pgtest.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(drop)
-	pool, err := postgres.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t)
 	store := postgres.NewEventStore(watermill.NopLogger{})
 	stream := uuid.NewString()
 	for v := 0; v < 6; v++ { // six transactions, one message each

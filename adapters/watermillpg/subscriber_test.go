@@ -258,16 +258,7 @@ func TestWakersWakeOnlyTheNotifiedTopic(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
 	defer cancel()
-	url, drop, err := pgtest.NewDatabase(ctx)
-	if err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(drop)
-	pool, err := postgres.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := pgtest.Open(t)
 
 	ws := NewWakers()
 	if ws.For("delivery") != ws.For("delivery") {

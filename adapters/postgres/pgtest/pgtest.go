@@ -12,8 +12,11 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/migrations"
@@ -125,4 +128,23 @@ func ensureTemplate(ctx context.Context, admin *pgx.Conn, tpl string) error {
 		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	}
 	return nil
+}
+
+// Open gives a test its own fresh, migrated database and a pool on it; both
+// go away when the test ends.
+func Open(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url, drop, err := NewDatabase(ctx)
+	if err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(drop)
+	pool, err := postgres.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("connect to test database: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
