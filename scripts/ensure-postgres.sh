@@ -40,7 +40,14 @@ data="$root/.data/pg"
 run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 if ready "$port"; then echo "postgres://postgres@127.0.0.1:$port"; exit 0; fi
 mkdir -p "$data"
-[ "$(id -u)" = 0 ] && chown postgres:postgres "$data" && chmod 700 "$data"
+if [ "$(id -u)" = 0 ]; then
+  chown postgres:postgres "$data" && chmod 700 "$data"
+  # The postgres user must reach the folder; a checkout under /root is closed to it.
+  if ! runuser -u postgres -- test -w "$data"; then
+    data="/var/tmp/formd-pg-$(echo "$root" | md5sum | cut -c1-8)"
+    mkdir -p "$data" && chown postgres:postgres "$data" && chmod 700 "$data"
+  fi
+fi
 if [ ! -f "$data/PG_VERSION" ]; then
   say "creating a project-local cluster in $data"
   run_pg "$bindir/initdb" -D "$data" -U postgres -A trust --no-sync >&2

@@ -89,7 +89,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routerDone := make(chan error, 1)
-	go func() { routerDone <- svc.Router.Run(ctx) }()
+	// The router stops through Close at shutdown, not by cancellation, so
+	// in-flight handler transactions finish instead of failing noisily.
+	go func() { routerDone <- svc.Router.Run(context.WithoutCancel(ctx)) }()
 	go svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
 	go maintain(ctx, svc.Pool, log)
 
