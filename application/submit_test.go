@@ -1,0 +1,154 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+)
+
+// fakeForms answers a cached (possibly stale) and a fresh form.
+type fakeForms struct {
+	cached, fresh FormRecord
+	freshReads    int
+}
+
+func (f *fakeForms) FormByAccessKey(_ context.Context, _ []byte, fresh bool) (FormRecord, error) {
+	if fresh {
+		f.freshReads++
+		return f.fresh, nil
+	}
+	return f.cached, nil
+}
+
+// fakeStore refuses the first conflicts commits with ErrConcurrency.
+type fakeStore struct {
+	conflicts int
+	accepted  []AcceptedSubmission
+}
+
+func (s *fakeStore) Accept(_ context.Context, a AcceptedSubmission) (*StoredResponse, error) {
+	if s.conflicts > 0 {
+		s.conflicts--
+		return nil, domain.ErrConcurrency
+	}
+	s.accepted = append(s.accepted, a)
+	return nil, nil
+}
+
+func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*StoredResponse, error) {
+	return nil, nil
+}
+
+type noEntitlements struct{}
+
+func (noEntitlements) Has(context.Context, string, string) (bool, error) { return false, nil }
+
+type plainSealer struct{}
+
+func (plainSealer) Seal(_ string, p []byte) (SealedPayload, error) {
+	return SealedPayload{Ciphertext: p}, nil
+}
+func (plainSealer) Open(_ string, p SealedPayload) ([]byte, error) { return p.Ciphertext, nil }
+
+type lenHasher struct{}
+
+func (lenHasher) HashValue(_, _, v string) string { return strconv.Itoa(len(v)) }
+
+type seqIDs struct{ n int }
+
+func (s *seqIDs) New() string { s.n++; return "id-" + strconv.Itoa(s.n) }
+
+type fixedClock struct{}
+
+func (fixedClock) Now() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
+
+func liveForm(version int, allowed ...string) FormRecord {
+	return FormRecord{ID: "form-1", AccountID: "acct-1", Version: version, RecipientVerified: true,
+		Settings: form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com", AllowedDomains: allowed,
+			ReplyToMode: form.ReplyToSubmitter}.Normalize()}
+}
+
+func newTestSubmitHandler(forms *fakeForms, store *fakeStore) *SubmitHandler {
+	return NewSubmitHandler(forms, store, noEntitlements{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{})
+}
+
+func post(origin string) Submit {
+	return Submit{Origin: origin, JSONClient: true, RequestID: "req-1", Fields: []submission.Field{
+		{Name: "access_key", Value: "key"}, {Name: "email", Value: "ada@example.com"}, {Name: "message", Value: "Hi"},
+	}}
+}
+
+func TestARejectionOnACachedFormIsJudgedAgainOnFreshData(t *testing.T) {
+	forms := &fakeForms{cached: liveForm(1, "old.example.com"), fresh: liveForm(2, "example.com")}
+	store := &fakeStore{}
+	out, err := newTestSubmitHandler(forms, store).Handle(context.Background(), post("https://example.com"))
+	if err != nil {
+		t.Fatalf("the fresh form allows the origin, got %v", err)
+	}
+	if forms.freshReads != 1 || len(store.accepted) != 1 || store.accepted[0].FormVersion != 2 {
+		t.Fatalf("fresh reads %d, accepted %+v: want one fresh read and a commit at version 2", forms.freshReads, store.accepted)
+	}
+	if out.Response.DeliveryID == "" || out.Response.Message != SuccessMessage {
+		t.Fatalf("response %+v", out.Response)
+	}
+}
+
+func TestACommitAgainstAChangedFormIsJudgedAgain(t *testing.T) {
+	// The cache still allows the origin, the form no longer does: the store's
+	// version check refuses the commit and the fresh judgement rejects it.
+	forms := &fakeForms{cached: liveForm(1, "example.com"), fresh: liveForm(2, "other.example.com")}
+	store := &fakeStore{conflicts: 1}
+	_, err := newTestSubmitHandler(forms, store).Handle(context.Background(), post("https://example.com"))
+	var rejected *SubmissionRejected
+	if !errors.As(err, &rejected) || rejected.Gate != GateOrigin {
+		t.Fatalf("want a rejection by the origin gate, got %v", err)
+	}
+	if len(store.accepted) != 0 {
+		t.Fatalf("nothing may be committed, got %d", len(store.accepted))
+	}
+}
+
+func TestReplyToFollowsTheModeAndTheOverride(t *testing.T) {
+	st := form.Settings{ReplyToDefault: "team@example.com"}
+	cases := []struct {
+		mode        form.ReplyToMode
+		email, over string
+		want        string
+	}{
+		{form.ReplyToSubmitter, "ada@example.com", "", "ada@example.com"},
+		{form.ReplyToSubmitter, "not-an-address", "", ""},
+		{form.ReplyToSubmitter, "ada@example.com", "boss@example.com", "boss@example.com"},
+		{form.ReplyToDefault, "ada@example.com", "", "team@example.com"},
+		{form.ReplyToDefault, "ada@example.com", "boss@example.com", "boss@example.com"},
+		{form.ReplyToNone, "ada@example.com", "boss@example.com", ""},
+	}
+	for _, c := range cases {
+		st.ReplyToMode = c.mode
+		if got := replyTo(st, submission.Envelope{Email: c.email, ReplyTo: c.over}); got != c.want {
+			t.Errorf("mode %s, email %q, replyto %q: got %q, want %q", c.mode, c.email, c.over, got, c.want)
+		}
+	}
+}
+
+func TestIdempotencyKeyReusedForAnotherBodyIsRefused(t *testing.T) {
+	first := post("https://example.com")
+	prior := &StoredResponse{RequestHash: requestHash("key", first.Fields)}
+	h := newTestSubmitHandler(&fakeForms{}, &fakeStore{})
+	changed := post("https://example.com")
+	changed.Fields[2].Value = "Something else"
+	_, data := submission.Split(changed.Fields)
+	if _, err := h.replay(changed, "key", data, prior); !errors.Is(err, ErrIdempotencyMismatch) {
+		t.Fatalf("got %v, want ErrIdempotencyMismatch", err)
+	}
+	_, data = submission.Split(first.Fields)
+	out, err := h.replay(first, "key", data, prior)
+	if err != nil || out.Response.Body.Data["message"] != "Hi" {
+		t.Fatalf("the same body replays with its echo rebuilt: %+v, %v", out.Response, err)
+	}
+}
