@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -72,7 +73,7 @@ type Patch struct {
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
 // A new recipient email is unverified until its own link is followed.
 func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
-	next := f.settings
+	next := f.Settings()
 	set(&next.Name, p.Name)
 	set(&next.RecipientEmail, p.RecipientEmail)
 	set(&next.AllowedDomains, p.AllowedDomains)
@@ -206,8 +207,15 @@ func (f *Form) AccessKeyHash() string { return f.accessKeyHash }
 // AccessKeyPrefix is the visible start of the access key.
 func (f *Form) AccessKeyPrefix() string { return f.accessKeyPrefix }
 
-// Settings are the form's current settings.
-func (f *Form) Settings() Settings { return f.settings }
+// Settings are the form's current settings: a copy, so changing it changes
+// neither the form nor its recorded events.
+func (f *Form) Settings() Settings {
+	s := f.settings
+	s.AllowedDomains = slices.Clone(s.AllowedDomains)
+	s.AllowedSenderIPs = slices.Clone(s.AllowedSenderIPs)
+	s.Validation.Fields = slices.Clone(s.Validation.Fields)
+	return s
+}
 
 // RecipientVerified reports whether the current recipient email is verified.
 func (f *Form) RecipientVerified() bool { return f.recipientVerified }

@@ -115,7 +115,10 @@ func (s Settings) Validate(p Policy) error {
 			return domain.Invalid(indexed("allowedDomains", i), "%s", err.Error())
 		}
 	}
-	for field, v := range map[string]string{"subjectDefault": s.SubjectDefault, "fromNameDefault": s.FromNameDefault, "autoresponder.subject": s.Autoresponder.Subject} {
+	for _, line := range []struct{ field, v string }{
+		{"subjectDefault", s.SubjectDefault}, {"fromNameDefault", s.FromNameDefault}, {"autoresponder.subject", s.Autoresponder.Subject},
+	} {
+		field, v := line.field, line.v
 		if len(v) > maxTextLength {
 			return domain.Invalid(field, "%s must be at most %d characters", field, maxTextLength)
 		}

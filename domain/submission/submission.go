@@ -62,7 +62,9 @@ func Split(fields []Field) (Envelope, []Field) {
 		v := strings.TrimSpace(f.Value)
 		switch strings.ToLower(f.Name) {
 		case FieldAccessKey:
-			env.AccessKey = v
+			if v != "" { // a blank access_key must not hide an apikey
+				env.AccessKey = v
+			}
 		case FieldAPIKey:
 			if env.AccessKey == "" {
 				env.AccessKey = v

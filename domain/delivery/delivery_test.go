@@ -1,0 +1,83 @@
+package delivery_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain/delivery"
+)
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		attempt int
+		want    time.Duration
+	}{
+		{math.MinInt, 30 * time.Second},
+		{-1, 30 * time.Second},
+		{0, 30 * time.Second},
+		{1, 30 * time.Second},
+		{2, time.Minute},
+		{3, 2 * time.Minute},
+		{4, 4 * time.Minute},
+		{5, 8 * time.Minute},
+		{6, 16 * time.Minute},
+		{7, 32 * time.Minute},
+		{8, 64 * time.Minute},
+		{9, 2 * time.Hour}, // 128m capped
+		{10, 2 * time.Hour},
+		{64, 2 * time.Hour},
+		{1000, 2 * time.Hour},
+		{math.MaxInt, 2 * time.Hour},
+	}
+	for _, tt := range tests {
+		if got := delivery.Backoff(tt.attempt); got != tt.want {
+			t.Errorf("Backoff(%d) = %v, want %v", tt.attempt, got, tt.want)
+		}
+	}
+}
+
+func TestBackoffNeverShrinksNorExceedsCap(t *testing.T) {
+	prev := time.Duration(0)
+	for attempt := 1; attempt <= 4*delivery.MaxAttempts; attempt++ {
+		d := delivery.Backoff(attempt)
+		if d < prev {
+			t.Errorf("Backoff(%d) = %v, less than Backoff(%d) = %v", attempt, d, attempt-1, prev)
+		}
+		if d <= 0 || d > 2*time.Hour {
+			t.Errorf("Backoff(%d) = %v, want within (0, 2h]", attempt, d)
+		}
+		prev = d
+	}
+}
+
+func TestFinalAndStatus(t *testing.T) {
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name       string
+		event      delivery.Event
+		wantFinal  bool
+		wantStatus string
+		wantType   string
+	}{
+		{name: "queued", event: delivery.Queued{DeliveryID: "d1", Kind: delivery.KindEmail, At: at}, wantStatus: "queued", wantType: "delivery.queued.v1"},
+		{name: "succeeded", event: delivery.Succeeded{Attempt: 1, At: at}, wantFinal: true, wantStatus: "succeeded", wantType: "delivery.succeeded.v1"},
+		{name: "attempt failed", event: delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: at.Add(delivery.Backoff(1)), At: at}, wantStatus: "retrying", wantType: "delivery.attempt_failed.v1"},
+		{name: "gave up", event: delivery.GaveUp{Attempts: delivery.MaxAttempts, Reason: "550", At: at}, wantFinal: true, wantStatus: "failed", wantType: "delivery.failed.v1"},
+		{name: "zero succeeded", event: delivery.Succeeded{}, wantFinal: true, wantStatus: "succeeded", wantType: "delivery.succeeded.v1"},
+		{name: "zero gave up", event: delivery.GaveUp{}, wantFinal: true, wantStatus: "failed", wantType: "delivery.failed.v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := delivery.Final(tt.event); got != tt.wantFinal {
+				t.Errorf("Final(%T) = %v, want %v", tt.event, got, tt.wantFinal)
+			}
+			if got := delivery.Status(tt.event); got != tt.wantStatus {
+				t.Errorf("Status(%T) = %q, want %q", tt.event, got, tt.wantStatus)
+			}
+			if got := tt.event.EventType(); got != tt.wantType {
+				t.Errorf("%T.EventType() = %q, want %q", tt.event, got, tt.wantType)
+			}
+		})
+	}
+}
