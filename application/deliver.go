@@ -43,9 +43,10 @@ type ClaimedDelivery struct {
 	Attempts int
 }
 
-// DeliveryLease bounds one attempt; an attempt never takes longer than its
-// senders' timeouts, well inside it.
-const DeliveryLease = 2 * time.Minute
+// DeliveryLease is how long a claim holds. A worker spends at most half of it
+// sending one claimed group, so no other worker re-claims a delivery that is
+// still being attempted.
+const DeliveryLease = 10 * time.Minute
 
 // DeliverHandler performs deliveries (notification and autoresponder emails,
 // webhooks) with retries on a schedule with jitter.
@@ -183,10 +184,12 @@ func (h *DeliverHandler) RunDue(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	sendCtx, cancel := context.WithTimeout(ctx, DeliveryLease/2)
+	defer cancel()
 	attempts := make([]Attempt, len(due))
 	for i, c := range due {
 		sealed, found := payloads[c.SubmissionID]
-		attempts[i] = h.attempt(ctx, c, sealed, found)
+		attempts[i] = h.attempt(sendCtx, c, sealed, found)
 	}
 	return len(due), h.store.RecordAttempts(ctx, attempts)
 }
