@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5"
@@ -190,9 +191,14 @@ type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (wsql.Result, error)
 }
 
+// truncate cuts s to at most n bytes on a character boundary: PostgreSQL
+// refuses text that ends inside a UTF-8 sequence.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n]
 }
