@@ -1,9 +1,11 @@
 package form
 
 import (
+	"errors"
 	"net"
 	"net/mail"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/formd/formd/domain"
@@ -152,21 +154,7 @@ func (s Settings) Validate(p Policy) error {
 }
 
 func indexed(field string, i int) string {
-	return field + "[" + itoa(i) + "]"
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[n:])
+	return field + "[" + strconv.Itoa(i) + "]"
 }
 
 // IsEmailAddress reports whether s is a bare address such as a@example.com.
@@ -190,23 +178,23 @@ func IsHTTPSURL(s string) bool {
 
 func validateDomainPattern(d string, p Policy) error {
 	if d == "" {
-		return errorString("allowedDomains entries must not be empty")
+		return errors.New("allowedDomains entries must not be empty")
 	}
 	host := d
 	if strings.HasPrefix(d, "*.") {
 		if !p.WildcardDomains {
-			return errorString("wildcard patterns such as *.example.com need an advanced domain plan (Pro or Lifetime)")
+			return errors.New("wildcard patterns such as *.example.com need an advanced domain plan (Pro or Lifetime)")
 		}
 		host = d[2:]
 		if !strings.Contains(host, ".") {
-			return errorString("wildcard patterns must name a parent domain, such as *.example.com")
+			return errors.New("wildcard patterns must name a parent domain, such as *.example.com")
 		}
 	}
 	if net.ParseIP(host) != nil && host == d {
 		return nil
 	}
 	if !isHostname(host) {
-		return errorString("allowedDomains entries must be exact hostnames such as www.example.com or patterns such as *.example.com")
+		return errors.New("allowedDomains entries must be exact hostnames such as www.example.com or patterns such as *.example.com")
 	}
 	return nil
 }
@@ -245,7 +233,3 @@ func HostAllowed(allowed []string, host string) bool {
 	}
 	return false
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

@@ -131,18 +131,20 @@ func (s *Server) errorPage(c *gin.Context) {
 	if reason == "" {
 		reason = "The form could not be sent."
 	}
-	back := ""
-	if u, err := url.Parse(c.Query("back")); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
-		back = u.String()
+	s.page(c, http.StatusOK, statusPageData{Title: "The form was not sent", Message: reason, RequestID: c.Query("requestId"),
+		BackLink: backLink(c.Query("back"))})
+}
+
+// backLink keeps only absolute http(s) addresses as a way back to the form.
+func backLink(raw string) string {
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		return u.String()
 	}
-	s.page(c, http.StatusOK, statusPageData{Title: "The form was not sent", Message: reason, RequestID: c.Query("requestId"), BackLink: back})
+	return ""
 }
 
 // successPage is the hosted success page of plain HTML posts.
 func (s *Server) successPage(c *gin.Context) {
-	back := ""
-	if u, err := url.Parse(c.GetHeader("Referer")); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
-		back = u.String()
-	}
-	s.page(c, http.StatusOK, statusPageData{Title: "Thank you!", Message: "Your submission was received.", BackLink: back})
+	s.page(c, http.StatusOK, statusPageData{Title: "Thank you!", Message: "Your submission was received.",
+		BackLink: backLink(c.GetHeader("Referer"))})
 }
