@@ -124,8 +124,9 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		return SubmitOutcome{}, h.reject(cmd, data, GateAccessKey, MsgAccessKeyMissing, nil, nil, false)
 	}
 	fresh := false
+	keyHash := HashSecret(key)
 	for attempt := 0; ; attempt++ {
-		rec, err := h.forms.FormByAccessKey(ctx, HashSecret(key), fresh)
+		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
 			return SubmitOutcome{}, h.reject(cmd, data, GateAccessKey, MsgAccessKeyUnknown, nil, nil, false)
 		}
@@ -285,7 +286,10 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if !cmd.JSONClient {
 		redirect = firstNonBlank(env.Redirect, st.RedirectDefault)
 	}
-	stored := StoredResponse{RequestHash: requestHash(key, cmd.Fields), Response: resp, Redirect: redirect}
+	stored := StoredResponse{Response: resp, Redirect: redirect}
+	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
+		stored.RequestHash = requestHash(key, cmd.Fields)
+	}
 	prior, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
 		Metadata: Metadata{Actor: Actor{Type: "submitter", ID: cmd.RemoteIP}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
