@@ -145,61 +145,103 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 // (formd_expect_form_versions raises otherwise), Idempotency-Keys (a stored
 // one violates the key), payloads, events, messages and the NOTIFY.
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
-	results := make([]acceptResult, len(batch))
-	var twins []int
-	seenKeys := map[[2]string]bool{}
+	live := allLive(batch)
+	twins := markTwins(batch, live)
 	seenForms := map[string]bool{}
 	var formIDs []string
 	var formVersions []int32
-	var kForms, kKeys, kRedirects []string
-	var kHashes, kResponses [][]byte
-	var ids, forms []string
-	var keys, texts [][]byte
-	var pending []int32
-	var streams []StreamEvents
 	for i, p := range batch {
-		sub := p.sub
-		if sub.IdempotencyKey != "" {
-			k := [2]string{sub.FormID, sub.IdempotencyKey}
-			if seenKeys[k] {
-				twins = append(twins, i)
-				continue
-			}
-			seenKeys[k] = true
-			resp, err := json.Marshal(sub.Response.Response)
-			if err != nil {
-				return nil, err
-			}
-			kForms, kKeys, kRedirects = append(kForms, sub.FormID), append(kKeys, sub.IdempotencyKey), append(kRedirects, sub.Response.Redirect)
-			kHashes, kResponses = append(kHashes, sub.Response.RequestHash), append(kResponses, resp)
+		if !live[i] {
+			continue
 		}
-		if !seenForms[sub.FormID] {
-			seenForms[sub.FormID] = true
-			formIDs, formVersions = append(formIDs, sub.FormID), append(formVersions, int32(sub.FormVersion))
-		} else if v := formVersions[slices.Index(formIDs, sub.FormID)]; int(v) != sub.FormVersion {
+		if !seenForms[p.sub.FormID] {
+			seenForms[p.sub.FormID] = true
+			formIDs, formVersions = append(formIDs, p.sub.FormID), append(formVersions, int32(p.sub.FormVersion))
+		} else if v := formVersions[slices.Index(formIDs, p.sub.FormID)]; int(v) != p.sub.FormVersion {
 			return nil, domain.ErrConcurrency // judged against two versions: the careful path sorts it out
 		}
-		streams = append(streams, submissionStreams(sub)...)
-		ids, forms = append(ids, sub.Accepted.SubmissionID), append(forms, sub.FormID)
-		keys, texts = append(keys, sub.Payload.WrappedKey), append(texts, sub.Payload.Ciphertext)
-		pending = append(pending, int32(len(sub.Queued)))
+	}
+	keys, err := keyRowsOf(batch, live)
+	if err != nil {
+		return nil, err
 	}
 	writes := &pgx.Batch{}
 	writes.Queue(`SELECT formd_expect_form_versions($1::uuid[], $2::int[])`, formIDs, formVersions)
-	if len(kKeys) > 0 {
-		writes.Queue(`
-			INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
-			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::text[])`,
-			kForms, kKeys, kHashes, kResponses, kRedirects)
+	if len(keys.idx) > 0 {
+		writes.Queue(insertKeys, keys.args()...)
 	}
-	writes.Queue(insertPayloads, ids, forms, keys, texts, pending)
-	b, err := s.store.AppendBatch(time.Now().UTC(), writes, streams...)
+	rows := writeRowsOf(batch, live)
+	rows.queuePayloads(writes)
+	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
+	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
+}
+
+// commitCarefully checks versions and keys first and commits only the
+// submissions that pass, answering the others precisely.
+func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	var results []acceptResult
+	var live []bool
+	var twins []int // lost an Idempotency-Key race: answered with the winner's response
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		results, live = make([]acceptResult, len(batch)), allLive(batch)
+		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
+		twins = markTwins(batch, live)
+		lost, err := s.claimIdempotencyKeys(ctx, tx, batch, live)
+		if err != nil {
+			return err
+		}
+		twins = append(twins, lost...)
+		rows := writeRowsOf(batch, live)
+		if len(rows.ids) == 0 {
+			return nil
+		}
+		payloads := &pgx.Batch{}
+		rows.queuePayloads(payloads)
+		return s.store.AppendWith(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.answerTwins(ctx, batch, twins, results), nil
+}
+
+func allLive(batch []*pendingSubmission) []bool {
+	live := make([]bool, len(batch))
+	for i := range live {
+		live[i] = true
+	}
+	return live
+}
+
+// markTwins takes out of the commit every live submission whose
+// Idempotency-Key an earlier one of the batch already carries.
+func markTwins(batch []*pendingSubmission, live []bool) []int {
+	var twins []int
+	seen := map[[2]string]bool{}
+	for i, p := range batch {
+		if !live[i] || p.sub.IdempotencyKey == "" {
+			continue
+		}
+		k := [2]string{p.sub.FormID, p.sub.IdempotencyKey}
+		if seen[k] {
+			live[i] = false
+			twins = append(twins, i)
+		}
+		seen[k] = true
+	}
+	return twins
+}
+
+// answerTwins answers each twin with the response stored under its key.
+func (s *SubmissionStore) answerTwins(ctx context.Context, batch []*pendingSubmission, twins []int, results []acceptResult) []acceptResult {
 	for _, i := range twins {
 		prior, err := s.IdempotentResponse(ctx, batch[i].sub.FormID, batch[i].sub.IdempotencyKey)
 		if err == nil && prior == nil {
@@ -207,12 +249,68 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 		}
 		results[i] = acceptResult{prior: prior, err: err}
 	}
-	return results, nil
+	return results
 }
 
-const insertPayloads = `
-	INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
-	SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`
+// keyRows are the Idempotency-Key rows of the live keyed submissions.
+type keyRows struct {
+	idx                    []int
+	forms, keys, redirects []string
+	hashes, responses      [][]byte
+}
+
+func keyRowsOf(batch []*pendingSubmission, live []bool) (keyRows, error) {
+	var k keyRows
+	for i, p := range batch {
+		if !live[i] || p.sub.IdempotencyKey == "" {
+			continue
+		}
+		resp, err := json.Marshal(p.sub.Response.Response)
+		if err != nil {
+			return k, err
+		}
+		k.idx = append(k.idx, i)
+		k.forms, k.keys, k.redirects = append(k.forms, p.sub.FormID), append(k.keys, p.sub.IdempotencyKey), append(k.redirects, p.sub.Response.Redirect)
+		k.hashes, k.responses = append(k.hashes, p.sub.Response.RequestHash), append(k.responses, resp)
+	}
+	return k, nil
+}
+
+// insertKeys inserts keyRows.args(); the careful path adds ON CONFLICT.
+const insertKeys = `INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
+	SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::text[])`
+
+func (k keyRows) args() []any { return []any{k.forms, k.keys, k.hashes, k.responses, k.redirects} }
+
+// writeRows are the payload rows and event streams of the live submissions.
+type writeRows struct {
+	streams     []StreamEvents
+	ids, forms  []string
+	keys, texts [][]byte
+	pending     []int32
+}
+
+func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
+	var w writeRows
+	for i, p := range batch {
+		if !live[i] {
+			continue
+		}
+		sub := p.sub
+		w.streams = append(w.streams, submissionStreams(sub)...)
+		w.ids, w.forms = append(w.ids, sub.Accepted.SubmissionID), append(w.forms, sub.FormID)
+		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
+		w.pending = append(w.pending, int32(len(sub.Queued)))
+	}
+	return w
+}
+
+func (w writeRows) queuePayloads(b *pgx.Batch) {
+	b.Queue(`
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
+		SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
+		w.ids, w.forms, w.keys, w.texts, w.pending)
+}
 
 // submissionStreams are the streams one accepted submission appends to.
 func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
@@ -223,59 +321,6 @@ func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
 			Events: []Event{q}, Metadata: sub.Metadata})
 	}
 	return streams
-}
-
-// commitCarefully checks versions and keys first and commits only the
-// submissions that pass, answering the others precisely.
-func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
-	results := make([]acceptResult, len(batch))
-	live := make([]bool, len(batch))
-	var twins []int // lost an Idempotency-Key race: answer with the winner's response
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		for i := range live {
-			live[i] = true
-			results[i] = acceptResult{}
-		}
-		twins = twins[:0]
-		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
-			return err
-		}
-		if err := s.claimIdempotencyKeys(ctx, tx, batch, live, &twins); err != nil {
-			return err
-		}
-		var streams []StreamEvents
-		var ids, forms []string
-		var keys, texts [][]byte
-		var pending []int32
-		now := time.Now().UTC()
-		for i, p := range batch {
-			if !live[i] {
-				continue
-			}
-			sub := p.sub
-			streams = append(streams, submissionStreams(sub)...)
-			ids, forms = append(ids, sub.Accepted.SubmissionID), append(forms, sub.FormID)
-			keys, texts = append(keys, sub.Payload.WrappedKey), append(texts, sub.Payload.Ciphertext)
-			pending = append(pending, int32(len(sub.Queued)))
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		payloads := &pgx.Batch{}
-		payloads.Queue(insertPayloads, ids, forms, keys, texts, pending)
-		return s.store.AppendWith(ctx, tx, now, payloads, streams...)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, i := range twins {
-		prior, err := s.IdempotentResponse(ctx, batch[i].sub.FormID, batch[i].sub.IdempotencyKey)
-		if err == nil && prior == nil {
-			err = errors.New("idempotency key vanished")
-		}
-		results[i] = acceptResult{prior: prior, err: err}
-	}
-	return results, nil
 }
 
 // checkFormVersions refuses submissions judged against a form version that
@@ -309,54 +354,30 @@ func (s *SubmissionStore) checkFormVersions(ctx context.Context, tx pgx.Tx, batc
 }
 
 // claimIdempotencyKeys inserts the keys of live submissions; one whose key is
-// already stored (by an earlier request, a concurrent one, or its twin in
-// this batch) commits nothing and is answered with the stored response.
-func (s *SubmissionStore) claimIdempotencyKeys(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, twins *[]int) error {
-	var forms, keys, redirects []string
-	var hashes, responses [][]byte
-	var idx []int
-	seen := map[[2]string]bool{}
-	for i, p := range batch {
-		if !live[i] || p.sub.IdempotencyKey == "" {
-			continue
-		}
-		k := [2]string{p.sub.FormID, p.sub.IdempotencyKey}
-		if seen[k] {
-			live[i] = false
-			*twins = append(*twins, i)
-			continue
-		}
-		seen[k] = true
-		resp, err := json.Marshal(p.sub.Response.Response)
-		if err != nil {
-			return err
-		}
-		forms, keys, redirects = append(forms, p.sub.FormID), append(keys, p.sub.IdempotencyKey), append(redirects, p.sub.Response.Redirect)
-		hashes, responses = append(hashes, p.sub.Response.RequestHash), append(responses, resp)
-		idx = append(idx, i)
+// already stored (by an earlier or a concurrent request) commits nothing and
+// is returned, to be answered with the stored response.
+func (s *SubmissionStore) claimIdempotencyKeys(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool) ([]int, error) {
+	k, err := keyRowsOf(batch, live)
+	if err != nil || len(k.idx) == 0 {
+		return nil, err
 	}
-	if len(idx) == 0 {
-		return nil
-	}
-	rows, err := tx.Query(ctx, `
-		INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
-		SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::jsonb[], $5::text[])
-		ON CONFLICT DO NOTHING RETURNING form_id::text, key`, forms, keys, hashes, responses, redirects)
+	rows, err := tx.Query(ctx, insertKeys+` ON CONFLICT DO NOTHING RETURNING form_id::text, key`, k.args()...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	claimed := map[[2]string]bool{}
-	var f, k string
-	if _, err := pgx.ForEachRow(rows, []any{&f, &k}, func() error { claimed[[2]string{f, k}] = true; return nil }); err != nil {
-		return err
+	var f, key string
+	if _, err := pgx.ForEachRow(rows, []any{&f, &key}, func() error { claimed[[2]string{f, key}] = true; return nil }); err != nil {
+		return nil, err
 	}
-	for n, i := range idx {
-		if !claimed[[2]string{forms[n], keys[n]}] {
+	var lost []int
+	for n, i := range k.idx {
+		if !claimed[[2]string{k.forms[n], k.keys[n]}] {
 			live[i] = false
-			*twins = append(*twins, i)
+			lost = append(lost, i)
 		}
 	}
-	return nil
+	return lost, nil
 }
 
 // IdempotentResponse implements application.SubmissionStore. Keys are kept
