@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/domaintest"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -37,15 +38,6 @@ func formLoaded(t *testing.T) *form.Form {
 		t.Fatalf("FromHistory: %v", err)
 	}
 	return loaded
-}
-
-func formInvalidField(t *testing.T, err error) string {
-	t.Helper()
-	var inv *domain.InvalidInputError
-	if !errors.As(err, &inv) {
-		t.Fatalf("error = %v (%T), want *domain.InvalidInputError", err, err)
-	}
-	return inv.Field
 }
 
 func TestCreateNormalizesSettings(t *testing.T) {
@@ -201,21 +193,9 @@ func TestCreateRejects(t *testing.T) {
 			n := formNewForm(valid)
 			tt.mutate(&n)
 			f, err := form.Create(n, form.Policy{}, formT0)
-			if err == nil {
-				t.Fatalf("Create succeeded, want an error")
-			}
+			domaintest.ExpectRefusal(t, err, tt.wantField)
 			if f != nil {
 				t.Errorf("Create returned a form with its error")
-			}
-			var inv *domain.InvalidInputError
-			isInv := errors.As(err, &inv)
-			switch {
-			case tt.wantField == "" && isInv:
-				t.Errorf("error = %v, want a plain error", err)
-			case tt.wantField != "" && !isInv:
-				t.Errorf("error = %v (%T), want *domain.InvalidInputError", err, err)
-			case tt.wantField != "" && inv.Field != tt.wantField:
-				t.Errorf("Field = %q, want %q", inv.Field, tt.wantField)
 			}
 		})
 	}
@@ -414,7 +394,7 @@ func TestChangeSettingsRejectsInvalidPatch(t *testing.T) {
 			f := formLoaded(t)
 			before := f.Settings()
 			err := f.ChangeSettings(tt.patch, tt.policy, formT0.Add(time.Hour))
-			if got := formInvalidField(t, err); got != tt.wantField {
+			if got := domaintest.InvalidField(t, err); got != tt.wantField {
 				t.Errorf("Field = %q, want %q", got, tt.wantField)
 			}
 			if len(f.Changes()) != 0 {
