@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/domaintest"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/domaintest"
 )
 
 // accountT0 is deliberately not UTC: events must record UTC times.
