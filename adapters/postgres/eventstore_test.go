@@ -73,16 +73,18 @@ func connect(t *testing.T, ctx context.Context, url string) *pgxpool.Pool {
 	return pool
 }
 
-// startWaker runs a Waker listening on pool until t ends; the listener is
-// stopped before the pool is closed.
+// startWaker runs the per-topic wakers listening on pool until t ends and
+// returns the form topic's (the topic these tests publish to); the listener
+// is stopped before the pool is closed.
 func startWaker(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *watermillpg.Waker {
 	t.Helper()
-	w := watermillpg.NewWaker()
+	ws := watermillpg.NewWakers()
+	w := ws.For(postgres.StreamForm)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.Listen(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ws.Listen(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}()
 	t.Cleanup(func() {
 		cancel()

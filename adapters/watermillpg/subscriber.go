@@ -32,7 +32,7 @@ type Waker struct {
 	ch  chan struct{}
 }
 
-// NewWaker builds a waker with no listener; call Listen to hear other processes.
+// NewWaker builds a waker; Wakers.Listen wakes it when its topic is notified.
 func NewWaker() *Waker { return &Waker{ch: make(chan struct{})} }
 
 // Wake ends every current wait.
@@ -55,12 +55,6 @@ func (w *Waker) state() (uint64, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.seq, w.ch
-}
-
-// Listen holds a connection on LISTEN formd_events until ctx ends, waking
-// this waker on every notification, reconnecting after failures.
-func (w *Waker) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
-	listen(ctx, pool, log, func(string) { w.Wake() }, w.Wake)
 }
 
 // Wakers hold one Waker per topic, so a commit wakes only the subscribers
@@ -96,17 +90,13 @@ func (ws *Wakers) wakeAll() {
 // Listen holds a connection on LISTEN formd_events until ctx ends, waking the
 // waker each notification names; after a lost connection it wakes them all.
 func (ws *Wakers) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
-	listen(ctx, pool, log, func(topic string) { ws.For(topic).Wake() }, ws.wakeAll)
-}
-
-func listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, notified func(payload string), lost func()) {
 	for ctx.Err() == nil {
-		err := listenOnce(ctx, pool, notified)
+		err := ws.listenOnce(ctx, pool)
 		if ctx.Err() != nil {
 			return
 		}
 		log.Warn("event listener lost its connection; retrying", "err", err)
-		lost()
+		ws.wakeAll() // whatever was notified meanwhile is looked for at once
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -114,7 +104,7 @@ func listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, notified 
 	}
 }
 
-func listenOnce(ctx context.Context, pool *pgxpool.Pool, notified func(string)) error {
+func (ws *Wakers) listenOnce(ctx context.Context, pool *pgxpool.Pool) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -129,7 +119,7 @@ func listenOnce(ctx context.Context, pool *pgxpool.Pool, notified func(string)) 
 		if err != nil {
 			return err
 		}
-		notified(n.Payload)
+		ws.For(n.Payload).Wake()
 	}
 }
 

@@ -180,8 +180,9 @@ func TestBackoffDelegatesErrorsAndMessages(t *testing.T) {
 }
 
 // TestListenWakesOnNotifyAndReconnects needs PostgreSQL: a NOTIFY on
-// postgres.NotifyChannel wakes the waker, and after the listening connection
-// is killed Listen wakes everyone, reconnects and hears notifications again.
+// postgres.NotifyChannel wakes the topic's waker, and after the listening
+// connection is killed Listen wakes everyone, reconnects and hears
+// notifications again.
 func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
@@ -197,12 +198,13 @@ func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 
-	w := NewWaker()
+	ws := NewWakers()
+	w := ws.For("form")
 	listenCtx, stopListening := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		w.Listen(listenCtx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ws.Listen(listenCtx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}()
 	t.Cleanup(func() {
 		stopListening()
