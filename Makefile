@@ -36,7 +36,8 @@ unit: ## domain unit tests and adapter/port tests against a real PostgreSQL (rac
 fuzz-short: ## each fuzz target for $(FUZZTIME)
 	@scripts/fuzz.sh $(FUZZTIME)
 
-features: ## the Ginkgo acceptance suite, in parallel processes
+features: ## the Ginkgo acceptance suite, in parallel processes (browser specs in headless Chromium)
+	@scripts/ensure-chromium.sh
 	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=10m --poll-progress-after=60s ./features
 
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)

@@ -38,6 +38,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	shared = StartFormd()
 })
 
-var _ = SynchronizedAfterSuite(func() {}, func() {
+var _ = SynchronizedAfterSuite(func() {
+	closeBrowser()
+}, func() {
 	gexec.CleanupBuildArtifacts()
 })

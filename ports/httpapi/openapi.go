@@ -5,7 +5,6 @@ import (
 	_ "embed" // the OpenAPI document is embedded
 	"encoding/hex"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -29,7 +28,7 @@ var openAPIETag = func() string {
 func (s *Server) openAPI(c *gin.Context) {
 	c.Header("Cache-Control", "public, max-age=3600")
 	c.Header("ETag", openAPIETag)
-	if strings.Contains(c.GetHeader("If-None-Match"), openAPIETag) {
+	if etagMatches(c.GetHeader("If-None-Match"), openAPIETag) {
 		c.Status(http.StatusNotModified)
 		return
 	}

@@ -57,12 +57,16 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "Method not allowed on this route.") })
 
 	r.GET("/healthz", s.healthz)
-	submit := r.Group("/submit")
+	// CORS first: a preflight is answered before the rate limit spends a token.
+	submit := r.Group("/submit", publicCORS(http.MethodPost))
+	submit.OPTIONS("", preflightAnswered)
+	submit.OPTIONS("/:accessKey", preflightAnswered)
 	if config.SubmitRatePerIP > 0 {
 		submit.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
 	submit.POST("", s.submit)
 	submit.POST("/:accessKey", s.submit)
+	r.GET(ClientScriptPath, s.clientScript)
 	r.GET(ErrorPagePath, s.errorPage)
 	r.GET(SuccessPagePath, s.successPage)
 	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
