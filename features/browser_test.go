@@ -18,10 +18,13 @@ import (
 // posts to formd (http://127.0.0.1:<port>), in a real Chromium.
 var _ = Describe("Browser clients on another origin", func() {
 	var (
-		f    *Formd
-		form LiveForm
-		site *Site
-		tab  *Tab
+		f *Formd
+		// formdURL is how the browser reaches formd: through a proxy that
+		// checks every exchange against /openapi.json.
+		formdURL string
+		form     LiveForm
+		site     *Site
+		tab      *Tab
 		// notifications counts the mails the recipient got after the form went live.
 		notifications func() int
 	)
@@ -29,12 +32,13 @@ var _ = Describe("Browser clients on another origin", func() {
 	// page is a website's page: body is the HTML inside <body>, with {{formd}}
 	// and {{key}} standing for formd's address and the form's access key.
 	page := func(body string) string {
-		body = strings.NewReplacer("{{formd}}", f.URL, "{{key}}", html.EscapeString(form.AccessKey)).Replace(body)
+		body = strings.NewReplacer("{{formd}}", formdURL, "{{key}}", html.EscapeString(form.AccessKey)).Replace(body)
 		return "<!doctype html><html lang=en><head><meta charset=utf-8><title>Contact us</title></head><body>" + body + "</body></html>"
 	}
 
 	BeforeEach(func() {
 		f = shared
+		formdURL = ContractProxy(f)
 		// The website is allowed: the origin gate passes for localhost only.
 		form = f.LiveForm(map[string]any{
 			"allowedDomains": []string{"localhost"},
@@ -54,7 +58,7 @@ var _ = Describe("Browser clients on another origin", func() {
 			  <button type="submit">Send</button>
 			</form>`)})
 		tab.Do(chromedp.Navigate(site.URL+"/contact.html"), chromedp.Click(chromedp.CSS("button")))
-		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(Equal(f.URL + "/submit/success"))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(Equal(formdURL + "/submit/success"))
 		Expect(tab.Text("body")).To(ContainSubstring("Thank you!"))
 		By("the notification reaches the recipient")
 		m := f.Mail.WaitForMail(form.Recipient)
@@ -70,7 +74,7 @@ var _ = Describe("Browser clients on another origin", func() {
 			  <button type="submit">Send</button>
 			</form>`)})
 		tab.Do(chromedp.Navigate(site.URL+"/contact.html"), chromedp.Click(chromedp.CSS("button")))
-		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HavePrefix(f.URL + "/submit/error?"))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HavePrefix(formdURL + "/submit/error?"))
 		Expect(tab.Text("body")).To(ContainSubstring("Submission rejected as spam: the botcheck field must be left empty."))
 		By("the way back leads to the website (its origin: browsers send no cross-site path in Referer)")
 		Expect(tab.Attribute("a[href^='http://localhost']", "href")).To(HavePrefix(site.URL + "/"))
@@ -89,7 +93,7 @@ var _ = Describe("Browser clients on another origin", func() {
 				headers: {"Content-Type": "application/json", "Accept": "application/json", "Idempotency-Key": "browser-json-1"},
 				body: JSON.stringify({access_key: %q, email: "json@example.test", message: "Hello as JSON"})
 			}).then(r => r.json().then(body => ({status: r.status, body, requestId: r.headers.get("X-Request-Id")})))`,
-				f.URL+"/submit", form.AccessKey), &answer)
+				formdURL+"/submit", form.AccessKey), &answer)
 			Expect(answer["status"]).To(BeNumerically("==", 200), "%v", answer)
 			Expect(answer["body"]).To(HaveKeyWithValue("success", true))
 			Expect(answer["requestId"]).NotTo(BeEmpty(), "X-Request-Id is exposed to the page")
@@ -103,7 +107,7 @@ var _ = Describe("Browser clients on another origin", func() {
 				data.append("email", "formdata@example.test");
 				data.append("message", "Hello as FormData");
 				return fetch(%q, {method: "POST", body: data}).then(r => r.json().then(body => ({status: r.status, body})));
-			})()`, f.URL+"/submit/"+form.AccessKey), &answer)
+			})()`, formdURL+"/submit/"+form.AccessKey), &answer)
 			Expect(answer["status"]).To(BeNumerically("==", 200), "%v", answer)
 			Expect(answer["body"]).To(HaveKeyWithValue("success", true))
 			Expect(f.Mail.WaitForMail(form.Recipient).Text).To(ContainSubstring("Hello as FormData"))
@@ -114,7 +118,7 @@ var _ = Describe("Browser clients on another origin", func() {
 			var answer map[string]any
 			tab.Eval(fmt.Sprintf(`fetch(%q, {method: "POST", headers: {"Content-Type": "application/json"},
 				body: JSON.stringify({access_key: %q, message: "from the wrong site"})
-			}).then(r => r.json().then(body => ({status: r.status, body})))`, f.URL+"/submit", other.AccessKey), &answer)
+			}).then(r => r.json().then(body => ({status: r.status, body})))`, formdURL+"/submit", other.AccessKey), &answer)
 			Expect(answer["status"]).To(BeNumerically("==", 400), "%v", answer)
 			Expect(answer["body"]).To(HaveKeyWithValue("message", ContainSubstring("not allowed to submit to this form")))
 		})

@@ -36,6 +36,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	formdBinary = string(path)
 	By("starting this process's shared formd")
 	shared = StartFormd()
+	expectContractLoaded(shared)
 })
 
 var _ = SynchronizedAfterSuite(func() {

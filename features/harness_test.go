@@ -104,7 +104,7 @@ func StartFormd(extraEnv ...string) *Formd {
 			Timeout: 15 * time.Second,
 			// Redirects are answers to assert on, not to follow.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16},
+			Transport:     newContractTransport(),
 		},
 	}
 	DeferCleanup(f.client.CloseIdleConnections)

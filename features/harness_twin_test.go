@@ -29,7 +29,7 @@ func (f *Formd) StartTwin(extraEnv ...string) *Formd {
 		client: &http.Client{
 			Timeout:       f.client.Timeout,
 			CheckRedirect: f.client.CheckRedirect,
-			Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16},
+			Transport:     newContractTransport(),
 		},
 	}
 	DeferCleanup(twin.client.CloseIdleConnections)
