@@ -124,6 +124,17 @@ var _ = Describe("Browser clients on another origin", func() {
 		})
 	})
 
+	It("cannot use a session on the control plane from another site", func() {
+		site = StartSite(map[string]string{"/app.html": page(`<p>Someone else's site.</p>`)})
+		tab.Do(chromedp.Navigate(site.URL + "/app.html"))
+		// Straight to formd, not through the checking proxy: an OPTIONS
+		// preflight of /v1 is deliberately outside the contract.
+		var outcome string
+		tab.Eval(fmt.Sprintf(`fetch(%q, {headers: {"Authorization": "Bearer " + %q}})
+			.then(r => "read HTTP " + r.status, e => "blocked: " + e.name)`, f.URL+"/v1/forms", form.Token), &outcome)
+		Expect(outcome).To(Equal("blocked: TypeError"), "the browser must refuse the cross-site read")
+	})
+
 	Describe("a page using /client/script.js", func() {
 		BeforeEach(func() {
 			By("including the helper with its Subresource Integrity hash, as the README shows")
