@@ -39,9 +39,12 @@ func badRequest(format string, args ...any) error {
 }
 
 // fieldSet collects fields in submitted order, joining repeated names with
-// commas as browsers send checkbox groups.
+// commas as browsers send checkbox groups. Repeats are gathered and joined
+// once (result), so many repeats of one name cost linear, not quadratic, work.
 type fieldSet struct {
-	fields []submission.Field
+	names  []string
+	values [][]string
+	sizes  []int // joined length of each field so far
 	index  map[string]int
 }
 
@@ -50,34 +53,74 @@ func (s *fieldSet) add(name, value string) error {
 		return badRequest("Field names must not be empty.")
 	}
 	if len(name) > MaxFieldNameBytes {
-		return badRequest("Field name %q is too long: at most %d bytes.", name[:20]+"…", MaxFieldNameBytes)
+		return badRequest("Field name %q is too long: at most %d bytes.", truncate(name, 20)+"…", MaxFieldNameBytes)
 	}
-	if err := checkText(name, name); err != nil {
+	if err := checkFieldName(name); err != nil {
 		return err
 	}
 	if err := checkText(name, value); err != nil {
 		return err
 	}
 	if i, ok := s.index[name]; ok {
-		joined := s.fields[i].Value + ", " + value
-		if len(joined) > MaxFieldValueBytes {
+		size := s.sizes[i] + len(", ") + len(value)
+		if size > MaxFieldValueBytes {
 			return badRequest("Field %s is too long: at most %d bytes.", name, MaxFieldValueBytes)
 		}
-		s.fields[i].Value = joined
+		s.sizes[i] = size
+		s.values[i] = append(s.values[i], value)
 		return nil
 	}
 	if len(value) > MaxFieldValueBytes {
 		return badRequest("Field %s is too long: at most %d bytes.", name, MaxFieldValueBytes)
 	}
-	if len(s.fields) >= MaxFields {
+	if len(s.names) >= MaxFields {
 		return badRequest("Too many fields: at most %d.", MaxFields)
 	}
 	if s.index == nil {
 		s.index = map[string]int{}
 	}
-	s.index[name] = len(s.fields)
-	s.fields = append(s.fields, submission.Field{Name: name, Value: value})
+	s.index[name] = len(s.names)
+	s.names = append(s.names, name)
+	s.values = append(s.values, []string{value})
+	s.sizes = append(s.sizes, len(value))
 	return nil
+}
+
+// result returns the fields, each repeated name joined with ", ".
+func (s *fieldSet) result() []submission.Field {
+	if len(s.names) == 0 {
+		return nil
+	}
+	fields := make([]submission.Field, len(s.names))
+	for i, name := range s.names {
+		fields[i] = submission.Field{Name: name, Value: strings.Join(s.values[i], ", ")}
+	}
+	return fields
+}
+
+// checkFieldName refuses names with any control character (tab and line
+// breaks included): a name is printed as a line label in notification
+// mails, so "a\r\nX-Field: b" must never become a line of its own. The
+// error names the field with its control characters escaped.
+func checkFieldName(name string) error {
+	if !utf8.ValidString(name) {
+		return badRequest("Field name %q is not valid UTF-8 text.", name)
+	}
+	if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
+		return badRequest("Field name %q contains control characters; names must be printable text.", name)
+	}
+	return nil
+}
+
+// truncate cuts s to at most n bytes on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // checkText refuses text that is not UTF-8 or carries control characters
@@ -193,7 +236,7 @@ func decodeJSONFields(raw []byte) ([]submission.Field, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, badRequest("Request body has data after the JSON object.")
 	}
-	return set.fields, nil
+	return set.result(), nil
 }
 
 func jsonValues(dec *json.Decoder, name string) ([]string, error) {
@@ -260,7 +303,7 @@ func decodeURLEncoded(raw string) ([]submission.Field, error) {
 			return nil, err
 		}
 	}
-	return set.fields, nil
+	return set.result(), nil
 }
 
 func decodeMultipart(raw []byte, boundary string) ([]submission.Field, []application.UploadedFile, error) {
@@ -310,5 +353,5 @@ func decodeMultipart(raw []byte, boundary string) ([]submission.Field, []applica
 			return nil, nil, err
 		}
 	}
-	return set.fields, files, nil
+	return set.result(), files, nil
 }
