@@ -3,6 +3,7 @@ package httpapi
 import (
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -57,10 +58,29 @@ func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
+// clientKey is the bucket of a client address: an IPv4 address itself, an
+// IPv6 address by its /64. One subscriber usually holds a whole /64, so
+// keying on the full address would give it 2^64 buckets.
+func clientKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr.String()
+	}
+	prefix, err := addr.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return prefix.String()
+}
+
 // rateLimitSubmissions answers 429 with Retry-After once an IP's bucket is empty.
 func (s *Server) rateLimitSubmissions(l *ipLimiter) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ok, wait := l.allow(c.ClientIP(), time.Now())
+		ok, wait := l.allow(clientKey(c.ClientIP()), time.Now())
 		if ok {
 			c.Next()
 			return
