@@ -199,7 +199,9 @@ var _ = Describe("Form control plane", func() {
 	Describe("authentication", func() {
 		It("accepts the auth.session_token cookie like the bearer token", func() {
 			token, _ := f.RegisteredVerifiedUser()
+			// formd's own pages send their origin with every write.
 			cookie := SessionCookie(token)
+			cookie.Set("Origin", f.URL)
 
 			By("creating a form with the cookie")
 			created := f.Do(http.MethodPost, "/v1/forms", contactForm(nil), cookie)
@@ -218,6 +220,36 @@ var _ = Describe("Form control plane", func() {
 			events := f.Events(token, id)
 			Expect(events).To(HaveLen(2))
 			Expect(events[1]["actor"]).To(Equal(events[0]["actor"]))
+		})
+
+		It("refuses a write made with the cookie from another site (CSRF), but not a bearer call", func() {
+			token, _ := f.RegisteredVerifiedUser()
+			fromEvil := func(h http.Header) http.Header {
+				h.Set("Origin", "https://evil.example")
+				h.Set("Sec-Fetch-Site", "cross-site")
+				return h
+			}
+			By("a cross-site form post carrying the cookie, without a JSON content type")
+			r := f.Do(http.MethodPost, "/v1/forms", RawBody{Data: []byte(`{"name":"Evil","recipientEmail":"evil@example.test"}`)},
+				fromEvil(SessionCookie(token)))
+			ExpectError(r, http.StatusForbidden, "own origin")
+			By("the same as JSON from the other site")
+			r = f.Do(http.MethodPost, "/v1/forms", contactForm(nil), fromEvil(SessionCookie(token)))
+			ExpectError(r, http.StatusForbidden)
+			By("a cookie write with neither Origin nor Sec-Fetch-Site")
+			r = f.Do(http.MethodPost, "/v1/forms", contactForm(nil), SessionCookie(token))
+			ExpectError(r, http.StatusForbidden)
+			Expect(f.Forms(token)).To(BeEmpty(), "no form was created")
+
+			By("reads with the cookie and bearer-token writes from anywhere still work")
+			Expect(f.Do(http.MethodGet, "/v1/forms", nil, fromEvil(SessionCookie(token))).Status).To(Equal(http.StatusOK))
+			r = f.Do(http.MethodPost, "/v1/forms", contactForm(nil), fromEvil(Bearer(token)))
+			Expect(r.Status).To(Equal(http.StatusCreated), "%s", r)
+			By("a same-origin cookie write passes (Sec-Fetch-Site: same-origin)")
+			same := SessionCookie(token)
+			same.Set("Sec-Fetch-Site", "same-origin")
+			r = f.Do(http.MethodPost, "/v1/forms", contactForm(nil), same)
+			Expect(r.Status).To(Equal(http.StatusCreated), "%s", r)
 		})
 
 		Describe("without a valid credential", Ordered, ContinueOnFailure, func() {

@@ -28,6 +28,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		}
 	} else if cookie, err := c.Cookie(SessionCookie); err == nil {
 		credential = cookie
+		c.Set(viaCookieKey, true)
 	}
 	session, err := s.app.Queries.Authenticate.Authenticate(c.Request.Context(), credential)
 	if err != nil {
