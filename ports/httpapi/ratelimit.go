@@ -86,7 +86,7 @@ func (s *Server) rateLimitSubmissions(l *ipLimiter) gin.HandlerFunc {
 			return
 		}
 		c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		s.submitFailed(c, isJavaScriptClient(c.Request), http.StatusTooManyRequests,
+		s.submitFailed(c, isJavaScriptClient(c.Request), http.StatusTooManyRequests, reasonRateLimited,
 			"Too many submissions from this address. Try again in a moment.", nil)
 	}
 }

@@ -3,12 +3,12 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/submission"
 )
 
 // Addresses of the hosted pages for plain HTML posts.
@@ -50,18 +50,18 @@ func (s *Server) submit(c *gin.Context) {
 	key := c.Param("accessKey")
 	idem := c.GetHeader("Idempotency-Key")
 	if idem != "" && !validIdempotencyKey(idem) {
-		s.submitFailed(c, jsClient, http.StatusBadRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters.", nil)
+		s.submitFailed(c, jsClient, http.StatusBadRequest, reasonIdempotencyKey, "Idempotency-Key must be 1 to 255 printable ASCII characters.", nil)
 		return
 	}
 	if c.Request.ContentLength > MaxSubmissionBytes {
-		s.submitFailed(c, jsClient, http.StatusRequestEntityTooLarge, "Submission is too large.", nil)
+		s.submitFailed(c, jsClient, http.StatusRequestEntityTooLarge, reasonTooLarge, "Submission is too large.", nil)
 		return
 	}
 	fields, files, err := decodeSubmission(c.Request)
 	if err != nil {
 		var de *decodeError
 		if errors.As(err, &de) {
-			s.submitFailed(c, jsClient, de.status, de.message, nil)
+			s.submitFailed(c, jsClient, de.status, decodeReason(de.status), de.message, nil)
 			return
 		}
 		s.respondError(c, err)
@@ -75,14 +75,18 @@ func (s *Server) submit(c *gin.Context) {
 	var rejected *application.SubmissionRejected
 	switch {
 	case errors.As(err, &rejected):
-		s.submitFailed(c, jsClient, http.StatusBadRequest, rejected.Response.Message, &rejected.Response)
+		s.submitFailed(c, jsClient, http.StatusBadRequest, rejected.Gate, rejected.Response.Message, &rejected.Response)
 	case err != nil:
 		status, msg := statusOf(err)
 		if status == http.StatusInternalServerError {
 			s.respondError(c, err)
 			return
 		}
-		s.submitFailed(c, jsClient, status, msg, nil)
+		reason := reasonInvalid
+		if errors.Is(err, application.ErrIdempotencyMismatch) {
+			reason = reasonIdempotencyKey
+		}
+		s.submitFailed(c, jsClient, status, reason, msg, nil)
 	case jsClient:
 		c.JSON(http.StatusOK, out.Response)
 	default:
@@ -95,8 +99,9 @@ func (s *Server) submit(c *gin.Context) {
 }
 
 // submitFailed answers a refused submission: JSON for JavaScript clients, a
-// 303 to the hosted error page for plain HTML posts.
-func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, message string, resp *application.SubmissionResponse) {
+// 303 to the hosted error page for plain HTML posts. The page is told a
+// reason code, never free text (see hosted_pages.go).
+func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, reason, message string, resp *application.SubmissionResponse) {
 	if jsClient {
 		if resp != nil {
 			resp.RequestID = requestIDOf(c)
@@ -106,45 +111,10 @@ func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, message
 		s.fail(c, status, message)
 		return
 	}
-	if resp != nil && len(resp.Errors) > 0 {
-		parts := make([]string, len(resp.Errors))
-		for i, e := range resp.Errors {
-			parts[i] = e.Message
-		}
-		message += " " + strings.Join(parts, "; ") + "."
+	var fieldErrors []submission.FieldError
+	if resp != nil {
+		fieldErrors = resp.Errors
 	}
-	q := url.Values{"reason": {message}, "requestId": {requestIDOf(c)}}
-	if back := c.GetHeader("Referer"); back != "" {
-		q.Set("back", back)
-	}
-	c.Redirect(http.StatusSeeOther, ErrorPagePath+"?"+q.Encode())
+	c.Redirect(http.StatusSeeOther, errorPageAddress(reason, requestIDOf(c), c.GetHeader("Referer"), fieldErrors))
 	c.Abort()
-}
-
-// errorPage is the hosted failure page of plain HTML posts. It shows the
-// reason as text (escaped) and a way back to the form.
-func (s *Server) errorPage(c *gin.Context) {
-	reason := strings.ToValidUTF8(c.Query("reason"), "\uFFFD")
-	if r := []rune(reason); len(r) > 1000 {
-		reason = string(r[:1000]) + "…"
-	}
-	if reason == "" {
-		reason = "The form could not be sent."
-	}
-	s.page(c, http.StatusOK, statusPageData{Title: "The form was not sent", Message: reason, RequestID: c.Query("requestId"),
-		BackLink: backLink(c.Query("back"))})
-}
-
-// backLink keeps only absolute http(s) addresses as a way back to the form.
-func backLink(raw string) string {
-	if u, err := url.Parse(raw); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
-		return u.String()
-	}
-	return ""
-}
-
-// successPage is the hosted success page of plain HTML posts.
-func (s *Server) successPage(c *gin.Context) {
-	s.page(c, http.StatusOK, statusPageData{Title: "Thank you!", Message: "Your submission was received.",
-		BackLink: backLink(c.GetHeader("Referer"))})
 }

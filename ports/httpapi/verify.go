@@ -16,11 +16,13 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .BackLink}}<p><a href="{{.BackLink}}">Go back to the form</a></p>{{end}}
+</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">Go back to the form</a></p>{{end}}
 {{if .RequestID}}<p><small>Request id: {{.RequestID}}</small></p>{{end}}</body></html>`))
 
 type statusPageData struct {
 	Title, Message, RequestID string
+	// Details are listed under the message (the error page's field errors).
+	Details []string
 	// BackLink is escaped and sanitized by html/template (javascript: URLs are refused).
 	BackLink string
 }
@@ -28,7 +30,10 @@ type statusPageData struct {
 func (s *Server) page(c *gin.Context, status int, data statusPageData) {
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Header("Cache-Control", "no-store")
-	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	// No page of formd's may be framed (clickjacking): CSP for today's
+	// browsers, X-Frame-Options for older ones.
+	c.Header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	c.Header("X-Frame-Options", "DENY")
 	c.Status(status)
 	if err := statusPage.Execute(c.Writer, data); err != nil {
 		s.log.Error("render page", "err", err)
