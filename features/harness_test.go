@@ -124,8 +124,9 @@ func StartFormd(extraEnv ...string) *Formd {
 			"FORMD_SECRET_KEY=" + randomHex(32),
 			"FORMD_LOG_LEVEL=warn",
 			// Specs share one formd per process and all post from 127.0.0.1: the
-			// per-IP limit is tested on a dedicated formd that sets its own.
+			// per-IP limits are tested on a dedicated formd that sets its own.
 			"FORMD_SUBMIT_RATE=0",
+			"FORMD_AUTH_RATE=0",
 		}, extraEnv...)
 		if f.start() || attempt == 3 {
 			break

@@ -31,6 +31,9 @@ type Config struct {
 	// (token bucket); a rate of 0 disables it.
 	SubmitRate  float64 `env:"FORMD_SUBMIT_RATE" envDefault:"5"`
 	SubmitBurst int     `env:"FORMD_SUBMIT_BURST" envDefault:"60"`
+	// AuthRate is how many POST /agent/auth attempts one IP may make per
+	// minute (per process); one account gets half as many. 0 disables both.
+	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
 	// DeliveryWorkers is how many delivery workers one process runs.
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
 	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks

@@ -116,7 +116,7 @@ func provideApplication(reg *application.RegisterHandler, verify *application.Ve
 
 func provideHTTPConfig(cfg Config) httpapi.Config {
 	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst}
+		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate}
 }
 
 func provideWebhookSender(cfg Config) (*webhook.Sender, error) {

@@ -39,13 +39,18 @@ type agentAuthResponse struct {
 // they do not restrict the full-account session (spec: Authentication, rule 2).
 var sessionScopes = []string{"forms:read", "forms:write", "submissions:test"}
 
-func (s *Server) agentAuth(c *gin.Context) {
+// agentAuth registers or signs in (POST /agent/auth); guardPasswordChecks
+// runs before it and gives it the per-account limiter (nil: no limit).
+func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	var req agentAuthRequest
 	if !s.decodeJSON(c, &req) {
 		return
 	}
 	if req.Email == "" {
 		s.fail(c, http.StatusBadRequest, "email is required.")
+		return
+	}
+	if !s.allowAccountAttempt(c, perAccount, req.Email) {
 		return
 	}
 	out, err := s.app.Commands.Register.Handle(c.Request.Context(), application.Register{

@@ -32,6 +32,9 @@ type Config struct {
 	// (per process); SubmitBurstPerIP the burst. Zero disables the limit.
 	SubmitRatePerIP  float64
 	SubmitBurstPerIP int
+	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
+	// account gets half as many. Zero disables both limits.
+	AuthAttemptsPerMinute float64
 }
 
 // Server holds the HTTP handlers and the application they call.
@@ -69,7 +72,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.GET(ClientScriptPath, s.clientScript)
 	r.GET(ErrorPagePath, s.errorPage)
 	r.GET(SuccessPagePath, s.successPage)
-	r.POST("/agent/auth", limitBody(64<<10), s.agentAuth)
+	r.POST("/agent/auth", append([]gin.HandlerFunc{limitBody(64 << 10)}, s.guardPasswordChecks(config)...)...)
 	r.GET("/verify/:token", s.verifyLink)
 	s.discoveryRoutes(r)
 	r.GET("/openapi.json", s.openAPI)

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// POST /agent/auth checks a password with Argon2id (19 MiB, a few
+// milliseconds of a core) on every call, with no credential needed to call
+// it. Three guards keep it from being a lever on formd's memory and CPU, or
+// a password-guessing oracle: a per-IP and a per-account attempt limit, and a
+// bound on how many attempts run at once.
+
+// MsgTooManyAuthAttempts answers an attempt over either limit.
+const MsgTooManyAuthAttempts = "Too many sign-in or registration attempts. Try again later."
+
+// MsgAuthBusy answers an attempt that found every password check slot taken.
+const MsgAuthBusy = "formd is busy checking other passwords. Try again in a moment."
+
+// authSlotWait is how long an attempt waits for a free password check slot.
+const authSlotWait = 2 * time.Second
+
+// passwordCheckSlots bounds concurrent password checks to the cores: more at
+// once only queues in the scheduler while each holds its memory.
+type passwordCheckSlots chan struct{}
+
+func newPasswordCheckSlots(n int) passwordCheckSlots { return make(passwordCheckSlots, max(n, 1)) }
+
+// acquire takes a slot, waiting at most wait; release gives it back.
+func (s passwordCheckSlots) acquire(ctx context.Context, wait time.Duration) bool {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s passwordCheckSlots) release() { <-s }
+
+// guardPasswordChecks is the chain of POST /agent/auth: the per-IP limit, a
+// password check slot, then the handler with its per-account limit.
+func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
+	slots := newPasswordCheckSlots(runtime.GOMAXPROCS(0))
+	chain := []gin.HandlerFunc{}
+	var perAccount *ipLimiter
+	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
+		perIP := newIPLimiter(perMinute/60, max(int(perMinute), 1))
+		perAccount = newIPLimiter(perMinute/120, max(int(perMinute/2), 1))
+		chain = append(chain, func(c *gin.Context) {
+			if ok, wait := perIP.allow(clientKey(c.ClientIP()), time.Now()); !ok {
+				s.tooManyAuthAttempts(c, wait)
+				return
+			}
+			c.Next()
+		})
+	}
+	chain = append(chain, func(c *gin.Context) {
+		if !slots.acquire(c.Request.Context(), authSlotWait) {
+			c.Header("Retry-After", "1")
+			s.fail(c, http.StatusTooManyRequests, MsgAuthBusy)
+			return
+		}
+		defer slots.release()
+		c.Next()
+	})
+	return append(chain, func(c *gin.Context) { s.agentAuth(c, perAccount) })
+}
+
+func (s *Server) tooManyAuthAttempts(c *gin.Context, wait time.Duration) {
+	c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	s.fail(c, http.StatusTooManyRequests, MsgTooManyAuthAttempts)
+}
+
+// allowAccountAttempt takes a token of the account's bucket (keyed by the
+// address as typed, case-folded); nil limiter means no limit.
+func (s *Server) allowAccountAttempt(c *gin.Context, perAccount *ipLimiter, email string) bool {
+	if perAccount == nil {
+		return true
+	}
+	ok, wait := perAccount.allow(strings.ToLower(strings.TrimSpace(email)), time.Now())
+	if !ok {
+		s.tooManyAuthAttempts(c, wait)
+	}
+	return ok
+}
