@@ -254,7 +254,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 		FromName: oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
 		ReplyTo:  replyTo(st, env), CC: submission.SplitCC(env.CC), SubmitterEmail: env.Email,
 	}
-	if st.Autoresponder.Enabled && form.IsEmailAddress(env.Email) {
+	if st.Autoresponder.Enabled && domain.IsEmailAddress(env.Email) {
 		resp.AutoresponderDeliveryID = plan(delivery.KindAutoresponder)
 		payload.Autoresponder = &AutoresponderMail{
 			Subject: firstNonBlank(st.Autoresponder.Subject, "We received your message"),
@@ -321,7 +321,7 @@ func replyTo(st form.Settings, env submission.Envelope) string {
 		if env.ReplyTo != "" {
 			return env.ReplyTo
 		}
-		if form.IsEmailAddress(env.Email) {
+		if domain.IsEmailAddress(env.Email) {
 			return env.Email
 		}
 		return ""

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
@@ -197,7 +198,7 @@ func (h *SubmitHandler) evaluate(ctx context.Context, cmd Submit, rec FormRecord
 
 // paidFeatures checks the paid/manual routing fields and the reply-to override.
 func (h *SubmitHandler) paidFeatures(env submission.Envelope, has func(string) (bool, error)) (string, error) {
-	if env.ReplyTo != "" && !form.IsEmailAddress(env.ReplyTo) {
+	if env.ReplyTo != "" && !domain.IsEmailAddress(env.ReplyTo) {
 		return MsgReplyToInvalid, nil
 	}
 	if env.CC != "" {
@@ -210,7 +211,7 @@ func (h *SubmitHandler) paidFeatures(env submission.Envelope, has func(string) (
 			return MsgCCInvalid, nil
 		}
 		for _, a := range cc {
-			if !form.IsEmailAddress(a) {
+			if !domain.IsEmailAddress(a) {
 				return MsgCCInvalid, nil
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/form"
 )
 
 // Event is something that happened to an account.
@@ -95,7 +94,7 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // Register records a new account with a default workspace.
 func Register(r Registration, now time.Time) (*Account, error) {
 	email := NormalizeEmail(r.Email)
-	if !form.IsEmailAddress(email) {
+	if !domain.IsEmailAddress(email) {
 		return nil, domain.Invalid("email", "email must be a valid email address")
 	}
 	name := strings.TrimSpace(r.Name)
