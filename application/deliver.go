@@ -72,33 +72,28 @@ func (h *DeliverHandler) Handles(kind string) bool {
 	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook
 }
 
-// attempt makes one attempt at a claimed delivery and returns its outcome: a
-// failure carries its next due time, so it holds up nothing else.
-func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed SealedPayload, found bool) Attempt {
-	q := c.Queued
-	number := c.Attempts + 1
+// attempt makes one attempt at a claimed delivery; the delivery decides
+// what the outcome means (success, a retry at a later time, or giving up),
+// so a failure holds up nothing else.
+func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed SealedPayload, found bool) (Attempt, error) {
+	d := delivery.Resume(c.Queued, c.Attempts)
 	var sendErr error
 	switch {
-	case !h.Handles(q.Kind):
-		sendErr = fmt.Errorf("%w: no sender for kind %s", ErrPermanent, q.Kind)
+	case !h.Handles(d.Kind()):
+		sendErr = fmt.Errorf("%w: no sender for kind %s", ErrPermanent, d.Kind())
 	case !found:
 		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	default:
-		sendErr = h.send(ctx, q, sealed)
+		sendErr = h.send(ctx, c.Queued, sealed)
 	}
 	now := h.clock.Now()
-	a := Attempt{Queued: q, Number: number}
-	switch {
-	case sendErr == nil:
-		a.Outcome = delivery.Succeeded{Attempt: number, At: now}
-	case number >= delivery.MaxAttempts || errors.Is(sendErr, ErrPermanent):
-		a.Outcome = delivery.GaveUp{Attempts: number, Reason: sendErr.Error(), At: now}
-	default:
-		wait := delivery.Backoff(number)
-		wait += time.Duration(rand.Int64N(int64(wait / 5))) // up to 20% jitter
-		a.Outcome = delivery.AttemptFailed{Attempt: number, Reason: sendErr.Error(), NextAt: now.Add(wait), At: now}
+	var err error
+	if sendErr == nil {
+		_, err = d.Succeed(now)
+	} else {
+		_, err = d.Fail(sendErr.Error(), errors.Is(sendErr, ErrPermanent), now, rand.Float64())
 	}
-	return a
+	return Attempt{Queued: d.Queued(), Number: d.Attempts(), Outcome: d.Outcome()}, err
 }
 
 // ErrPermanent marks failures no retry can fix (the payload is gone, the
@@ -189,7 +184,9 @@ func (h *DeliverHandler) RunDue(ctx context.Context, limit int) (int, error) {
 	attempts := make([]Attempt, len(due))
 	for i, c := range due {
 		sealed, found := payloads[c.SubmissionID]
-		attempts[i] = h.attempt(sendCtx, c, sealed, found)
+		if attempts[i], err = h.attempt(sendCtx, c, sealed, found); err != nil {
+			return 0, err
+		}
 	}
 	return len(due), h.store.RecordAttempts(ctx, attempts)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -48,7 +49,7 @@ func NewFormsHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, c
 }
 
 func (h *FormsHandler) policy(ctx context.Context, accountID string) (form.Policy, error) {
-	wild, err := h.ent.Has(ctx, accountID, FeatureWildcardDomains)
+	wild, err := h.ent.Has(ctx, accountID, account.FeatureWildcardDomains)
 	return form.Policy{WildcardDomains: wild}, err
 }
 

@@ -26,6 +26,8 @@ const (
 	ActorAgent   = "agent"
 	ActorLink    = "verification_link"
 	ActorSystem  = "system"
+	// ActorSubmitter is a public submission; its id is the client IP.
+	ActorSubmitter = "submitter"
 )
 
 // Metadata travels with every stored event: the actor, the HTTP request that
@@ -117,16 +119,6 @@ type ReadModel interface {
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 }
-
-// Feature names of paid or manually granted entitlements.
-const (
-	FeatureServerSide      = "server_side_submissions"
-	FeatureCC              = "cc_recipients"
-	FeatureWebhook         = "per_submit_webhook"
-	FeatureUploads         = "file_uploads"
-	FeatureCrossRedirect   = "cross_domain_redirect"
-	FeatureWildcardDomains = "advanced_domains"
-)
 
 // Entitlements says which paid or manually granted features an account has.
 type Entitlements interface {
