@@ -19,6 +19,7 @@ const (
 	RegisteredType       = "account.registered.v1"
 	EmailVerifiedType    = "account.email_verified.v1"
 	WorkspaceCreatedType = "account.workspace_created.v1"
+	FeatureGrantedType   = "account.feature_granted.v1"
 )
 
 // MinPasswordLength is the spec's registration password minimum.
@@ -57,6 +58,16 @@ type WorkspaceCreated struct {
 // EventType implements Event.
 func (WorkspaceCreated) EventType() string { return WorkspaceCreatedType }
 
+// FeatureGranted records that an operator granted the account a paid or
+// manual feature (`formd grant`).
+type FeatureGranted struct {
+	Feature string    `json:"feature"`
+	At      time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (FeatureGranted) EventType() string { return FeatureGrantedType }
+
 // Account is the event-sourced account aggregate.
 type Account struct {
 	id            string
@@ -66,6 +77,7 @@ type Account struct {
 	emailVerified bool
 	workspaces    map[string]string
 	defaultWS     string
+	features      map[string]bool
 
 	version int
 	changes []Event
@@ -129,6 +141,27 @@ func (a *Account) AddWorkspace(id, name string, now time.Time) error {
 	return nil
 }
 
+// GrantFeature records an operator's grant of a paid or manual feature;
+// granting a feature the account holds changes nothing.
+func (a *Account) GrantFeature(feature string, now time.Time) error {
+	feature = strings.TrimSpace(feature)
+	if feature == "" || len(feature) > maxFeatureLength {
+		return domain.Invalid("feature", "feature must be 1 to %d characters", maxFeatureLength)
+	}
+	if !a.features[feature] {
+		a.record(FeatureGranted{Feature: feature, At: now.UTC()})
+	}
+	return nil
+}
+
+// maxFeatureLength bounds a feature name.
+const maxFeatureLength = 100
+
+// HasFeature reports whether a grant of feature was recorded on the account.
+// Grants made before grants were events live only in the entitlements read
+// model, which is what submissions consult.
+func (a *Account) HasFeature(feature string) bool { return a.features[feature] }
+
 // CanCreateForms says whether the account may create forms yet, and why not.
 func (a *Account) CanCreateForms() error {
 	if !a.emailVerified {
@@ -155,6 +188,11 @@ func (a *Account) apply(e Event) {
 		a.emailVerified = true
 	case WorkspaceCreated:
 		a.workspaces[e.WorkspaceID] = e.Name
+	case FeatureGranted:
+		if a.features == nil {
+			a.features = map[string]bool{}
+		}
+		a.features[e.Feature] = true
 	}
 	a.version++
 }
