@@ -1,6 +1,7 @@
 // Package account is the Account aggregate: who owns forms, their default
-// workspace and whether their email is verified. Sessions and entitlements are
-// credentials and grants kept beside it, not events.
+// workspace, whether their email is verified and which paid or manual
+// features an operator granted it. Sessions are credentials kept beside it,
+// not events.
 package account
 
 import (
