@@ -26,7 +26,7 @@ func FuzzJudge(f *testing.F) {
 			HasFiles: files, JSONClient: jsonClient, DryRun: dryRun}
 		st := form.Settings{Name: "C", RecipientEmail: "inbox@example.com", AllowedDomains: []string{"example.com"},
 			AllowedSenderIPs: []string{"203.0.113.7"},
-			Validation: form.ValidationSettings{Fields: []form.FieldRule{{Field: "email", Type: "email"}}}}.Normalize()
+			Validation:       form.ValidationSettings{Fields: []form.FieldRule{{Field: "email", Type: "email"}}}}.Normalize()
 		ent := account.NewEntitlements(submission.FeaturesJudged(r, st)...)
 		v := submission.Judge(r, submission.Target{Settings: st, RecipientVerified: verified}, ent)
 		gates := v.Gates()
