@@ -72,11 +72,11 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 // payloadOf is the sealed content: the plan and the fields it carries.
 func payloadOf(p submission.Plan, formName string, data []submission.Field) Payload {
 	out := Payload{
-		Fields: data, Recipient: p.Recipient, FormName: formName, Subject: p.Subject, FromName: p.FromName,
-		ReplyTo: p.ReplyTo, CC: p.CC, SubmitterEmail: p.SubmitterEmail, Webhook: p.Webhook,
+		Fields: data, Recipient: p.Recipient(), FormName: formName, Subject: p.Subject(), FromName: p.FromName(),
+		ReplyTo: p.ReplyTo(), CC: p.CC(), SubmitterEmail: p.SubmitterEmail(), Webhook: p.Webhook(),
 	}
-	if p.Autoresponder != nil {
-		out.Autoresponder = &AutoresponderMail{Subject: p.Autoresponder.Subject, Message: p.Autoresponder.Message}
+	if auto, ok := p.Autoresponder(); ok {
+		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message}
 	}
 	return out
 }

@@ -18,19 +18,44 @@ const (
 // and the routing fields when it is accepted: the notification always, an
 // autoresponder and a webhook when they apply.
 type Plan struct {
-	// Recipient, CC, Subject, FromName and ReplyTo address the notification.
-	Recipient string
-	CC        []string
-	Subject   string
-	FromName  string
-	ReplyTo   string
-	// SubmitterEmail is the email field as submitted, blank when absent.
-	SubmitterEmail string
-	// Autoresponder is the confirmation to the submitter; nil when none is sent.
-	Autoresponder *Autoresponder
-	// Webhook is the per-submit webhook URL; blank when none.
-	Webhook string
+	recipient      string
+	cc             []string
+	subject        string
+	fromName       string
+	replyTo        string
+	submitterEmail string
+	autoresponder  *Autoresponder
+	webhook        string
 }
+
+// Recipient is the form's recipient, to whom the notification goes.
+func (p Plan) Recipient() string { return p.recipient }
+
+// CC are the notification's copy recipients.
+func (p Plan) CC() []string { return p.cc }
+
+// Subject is the notification's subject, on one line.
+func (p Plan) Subject() string { return p.subject }
+
+// FromName is the notification's sender name, on one line.
+func (p Plan) FromName() string { return p.fromName }
+
+// ReplyTo is the notification's Reply-To; blank for none.
+func (p Plan) ReplyTo() string { return p.replyTo }
+
+// SubmitterEmail is the email field as submitted, blank when absent.
+func (p Plan) SubmitterEmail() string { return p.submitterEmail }
+
+// Autoresponder is the confirmation to the submitter, when one is sent.
+func (p Plan) Autoresponder() (Autoresponder, bool) {
+	if p.autoresponder == nil {
+		return Autoresponder{}, false
+	}
+	return *p.autoresponder, true
+}
+
+// Webhook is the per-submit webhook URL; blank when none.
+func (p Plan) Webhook() string { return p.webhook }
 
 // Autoresponder is the text of the confirmation mail to the submitter.
 type Autoresponder struct {
@@ -41,18 +66,18 @@ type Autoresponder struct {
 // PlanDeliveries decides what an accepted submission sends.
 func PlanDeliveries(st form.Settings, env Envelope) Plan {
 	p := Plan{
-		Recipient:      st.RecipientEmail,
-		CC:             SplitCC(env.CC),
-		Subject:        oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name)),
-		FromName:       oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
-		ReplyTo:        ReplyTo(st, env),
-		SubmitterEmail: env.Email,
-		Webhook:        env.Webhook,
+		recipient:      st.RecipientEmail,
+		cc:             SplitCC(env.CC),
+		subject:        oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name)),
+		fromName:       oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
+		replyTo:        ReplyTo(st, env),
+		submitterEmail: env.Email,
+		webhook:        env.Webhook,
 	}
 	// An autoresponder goes only to an address that is one: the email field
 	// is not checked unless a rule says so.
 	if st.Autoresponder.Enabled && domain.IsEmailAddress(env.Email) {
-		p.Autoresponder = &Autoresponder{
+		p.autoresponder = &Autoresponder{
 			Subject: firstNonBlank(st.Autoresponder.Subject, DefaultAutoresponderSubject),
 			Message: firstNonBlank(st.Autoresponder.Message, DefaultAutoresponderMessage),
 		}
@@ -63,10 +88,10 @@ func PlanDeliveries(st form.Settings, env Envelope) Plan {
 // Kinds are the deliveries the plan queues, notification first.
 func (p Plan) Kinds() []string {
 	kinds := []string{delivery.KindEmail}
-	if p.Autoresponder != nil {
+	if p.autoresponder != nil {
 		kinds = append(kinds, delivery.KindAutoresponder)
 	}
-	if p.Webhook != "" {
+	if p.webhook != "" {
 		kinds = append(kinds, delivery.KindWebhook)
 	}
 	return kinds

@@ -49,14 +49,15 @@ func TestPlanDeliveries(t *testing.T) {
 			if !slices.Equal(p.Kinds(), tt.kinds) {
 				t.Errorf("Kinds() = %v, want %v", p.Kinds(), tt.kinds)
 			}
-			if p.Subject != tt.subject || p.FromName != tt.fromName || p.Recipient != "inbox@example.com" {
-				t.Errorf("subject %q, from %q, to %q", p.Subject, p.FromName, p.Recipient)
+			if p.Subject() != tt.subject || p.FromName() != tt.fromName || p.Recipient() != "inbox@example.com" {
+				t.Errorf("subject %q, from %q, to %q", p.Subject(), p.FromName(), p.Recipient())
 			}
-			if (p.Autoresponder == nil) != (tt.autoReply == nil) || (p.Autoresponder != nil && *p.Autoresponder != *tt.autoReply) {
-				t.Errorf("autoresponder %+v, want %+v", p.Autoresponder, tt.autoReply)
+			auto, ok := p.Autoresponder()
+			if ok != (tt.autoReply != nil) || (ok && auto != *tt.autoReply) {
+				t.Errorf("autoresponder %+v (%v), want %+v", auto, ok, tt.autoReply)
 			}
-			if p.Webhook != tt.env.Webhook {
-				t.Errorf("webhook %q, want %q", p.Webhook, tt.env.Webhook)
+			if p.Webhook() != tt.env.Webhook || p.SubmitterEmail() != tt.env.Email {
+				t.Errorf("webhook %q, submitter %q; want %q, %q", p.Webhook(), p.SubmitterEmail(), tt.env.Webhook, tt.env.Email)
 			}
 		})
 	}
@@ -64,8 +65,8 @@ func TestPlanDeliveries(t *testing.T) {
 
 func TestPlanSplitsCC(t *testing.T) {
 	p := submission.PlanDeliveries(form.Settings{Name: "C"}, submission.Envelope{CC: "a@example.com; b@example.com,"})
-	if !slices.Equal(p.CC, []string{"a@example.com", "b@example.com"}) {
-		t.Fatalf("CC = %v", p.CC)
+	if !slices.Equal(p.CC(), []string{"a@example.com", "b@example.com"}) {
+		t.Fatalf("CC = %v", p.CC())
 	}
 }
 
