@@ -1,6 +1,9 @@
 package application
 
-// Application gathers formd's use cases for the driving ports.
+// Application gathers formd's use cases for the driving ports (HTTP, the
+// event router and delivery workers, the CLI). Each is a handler with one Handle(ctx, cmd) method,
+// in a file of its own named after it; the interfaces the use cases need
+// from adapters are all in ports.go.
 type Application struct {
 	Commands Commands
 	Queries  Queries
@@ -8,16 +11,25 @@ type Application struct {
 
 // Commands change state.
 type Commands struct {
-	Register              *RegisterHandler
-	VerifyLink            *VerifyLinkHandler
-	Forms                 *FormsHandler
+	Register                    *RegisterHandler
+	VerifyLink                  *VerifyLinkHandler
+	CreateForm                  *CreateFormHandler
+	UpdateForm                  *UpdateFormHandler
+	ResendRecipientVerification *ResendRecipientVerificationHandler
+	Submit                      *SubmitHandler
+	// GrantFeature is the operator's `formd grant`.
+	GrantFeature *GrantFeatureHandler
+	// SendVerificationEmail and QueueDelivery handle events from their
+	// consumer groups; Deliver is run by the delivery workers.
 	SendVerificationEmail *SendVerificationEmailHandler
-	Submit                *SubmitHandler
+	QueueDelivery         *QueueDeliveryHandler
+	Deliver               *DeliverHandler
 }
 
-// Queries read state.
+// Queries read state and change nothing.
 type Queries struct {
-	Authenticate *Authenticator
-	// Forms answers GET /v1/forms, a form's history and its verification state.
-	Forms *FormsHandler
+	Authenticate          *AuthenticateHandler
+	ListForms             *ListFormsHandler
+	FormHistory           *FormHistoryHandler
+	RecipientVerification *RecipientVerificationHandler
 }

@@ -8,25 +8,34 @@ import (
 	"github.com/formd/formd/domain"
 )
 
-// Authenticator turns a bearer token or session cookie into a Session.
-type Authenticator struct {
+// Authenticate is a control-plane call's credential: a bearer token or the
+// session cookie.
+type Authenticate struct {
+	Credential string
+}
+
+// AuthenticateHandler turns a credential into the caller's Session.
+type AuthenticateHandler struct {
 	read  ReadModel
 	clock Clock
 }
 
-// NewAuthenticator builds the authenticator.
-func NewAuthenticator(read ReadModel, clock Clock) *Authenticator {
-	return &Authenticator{read: read, clock: clock}
+// NewAuthenticateHandler builds the handler; every dependency is required.
+func NewAuthenticateHandler(read ReadModel, clock Clock) *AuthenticateHandler {
+	if read == nil || clock == nil {
+		panic("application: nil dependency of AuthenticateHandler")
+	}
+	return &AuthenticateHandler{read: read, clock: clock}
 }
 
-// Authenticate checks a credential; anything unknown or expired is ErrUnauthenticated.
-func (a *Authenticator) Authenticate(ctx context.Context, credential string) (Session, error) {
-	credential = strings.TrimSpace(credential)
+// Handle checks the credential; anything unknown or expired is ErrUnauthenticated.
+func (h *AuthenticateHandler) Handle(ctx context.Context, q Authenticate) (Session, error) {
+	credential := strings.TrimSpace(q.Credential)
 	if credential == "" || len(credential) > 512 {
 		return Session{}, ErrUnauthenticated
 	}
 	hash := HashSecret(credential)
-	acc, err := a.read.SessionByTokenHash(ctx, hash, a.clock.Now())
+	acc, err := h.read.SessionByTokenHash(ctx, hash, h.clock.Now())
 	if errors.Is(err, domain.ErrNotFound) {
 		return Session{}, ErrUnauthenticated
 	}

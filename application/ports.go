@@ -1,6 +1,8 @@
-// Package application holds formd's use cases: one command or query per file.
-// It declares the interfaces (ports) it needs; adapters implement them and
-// cmd/formd binds them with wire.
+// Package application holds formd's use cases: one command or query per
+// file, each a handler with one Handle(ctx, cmd) method, gathered in app.go.
+// This file declares every interface (port) the use cases need; adapters
+// implement them and cmd/formd binds them with wire. The values that cross
+// these ports are in records.go.
 package application
 
 import (
@@ -8,35 +10,10 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
-
-// Actor is who caused a change: an account acting through a session, a
-// workspace token, an agent session, or the system itself.
-type Actor struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-}
-
-// Actor types recorded in event metadata.
-const (
-	ActorSession = "session"
-	ActorToken   = "token"
-	ActorAgent   = "agent"
-	ActorLink    = "verification_link"
-	ActorSystem  = "system"
-)
-
-// Metadata travels with every stored event: the actor, the HTTP request that
-// caused it and the chain of causes.
-type Metadata struct {
-	Actor         Actor  `json:"actor"`
-	AccountID     string `json:"accountId,omitempty"`
-	RequestID     string `json:"requestId,omitempty"`
-	CausationID   string `json:"causationId,omitempty"`
-	CorrelationID string `json:"correlationId,omitempty"`
-}
 
 // Transactor runs fn in one database transaction: every aggregate saved in it
 // is appended, projected and published together or not at all. When a stream
@@ -57,55 +34,6 @@ type Tx interface {
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
 }
 
-// Session is an authenticated caller of the control plane.
-type Session struct {
-	AccountID string
-	// CredentialID identifies the credential for the audit trail (a prefix of
-	// its hash), never the credential itself.
-	CredentialID string
-	ActorType    string
-}
-
-// AccountRecord is what the read side knows of an account.
-type AccountRecord struct {
-	ID            string
-	Email         string
-	EmailVerified bool
-}
-
-// FormRecord is the forms read model as /v1 and /submit read it.
-type FormRecord struct {
-	ID                string
-	AccountID         string
-	WorkspaceID       string
-	AccessKeyPrefix   string
-	Settings          form.Settings
-	RecipientVerified bool
-	Version           int
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-}
-
-// VerificationRecord is the verifications read model.
-type VerificationRecord struct {
-	ID         string
-	Kind       verification.Kind
-	SubjectID  string
-	Email      string
-	DeliveryID string
-	Status     verification.Status
-	ExpiresAt  time.Time
-}
-
-// HistoryEntry is one event of a form's audit trail.
-type HistoryEntry struct {
-	Type       string
-	Version    int
-	RecordedAt time.Time
-	Metadata   Metadata
-	Data       []byte
-}
-
 // ReadModel answers queries from projections kept by the adapters.
 type ReadModel interface {
 	SessionByTokenHash(ctx context.Context, tokenHash []byte, now time.Time) (AccountRecord, error)
@@ -117,16 +45,6 @@ type ReadModel interface {
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 }
-
-// Feature names of paid or manually granted entitlements.
-const (
-	FeatureServerSide      = "server_side_submissions"
-	FeatureCC              = "cc_recipients"
-	FeatureWebhook         = "per_submit_webhook"
-	FeatureUploads         = "file_uploads"
-	FeatureCrossRedirect   = "cross_domain_redirect"
-	FeatureWildcardDomains = "advanced_domains"
-)
 
 // Entitlements says which paid or manually granted features an account has.
 type Entitlements interface {
@@ -149,4 +67,71 @@ type IDs interface{ New() string }
 // verification id and the server secret, so the token itself is never stored.
 type LinkTokens interface {
 	Token(verificationID string) string
+}
+
+// SubmissionForms finds the form a submission is routed to. It may answer
+// from a short-lived cache unless fresh is set; the store re-checks the
+// form's version when it commits, so a stale answer can never be committed.
+type SubmissionForms interface {
+	FormByAccessKey(ctx context.Context, accessKeyHash []byte, fresh bool) (FormRecord, error)
+}
+
+// Sealer encrypts and decrypts submission payloads (AES-256-GCM).
+type Sealer interface {
+	Seal(submissionID string, plaintext []byte) (SealedPayload, error)
+	Open(submissionID string, p SealedPayload) ([]byte, error)
+}
+
+// ValueHasher makes keyed hashes of field values, so events can say whether
+// two submissions carried the same value without ever holding it.
+type ValueHasher interface {
+	HashValue(formID, field, value string) string
+}
+
+// SubmissionStore commits accepted submissions durably.
+type SubmissionStore interface {
+	// Accept commits the submission, its queued deliveries and its sealed
+	// payload in one transaction before it returns. When an earlier request
+	// with the same Idempotency-Key committed first, it commits nothing and
+	// returns that request's response. When the form changed since its
+	// version was read, it commits nothing and returns domain.ErrConcurrency.
+	Accept(ctx context.Context, s AcceptedSubmission) (*StoredResponse, error)
+	// IdempotentResponse finds the response of an earlier request with the
+	// same key; nil when there is none.
+	IdempotentResponse(ctx context.Context, formID, key string) (*StoredResponse, error)
+}
+
+// DeliveryStore keeps delivery state and the sealed payloads deliveries read.
+type DeliveryStore interface {
+	// Payloads reads the sealed payloads of submissions; a redacted one is
+	// absent from the map.
+	Payloads(ctx context.Context, submissionIDs []string) (map[string]SealedPayload, error)
+	// RecordAttempts appends each attempt's outcome event and updates
+	// delivery state in one transaction. A submission whose last pending
+	// delivery became final loses its payload, and submission.redacted is
+	// recorded, in that same transaction. An attempt someone else already
+	// recorded (a duplicate run after a lost lease) is skipped.
+	RecordAttempts(ctx context.Context, attempts []Attempt) error
+	// ClaimDue leases deliveries that are due (new, or waiting for a retry),
+	// so one worker of one process attempts each; a lease that runs out (the
+	// process died mid-attempt) makes the delivery due again.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error)
+}
+
+// DeliveryQueue is the queue delivery workers claim from.
+type DeliveryQueue interface {
+	// Queue adds a delivery, due at once, unless it is already queued. It
+	// writes in the transaction of the event message that ctx carries, the
+	// one that acknowledges the message.
+	Queue(ctx context.Context, q delivery.Queued) error
+}
+
+// WebhookSender posts webhooks.
+type WebhookSender interface {
+	Send(ctx context.Context, w Webhook) error
+}
+
+// Mailer sends email (SMTP, or a spool folder in development).
+type Mailer interface {
+	Send(ctx context.Context, m Mail) error
 }

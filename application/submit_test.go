@@ -106,7 +106,7 @@ func TestACommitAgainstAChangedFormIsJudgedAgain(t *testing.T) {
 	store := &fakeStore{conflicts: 1}
 	_, err := newTestSubmitHandler(forms, store).Handle(context.Background(), post("https://example.com"))
 	var rejected *SubmissionRejected
-	if !errors.As(err, &rejected) || rejected.Gate != GateOrigin {
+	if !errors.As(err, &rejected) || rejected.Gate != submission.GateOrigin {
 		t.Fatalf("want a rejection by the origin gate, got %v", err)
 	}
 	if len(store.accepted) != 0 {
@@ -114,40 +114,17 @@ func TestACommitAgainstAChangedFormIsJudgedAgain(t *testing.T) {
 	}
 }
 
-func TestReplyToFollowsTheModeAndTheOverride(t *testing.T) {
-	st := form.Settings{ReplyToDefault: "team@example.com"}
-	cases := []struct {
-		mode        form.ReplyToMode
-		email, over string
-		want        string
-	}{
-		{form.ReplyToSubmitter, "ada@example.com", "", "ada@example.com"},
-		{form.ReplyToSubmitter, "not-an-address", "", ""},
-		{form.ReplyToSubmitter, "ada@example.com", "boss@example.com", "boss@example.com"},
-		{form.ReplyToDefault, "ada@example.com", "", "team@example.com"},
-		{form.ReplyToDefault, "ada@example.com", "boss@example.com", "boss@example.com"},
-		{form.ReplyToNone, "ada@example.com", "boss@example.com", ""},
-	}
-	for _, c := range cases {
-		st.ReplyToMode = c.mode
-		if got := replyTo(st, submission.Envelope{Email: c.email, ReplyTo: c.over}); got != c.want {
-			t.Errorf("mode %s, email %q, replyto %q: got %q, want %q", c.mode, c.email, c.over, got, c.want)
-		}
-	}
-}
-
 func TestIdempotencyKeyReusedForAnotherBodyIsRefused(t *testing.T) {
 	first := post("https://example.com")
 	prior := &StoredResponse{RequestHash: requestHash("key", first.Fields)}
-	h := newTestSubmitHandler(&fakeForms{}, &fakeStore{})
 	changed := post("https://example.com")
 	changed.Fields[2].Value = "Something else"
 	_, data := submission.Split(changed.Fields)
-	if _, err := h.replay(changed, "key", data, prior); !errors.Is(err, ErrIdempotencyMismatch) {
+	if _, err := replay(changed, "key", data, prior); !errors.Is(err, ErrIdempotencyMismatch) {
 		t.Fatalf("got %v, want ErrIdempotencyMismatch", err)
 	}
 	_, data = submission.Split(first.Fields)
-	out, err := h.replay(first, "key", data, prior)
+	out, err := replay(first, "key", data, prior)
 	if err != nil || out.Response.Body.Data["message"] != "Hi" {
 		t.Fatalf("the same body replays with its echo rebuilt: %+v, %v", out.Response, err)
 	}

@@ -4,22 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
 
-// Stream types; each is also the Watermill topic its events are published on.
+// Stream types; each is also the topic its events are published on, and the
+// application names the topics.
 const (
-	StreamForm         = "form"
-	StreamAccount      = "account"
-	StreamVerification = "verification"
-	StreamSubmission   = "submission"
-	StreamDelivery     = "delivery"
+	StreamForm         = application.TopicForm
+	StreamAccount      = application.TopicAccount
+	StreamVerification = application.TopicVerification
+	StreamSubmission   = application.TopicSubmission
+	StreamDelivery     = application.TopicDelivery
 )
-
-// Topics are every Watermill topic formd publishes to.
-var Topics = []string{StreamForm, StreamAccount, StreamVerification, StreamSubmission, StreamDelivery}
 
 // decoders map a stored event type to its domain event. An event whose shape
 // changes gets a new versioned type and an upcaster here.
@@ -30,6 +29,7 @@ var decoders = map[string]func([]byte) (any, error){
 	account.RegisteredType:       decodeAs[account.Registered],
 	account.EmailVerifiedType:    decodeAs[account.EmailVerified],
 	account.WorkspaceCreatedType: decodeAs[account.WorkspaceCreated],
+	account.FeatureGrantedType:   decodeAs[account.FeatureGranted],
 	verification.RequestedType:   decodeAs[verification.Requested],
 	verification.CompletedType:   decodeAs[verification.Completed],
 }

@@ -169,10 +169,28 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 	})
 }
 
-// QueueDelivery projects a delivery.queued event into the deliveries table,
+// DeliveryQueue implements application.DeliveryQueue: the deliveries table,
+// written in the transaction of the Watermill message being handled.
+type DeliveryQueue struct{}
+
+// NewDeliveryQueue builds the queue.
+func NewDeliveryQueue() *DeliveryQueue { return &DeliveryQueue{} }
+
+// Queue implements application.DeliveryQueue. It finds the transaction that
+// acknowledges the message on ctx (watermill-sql puts it there), so the
+// delivery is queued if and only if the message is acknowledged.
+func (DeliveryQueue) Queue(ctx context.Context, q delivery.Queued) error {
+	tx, ok := wsql.TxFromContext(ctx)
+	if !ok {
+		return errors.New("queueing a delivery needs the transaction of the message being handled")
+	}
+	return queueDelivery(ctx, tx, q)
+}
+
+// queueDelivery projects a delivery.queued event into the deliveries table,
 // due at once, in the transaction that acknowledges the event (ex). The
 // NOTIFY wakes idle delivery workers when that transaction commits.
-func QueueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
+func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	// One statement, one round trip: the insert and the wake-up.
 	_, err := ex.ExecContext(ctx, `
 		WITH queued AS (

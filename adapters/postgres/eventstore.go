@@ -24,16 +24,9 @@ import (
 // its topic, so subscribers in every process wake at once instead of polling.
 const NotifyChannel = "formd_events"
 
-// StoredEvent is an event as stored and as carried by Watermill.
-type StoredEvent struct {
-	StreamType string               `json:"streamType"`
-	StreamID   string               `json:"streamId"`
-	Version    int                  `json:"version"`
-	Type       string               `json:"type"`
-	Data       json.RawMessage      `json:"data"`
-	Metadata   application.Metadata `json:"metadata"`
-	RecordedAt time.Time            `json:"recordedAt"`
-}
+// StoredEvent is an event as stored; it is published as it is, so it is the
+// application's event envelope.
+type StoredEvent = application.EventMessage
 
 // Event is any domain event: each knows its versioned type name.
 type Event interface{ EventType() string }

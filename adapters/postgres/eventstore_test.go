@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"reflect"
 	"sync"
 	"testing"
@@ -21,7 +19,6 @@ import (
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
-	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
@@ -71,26 +68,6 @@ func connect(t *testing.T, ctx context.Context, url string) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
-}
-
-// startWaker runs the per-topic wakers listening on pool until t ends and
-// returns the form topic's (the topic these tests publish to); the listener
-// is stopped before the pool is closed.
-func startWaker(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *watermillpg.Waker {
-	t.Helper()
-	ws := watermillpg.NewWakers()
-	w := ws.For(postgres.StreamForm)
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ws.Listen(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return w
 }
 
 // streamOf builds the StreamEvents of one stream. Its Events field has an
@@ -374,9 +351,20 @@ func consume(t *testing.T, ctx context.Context, sub *wsql.Subscriber, topic, ins
 	})
 }
 
-func newSubscriber(t *testing.T, pool *pgxpool.Pool, waker *watermillpg.Waker, group string) *wsql.Subscriber {
+// testPoll is how often the tests' subscribers look for messages: the event
+// store is tested with watermill-sql's own subscriber, so no other adapter
+// (the NOTIFY wake-ups of watermillpg) is needed to keep the tests quick.
+const testPoll = 50 * time.Millisecond
+
+// newSubscriber subscribes one consumer group to the tables the event store
+// publishes into.
+func newSubscriber(t *testing.T, pool *pgxpool.Pool, group string) *wsql.Subscriber {
 	t.Helper()
-	sub, err := watermillpg.NewSubscriber(pool, waker, group, watermill.NopLogger{})
+	ack := 30 * time.Second
+	sub, err := wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), wsql.SubscriberConfig{
+		ConsumerGroup: group, AckDeadline: &ack, SchemaAdapter: postgres.Schema, OffsetsAdapter: postgres.Offsets,
+		PollInterval: testPoll, ResendInterval: time.Second,
+	}, watermill.NopLogger{})
 	if err != nil {
 		t.Fatalf("new subscriber: %v", err)
 	}
@@ -433,9 +421,8 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	}
 
 	// A subscriber started afterwards sees only what a later transaction commits.
-	waker := startWaker(t, db.ctx, db.pool)
 	received := make(chan *messageEvent, 10)
-	consume(t, db.ctx, newSubscriber(t, db.pool, waker, "rollback-test"), postgres.StreamForm, "sub",
+	consume(t, db.ctx, newSubscriber(t, db.pool, "rollback-test"), postgres.StreamForm, "sub",
 		func(m *messageEvent) { received <- m })
 
 	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, id, 0, testMetadata("committed"), noted{Text: "committed", N: 2}))
@@ -458,7 +445,7 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	select {
 	case m := <-received:
 		t.Fatalf("received a second message: %+v (data %s)", m.StoredEvent, m.Data)
-	case <-time.After(4 * watermillpg.PollInterval):
+	case <-time.After(4 * testPoll):
 	}
 }
 
@@ -472,7 +459,7 @@ func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 		topic   = postgres.StreamForm
 		groupA  = "group-a"
 		groupB  = "group-b"
-		settled = 4 * watermillpg.PollInterval
+		settled = 4 * testPoll
 	)
 	id := uuid.NewString()
 
@@ -503,14 +490,12 @@ func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 		appendBatch(v)
 	}
 
-	// Process 1 runs group A and group B; process 2, with its own pool and
-	// listener, runs a competing instance of group A.
-	waker1 := startWaker(t, db.ctx, db.pool)
+	// Process 1 runs group A and group B; process 2, with its own pool, runs
+	// a competing instance of group A.
 	pool2 := connect(t, db.ctx, db.url)
-	waker2 := startWaker(t, db.ctx, pool2)
-	consume(t, db.ctx, newSubscriber(t, db.pool, waker1, groupA), topic, "a1", record(groupA))
-	consume(t, db.ctx, newSubscriber(t, pool2, waker2, groupA), topic, "a2", record(groupA))
-	consume(t, db.ctx, newSubscriber(t, db.pool, waker1, groupB), topic, "b", record(groupB))
+	consume(t, db.ctx, newSubscriber(t, db.pool, groupA), topic, "a1", record(groupA))
+	consume(t, db.ctx, newSubscriber(t, pool2, groupA), topic, "a2", record(groupA))
+	consume(t, db.ctx, newSubscriber(t, db.pool, groupB), topic, "b", record(groupB))
 
 	// The rest are committed while the subscribers run.
 	var lastAppend time.Time
@@ -632,7 +617,7 @@ func TestEventOrderFollowsStreamVersion(t *testing.T) {
 	appendCommitted(t, db, store, now, streamOf(postgres.StreamForm, formID, 1, testMetadata("b"), noted{Text: "v2", N: 2}))
 
 	received := make(chan *messageEvent, 10)
-	consume(t, db.ctx, newSubscriber(t, db.pool, startWaker(t, db.ctx, db.pool), "order"), postgres.StreamForm, "sub",
+	consume(t, db.ctx, newSubscriber(t, db.pool, "order"), postgres.StreamForm, "sub",
 		func(m *messageEvent) { received <- m })
 	for want := 1; want <= 2; want++ {
 		if m := receive(t, received, 20*time.Second); m.Version != want {

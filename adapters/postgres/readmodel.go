@@ -121,15 +121,3 @@ func (r *ReadModel) Has(ctx context.Context, accountID, feature string) (bool, e
 		accountID, feature).Scan(&ok)
 	return ok, err
 }
-
-// Grant gives an account a feature (the `formd grant` command).
-func (r *ReadModel) Grant(ctx context.Context, email, feature string) error {
-	tag, err := r.pool.Exec(ctx, `INSERT INTO entitlements (account_id, feature)
-		SELECT id, $2 FROM accounts WHERE email = $1 ON CONFLICT DO NOTHING`, email, feature)
-	if err == nil && tag.RowsAffected() == 0 {
-		if _, e := r.AccountByEmail(ctx, email); e != nil {
-			return e
-		}
-	}
-	return err
-}

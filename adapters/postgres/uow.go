@@ -149,6 +149,10 @@ func (u *unitOfWork) SaveAccount(ctx context.Context, a *account.Account) error 
 		case account.WorkspaceCreated:
 			_, err = u.tx.Exec(ctx, `INSERT INTO workspaces (id, account_id, name, created_at) VALUES ($1, $2, $3, $4)`,
 				e.WorkspaceID, a.ID(), e.Name, e.At)
+		case account.FeatureGranted:
+			// Grants made before they were events are already rows here.
+			_, err = u.tx.Exec(ctx, `INSERT INTO entitlements (account_id, feature) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+				a.ID(), e.Feature)
 		}
 		if err != nil {
 			return err

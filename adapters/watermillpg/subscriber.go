@@ -13,9 +13,17 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/formd/formd/adapters/postgres"
 )
+
+// Transport is what the event store publishes into: the message and offset
+// tables (created by migrations) and the LISTEN/NOTIFY channel on which a
+// committed append names its topic. cmd/formd passes the postgres adapter's,
+// so this adapter never imports another.
+type Transport struct {
+	Schema  wsql.SchemaAdapter
+	Offsets wsql.OffsetsAdapter
+	Channel string
+}
 
 // PollInterval bounds how long an idle subscriber waits without a wake-up:
 // a message can stay invisible after its NOTIFY while an older transaction is
@@ -60,12 +68,14 @@ func (w *Waker) state() (uint64, <-chan struct{}) {
 // Wakers hold one Waker per topic, so a commit wakes only the subscribers
 // (and workers) of the topics it published to.
 type Wakers struct {
-	mu sync.Mutex
-	m  map[string]*Waker
+	channel string
+	mu      sync.Mutex
+	m       map[string]*Waker
 }
 
-// NewWakers builds the per-topic wakers; call Listen to hear commits.
-func NewWakers() *Wakers { return &Wakers{m: map[string]*Waker{}} }
+// NewWakers builds the per-topic wakers of the transport's channel; call
+// Listen to hear commits.
+func NewWakers(t Transport) *Wakers { return &Wakers{channel: t.Channel, m: map[string]*Waker{}} }
 
 // For returns the waker of topic (a NOTIFY payload).
 func (ws *Wakers) For(topic string) *Waker {
@@ -87,7 +97,7 @@ func (ws *Wakers) wakeAll() {
 	}
 }
 
-// Listen holds a connection on LISTEN formd_events until ctx ends, waking the
+// Listen holds a connection on LISTEN to the transport's channel until ctx ends, waking the
 // waker each notification names; after a lost connection it wakes them all.
 func (ws *Wakers) Listen(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 	for ctx.Err() == nil {
@@ -110,7 +120,8 @@ func (ws *Wakers) listenOnce(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN "+postgres.NotifyChannel); err != nil {
+	// The channel is a constant of the wiring, never input: no quoting needed.
+	if _, err := conn.Exec(ctx, "LISTEN "+ws.channel); err != nil {
 		return err
 	}
 	defer conn.Exec(context.Background(), "UNLISTEN *") //nolint:errcheck // best effort before the conn returns to the pool
@@ -155,13 +166,13 @@ func (b *backoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err er
 
 // NewSubscriber builds a subscriber for one consumer group. Each group sees
 // every message of a topic once, in order.
-func NewSubscriber(pool *pgxpool.Pool, waker *Waker, group string, logger watermill.LoggerAdapter) (*wsql.Subscriber, error) {
+func NewSubscriber(pool *pgxpool.Pool, t Transport, waker *Waker, group string, logger watermill.LoggerAdapter) (*wsql.Subscriber, error) {
 	ack := 30 * time.Second
 	return wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), wsql.SubscriberConfig{
 		ConsumerGroup:  group,
 		AckDeadline:    &ack,
-		SchemaAdapter:  postgres.Schema,
-		OffsetsAdapter: postgres.Offsets,
+		SchemaAdapter:  t.Schema,
+		OffsetsAdapter: t.Offsets,
 		BackoffManager: &backoff{waker: waker, fallback: wsql.NewDefaultBackoffManager(PollInterval, time.Second)},
 		ResendInterval: time.Second,
 	}, logger)

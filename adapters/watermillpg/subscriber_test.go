@@ -12,7 +12,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 
-	"github.com/formd/formd/adapters/postgres"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
@@ -179,8 +180,12 @@ func TestBackoffDelegatesErrorsAndMessages(t *testing.T) {
 	}
 }
 
+// testChannel is the NOTIFY channel of these tests; in production the
+// postgres adapter's event store names it.
+const testChannel = "formd_test_events"
+
 // TestListenWakesOnNotifyAndReconnects needs PostgreSQL: a NOTIFY on
-// postgres.NotifyChannel wakes the topic's waker, and after the listening
+// the transport's channel wakes the topic's waker, and after the listening
 // connection is killed Listen wakes everyone, reconnects and hears
 // notifications again.
 func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
@@ -192,13 +197,13 @@ func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(drop)
-	pool, err := postgres.Connect(ctx, url)
+	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 
-	ws := NewWakers()
+	ws := NewWakers(Transport{Channel: testChannel})
 	w := ws.For("form")
 	listenCtx, stopListening := context.WithCancel(ctx)
 	stopped := make(chan struct{})
@@ -222,7 +227,7 @@ func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 		_, ch := w.state()
 		deadline := time.After(10 * time.Second)
 		for {
-			if _, err := pool.Exec(ctx, "SELECT pg_notify($1, 'form')", postgres.NotifyChannel); err != nil {
+			if _, err := pool.Exec(ctx, "SELECT pg_notify($1, 'form')", testChannel); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -239,7 +244,7 @@ func TestListenWakesOnNotifyAndReconnects(t *testing.T) {
 	var pid int
 	if err := pool.QueryRow(ctx, `
 		SELECT pid FROM pg_stat_activity
-		WHERE datname = current_database() AND query = 'LISTEN '||$1`, postgres.NotifyChannel).Scan(&pid); err != nil {
+		WHERE datname = current_database() AND query = 'LISTEN '||$1`, testChannel).Scan(&pid); err != nil {
 		t.Fatalf("find the listening backend: %v", err)
 	}
 	_, lost := w.state()
@@ -262,7 +267,7 @@ func TestWakersWakeOnlyTheNotifiedTopic(t *testing.T) {
 	defer cancel()
 	pool := pgtest.Open(t)
 
-	ws := NewWakers()
+	ws := NewWakers(Transport{Channel: testChannel})
 	if ws.For("delivery") != ws.For("delivery") {
 		t.Fatal("For must return one waker per topic")
 	}
@@ -271,7 +276,7 @@ func TestWakersWakeOnlyTheNotifiedTopic(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for woken := false; !woken; {
 		// LISTEN may not be in place yet: notify until the waiter hears one.
-		if _, err := pool.Exec(ctx, "SELECT pg_notify($1, 'delivery')", postgres.NotifyChannel); err != nil {
+		if _, err := pool.Exec(ctx, "SELECT pg_notify($1, 'delivery')", testChannel); err != nil {
 			t.Fatal(err)
 		}
 		select {

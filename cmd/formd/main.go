@@ -13,12 +13,14 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"os/user"
 	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/watermillpg"
+	"github.com/formd/formd/application"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -58,12 +60,29 @@ func run(args []string) error {
 		if len(args) != 3 {
 			return errors.New("usage: formd grant <account email> <feature>")
 		}
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
-			return postgres.NewReadModel(pool, nil).Grant(ctx, args[1], args[2])
-		})
+		return grant(ctx, cfg, log, args[1], args[2])
 	default:
 		return fmt.Errorf("unknown command %q (serve, migrate, grant)", cmd)
 	}
+}
+
+// grant runs `formd grant` as an application command, so the grant is an
+// event on the account's stream with the operator as its actor.
+func grant(ctx context.Context, cfg Config, log *slog.Logger, email, feature string) error {
+	h, cleanup, err := buildGrant(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return h.Handle(ctx, application.GrantFeature{Email: email, Feature: feature, Operator: operator()})
+}
+
+// operator names who runs the command line: the OS user, else "cli".
+func operator() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "cli"
 }
 
 func withPool(ctx context.Context, cfg Config, fn func(*pgxpool.Pool) error) error {
@@ -134,7 +153,7 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)
 		}
-		for _, topic := range postgres.Topics {
+		for _, topic := range application.Topics {
 			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {
 				log.Warn("pruning acknowledged messages", "topic", topic, "err", err)
 			} else if n > 0 {

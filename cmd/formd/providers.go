@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/wire"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -35,11 +36,14 @@ var adapterSet = wire.NewSet(
 	postgres.NewFormCache,
 	postgres.NewDeliveryStore,
 	wire.Bind(new(application.DeliveryStore), new(*postgres.DeliveryStore)),
+	postgres.NewDeliveryQueue,
+	wire.Bind(new(application.DeliveryQueue), new(*postgres.DeliveryQueue)),
 	provideSealer,
 	provideWebhookSender,
 	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
+	provideTransport,
 	watermillpg.NewWakers,
 	wire.Struct(new(system.Clock)),
 	wire.Struct(new(system.UUIDs)),
@@ -61,19 +65,30 @@ var adapterSet = wire.NewSet(
 var applicationSet = wire.NewSet(
 	application.NewRegisterHandler,
 	application.NewVerifyLinkHandler,
-	application.NewFormsHandler,
-	application.NewAuthenticator,
-	application.NewSendVerificationEmailHandler,
+	application.NewCreateFormHandler,
+	application.NewUpdateFormHandler,
+	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
+	application.NewGrantFeatureHandler,
+	application.NewSendVerificationEmailHandler,
+	application.NewQueueDeliveryHandler,
 	application.NewDeliverHandler,
+	application.NewAuthenticateHandler,
+	application.NewListFormsHandler,
+	application.NewFormHistoryHandler,
+	application.NewRecipientVerificationHandler,
+	wire.Struct(new(application.Commands), "*"),
+	wire.Struct(new(application.Queries), "*"),
+	wire.Struct(new(application.Application), "*"),
 	provideMailSettings,
-	provideApplication,
 )
 
 // portSet builds the driving ports.
 var portSet = wire.NewSet(
 	provideHTTPConfig,
 	provideHTTPHandler,
+	provideSubscribe,
+	provideDeliveriesDue,
 	events.NewRouter,
 	wire.Struct(new(Service), "*"),
 )
@@ -105,13 +120,23 @@ func provideMailSettings(cfg Config) application.MailSettings {
 	return application.MailSettings{BaseURL: cfg.BaseURL, From: cfg.MailFrom}
 }
 
-func provideApplication(reg *application.RegisterHandler, verify *application.VerifyLinkHandler,
-	forms *application.FormsHandler, auth *application.Authenticator, mailer *application.SendVerificationEmailHandler,
-	submit *application.SubmitHandler) *application.Application {
-	return &application.Application{
-		Commands: application.Commands{Register: reg, VerifyLink: verify, Forms: forms, SendVerificationEmail: mailer, Submit: submit},
-		Queries:  application.Queries{Authenticate: auth, Forms: forms},
+// provideTransport tells the Watermill adapter what the event store
+// publishes into: the postgres adapter's tables and NOTIFY channel.
+func provideTransport() watermillpg.Transport {
+	return watermillpg.Transport{Schema: postgres.Schema, Offsets: postgres.Offsets, Channel: postgres.NotifyChannel}
+}
+
+// provideSubscribe gives the event router one subscriber per consumer group,
+// woken by its topic's notifications.
+func provideSubscribe(pool *pgxpool.Pool, t watermillpg.Transport, wakers *watermillpg.Wakers, logger watermill.LoggerAdapter) events.Subscribe {
+	return func(topic, group string) (message.Subscriber, error) {
+		return watermillpg.NewSubscriber(pool, t, wakers.For(topic), group, logger)
 	}
+}
+
+// provideDeliveriesDue wakes idle delivery workers when a delivery is queued.
+func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
+	return wakers.For(postgres.DeliveriesDue).Next
 }
 
 func provideHTTPConfig(cfg Config) httpapi.Config {

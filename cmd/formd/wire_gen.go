@@ -25,53 +25,89 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	if err != nil {
 		return nil, nil, err
 	}
-	wakers := watermillpg.NewWakers()
+	transport := provideTransport()
+	wakers := watermillpg.NewWakers(transport)
 	loggerAdapter := provideWatermillLogger(log)
-	mailer, err := provideMailer(cfg)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
+	eventStore := postgres.NewEventStore(loggerAdapter)
+	clock := system.Clock{}
+	transactor := postgres.NewTransactor(pool, eventStore, clock)
+	readModel := postgres.NewReadModel(pool, eventStore)
+	argon2 := secrets.Argon2{}
+	uuiDs := system.UUIDs{}
 	key, err := provideKey(cfg, log)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
 	linkTokens := secrets.NewLinkTokens(key)
-	mailSettings := provideMailSettings(cfg)
-	sendVerificationEmailHandler := application.NewSendVerificationEmailHandler(mailer, linkTokens, mailSettings)
-	eventStore := postgres.NewEventStore(loggerAdapter)
-	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
-	sealer, err := provideSealer(key)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	sender, err := provideWebhookSender(cfg)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	clock := system.Clock{}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
-	router, err := events.NewRouter(pool, wakers, loggerAdapter, sendVerificationEmailHandler, deliverHandler)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	transactor := postgres.NewTransactor(pool, eventStore, clock)
-	readModel := postgres.NewReadModel(pool, eventStore)
-	argon2 := secrets.Argon2{}
-	uuiDs := system.UUIDs{}
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
 	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
-	formsHandler := application.NewFormsHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
-	authenticator := application.NewAuthenticator(readModel, clock)
+	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
+	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
+	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
+	sealer, err := provideSealer(key)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	valueHasher := secrets.NewValueHasher(key)
 	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
-	applicationApplication := provideApplication(registerHandler, verifyLinkHandler, formsHandler, authenticator, sendVerificationEmailHandler, submitHandler)
+	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
+	mailer, err := provideMailer(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailSettings := provideMailSettings(cfg)
+	sendVerificationEmailHandler := application.NewSendVerificationEmailHandler(mailer, linkTokens, mailSettings)
+	deliveryQueue := postgres.NewDeliveryQueue()
+	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
+	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
+	sender, err := provideWebhookSender(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
+	commands := application.Commands{
+		Register:                    registerHandler,
+		VerifyLink:                  verifyLinkHandler,
+		CreateForm:                  createFormHandler,
+		UpdateForm:                  updateFormHandler,
+		ResendRecipientVerification: resendRecipientVerificationHandler,
+		Submit:                      submitHandler,
+		GrantFeature:                grantFeatureHandler,
+		SendVerificationEmail:       sendVerificationEmailHandler,
+		QueueDelivery:               queueDeliveryHandler,
+		Deliver:                     deliverHandler,
+	}
+	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
+	listFormsHandler := application.NewListFormsHandler(readModel)
+	formHistoryHandler := application.NewFormHistoryHandler(readModel)
+	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
+	queries := application.Queries{
+		Authenticate:          authenticateHandler,
+		ListForms:             listFormsHandler,
+		FormHistory:           formHistoryHandler,
+		RecipientVerification: recipientVerificationHandler,
+	}
+	applicationApplication := &application.Application{
+		Commands: commands,
+		Queries:  queries,
+	}
+	subscribe := provideSubscribe(pool, transport, wakers, loggerAdapter)
+	deliveriesDue := provideDeliveriesDue(wakers)
+	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, loggerAdapter)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	config := provideHTTPConfig(cfg)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
@@ -85,6 +121,23 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	return service, func() {
 		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// buildGrant wires the one use case `formd grant` runs, and only what it needs.
+func buildGrant(ctx context.Context, cfg Config, log *slog.Logger) (*application.GrantFeatureHandler, func(), error) {
+	pool, cleanup, err := providePool(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	loggerAdapter := provideWatermillLogger(log)
+	eventStore := postgres.NewEventStore(loggerAdapter)
+	clock := system.Clock{}
+	transactor := postgres.NewTransactor(pool, eventStore, clock)
+	readModel := postgres.NewReadModel(pool, eventStore)
+	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
+	return grantFeatureHandler, func() {
 		cleanup()
 	}, nil
 }

@@ -1,6 +1,7 @@
 // Package account is the Account aggregate: who owns forms, their default
-// workspace and whether their email is verified. Sessions and entitlements are
-// credentials and grants kept beside it, not events.
+// workspace, whether their email is verified and which paid or manual
+// features an operator granted it. Sessions are credentials kept beside it,
+// not events.
 package account
 
 import (
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/form"
 )
 
 // Event is something that happened to an account.
@@ -20,6 +20,7 @@ const (
 	RegisteredType       = "account.registered.v1"
 	EmailVerifiedType    = "account.email_verified.v1"
 	WorkspaceCreatedType = "account.workspace_created.v1"
+	FeatureGrantedType   = "account.feature_granted.v1"
 )
 
 // MinPasswordLength is the spec's registration password minimum.
@@ -58,6 +59,16 @@ type WorkspaceCreated struct {
 // EventType implements Event.
 func (WorkspaceCreated) EventType() string { return WorkspaceCreatedType }
 
+// FeatureGranted records that an operator granted the account a paid or
+// manual feature (`formd grant`).
+type FeatureGranted struct {
+	Feature string    `json:"feature"`
+	At      time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (FeatureGranted) EventType() string { return FeatureGrantedType }
+
 // Account is the event-sourced account aggregate.
 type Account struct {
 	id            string
@@ -67,6 +78,7 @@ type Account struct {
 	emailVerified bool
 	workspaces    map[string]string
 	defaultWS     string
+	features      map[string]bool
 
 	version int
 	changes []Event
@@ -95,7 +107,7 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // Register records a new account with a default workspace.
 func Register(r Registration, now time.Time) (*Account, error) {
 	email := NormalizeEmail(r.Email)
-	if !form.IsEmailAddress(email) {
+	if !domain.IsEmailAddress(email) {
 		return nil, domain.Invalid("email", "email must be a valid email address")
 	}
 	name := strings.TrimSpace(r.Name)
@@ -130,6 +142,27 @@ func (a *Account) AddWorkspace(id, name string, now time.Time) error {
 	return nil
 }
 
+// GrantFeature records an operator's grant of a paid or manual feature;
+// granting a feature the account holds changes nothing.
+func (a *Account) GrantFeature(feature string, now time.Time) error {
+	feature = strings.TrimSpace(feature)
+	if feature == "" || len(feature) > maxFeatureLength {
+		return domain.Invalid("feature", "feature must be 1 to %d characters", maxFeatureLength)
+	}
+	if !a.features[feature] {
+		a.record(FeatureGranted{Feature: feature, At: now.UTC()})
+	}
+	return nil
+}
+
+// maxFeatureLength bounds a feature name.
+const maxFeatureLength = 100
+
+// HasFeature reports whether a grant of feature was recorded on the account.
+// Grants made before grants were events live only in the entitlements read
+// model, which is what submissions consult.
+func (a *Account) HasFeature(feature string) bool { return a.features[feature] }
+
 // CanCreateForms says whether the account may create forms yet, and why not.
 func (a *Account) CanCreateForms() error {
 	if !a.emailVerified {
@@ -156,6 +189,11 @@ func (a *Account) apply(e Event) {
 		a.emailVerified = true
 	case WorkspaceCreated:
 		a.workspaces[e.WorkspaceID] = e.Name
+	case FeatureGranted:
+		if a.features == nil {
+			a.features = map[string]bool{}
+		}
+		a.features[e.Feature] = true
 	}
 	a.version++
 }

@@ -3,7 +3,6 @@ package form
 import (
 	"errors"
 	"net"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ func (s Settings) Validate(p Policy) error {
 	if len(s.Name) > maxNameLength {
 		return domain.Invalid("name", "name must be at most %d characters", maxNameLength)
 	}
-	if !IsEmailAddress(s.RecipientEmail) {
+	if !domain.IsEmailAddress(s.RecipientEmail) {
 		return domain.Invalid("recipientEmail", "recipientEmail must be a valid email address")
 	}
 	if len(s.AllowedDomains) > maxAllowedDomains {
@@ -139,7 +138,7 @@ func (s Settings) Validate(p Policy) error {
 	default:
 		return domain.Invalid("replyToMode", "replyToMode must be one of submitter, default, none")
 	}
-	if s.ReplyToDefault != "" && !IsEmailAddress(s.ReplyToDefault) {
+	if s.ReplyToDefault != "" && !domain.IsEmailAddress(s.ReplyToDefault) {
 		return domain.Invalid("replyToDefault", "replyToDefault must be a valid email address")
 	}
 	if len(s.AllowedSenderIPs) > maxSenderIPs {
@@ -155,19 +154,6 @@ func (s Settings) Validate(p Policy) error {
 
 func indexed(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
-}
-
-// IsEmailAddress reports whether s is a bare address such as a@example.com.
-func IsEmailAddress(s string) bool {
-	if s == "" || len(s) > 254 || strings.ContainsAny(s, " \t\r\n<>") {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s {
-		return false
-	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && strings.Count(s, "@") == 1 && strings.Contains(s[at+1:], ".")
 }
 
 // IsHTTPSURL reports whether s is an absolute https URL with a host.

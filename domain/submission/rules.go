@@ -2,7 +2,6 @@ package submission
 
 import (
 	"math"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -32,9 +32,6 @@ const (
 	RuleRequired     = "required"
 	RuleURL          = "url"
 )
-
-// rulesMaxEmailBytes is the longest address accepted (RFC 5321 path limit).
-const rulesMaxEmailBytes = 254
 
 // CheckFields runs the text rules of settings against the submitted fields
 // (field name -> value, repeated names already joined with commas). It returns
@@ -80,7 +77,7 @@ func CheckFields(settings form.ValidationSettings, fields map[string]string) []F
 		}
 		switch rule.Type {
 		case "email":
-			if !IsValidEmail(value) {
+			if !domain.IsEmailAddress(strings.TrimSpace(value)) {
 				errs = append(errs, FieldError{rule.Field, RuleEmail, rule.Field + " must be a valid email address"})
 				continue
 			}
@@ -144,26 +141,6 @@ func CheckFiles(settings form.ValidationSettings, files map[string][]string) []F
 		}
 	}
 	return errs
-}
-
-// IsValidEmail reports whether s (trimmed) is a bare email address: at most
-// 254 bytes, no whitespace, exactly one '@' with a non-empty local part and a
-// domain containing a dot, accepted by net/mail.ParseAddress as exactly that
-// address (so no display names, angle brackets or comments).
-func IsValidEmail(s string) bool {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > rulesMaxEmailBytes || strings.Count(s, "@") != 1 {
-		return false
-	}
-	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		return false
-	}
-	local, host, _ := strings.Cut(s, "@")
-	if local == "" || !strings.Contains(host, ".") {
-		return false
-	}
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Name == "" && addr.Address == s
 }
 
 // IsValidURL reports whether s (trimmed) is an absolute http or https URL

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -75,7 +76,7 @@ func FuzzCheckFields(f *testing.F) {
 			}
 		}
 		checkErrs("CheckFiles", CheckFiles(settings, files))
-		IsValidEmail(value)
+		domain.IsEmailAddress(value)
 		IsValidURL(value)
 		IsNumber(value)
 	})

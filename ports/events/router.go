@@ -6,20 +6,15 @@ package events
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/formd/formd/adapters/postgres"
-	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/verification"
@@ -31,26 +26,35 @@ const (
 	GroupDeliveryQueue      = "delivery-queue"
 )
 
+// Subscribe builds the subscriber of one consumer group on one topic.
+// cmd/formd provides it (watermill-sql on PostgreSQL, woken by NOTIFY), so
+// this port sees no adapter.
+type Subscribe func(topic, group string) (message.Subscriber, error)
+
+// DeliveriesDue returns a channel that is closed when deliveries may have
+// become due (a delivery was queued); take it before looking for work.
+type DeliveriesDue func() <-chan struct{}
+
 // Router runs the event handlers.
 type Router struct {
 	*message.Router
 	deliver *application.DeliverHandler
-	waker   *watermillpg.Waker
+	due     DeliveriesDue
 }
 
 // NewRouter subscribes each handler as its own consumer group.
-func NewRouter(pool *pgxpool.Pool, wakers *watermillpg.Wakers, logger watermill.LoggerAdapter,
-	mailer *application.SendVerificationEmailHandler, deliver *application.DeliverHandler) (*Router, error) {
+func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, logger watermill.LoggerAdapter) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
 	}
 	r.AddMiddleware(middleware.Recoverer)
-	sub, err := watermillpg.NewSubscriber(pool, wakers.For(postgres.StreamVerification), GroupVerificationMailer, logger)
+	sub, err := subscribe(application.TopicVerification, GroupVerificationMailer)
 	if err != nil {
 		return nil, err
 	}
-	r.AddConsumerHandler(GroupVerificationMailer, postgres.StreamVerification, sub, func(msg *message.Message) error {
+	mailer := app.Commands.SendVerificationEmail
+	r.AddConsumerHandler(GroupVerificationMailer, application.TopicVerification, sub, func(msg *message.Message) error {
 		e, err := decode(msg)
 		if err != nil || e.Type != verification.RequestedType {
 			return err
@@ -63,15 +67,15 @@ func NewRouter(pool *pgxpool.Pool, wakers *watermillpg.Wakers, logger watermill.
 		defer cancel()
 		return mailer.Handle(ctx, req)
 	})
-	deliveries, err := watermillpg.NewSubscriber(pool, wakers.For(postgres.StreamDelivery), GroupDeliveryQueue, logger)
+	deliveries, err := subscribe(application.TopicDelivery, GroupDeliveryQueue)
 	if err != nil {
 		return nil, err
 	}
-	// Queued deliveries are projected into the deliveries table in the
-	// transaction that acknowledges them; the delivery workers claim them
-	// from there concurrently (an ordered consumer group would send one at a
-	// time, and a slow receiver would hold up every delivery behind it).
-	r.AddConsumerHandler(GroupDeliveryQueue, postgres.StreamDelivery, deliveries, func(msg *message.Message) error {
+	// Queued deliveries are projected into the queue in the transaction that
+	// acknowledges them (the message context carries it); the delivery
+	// workers claim them from there concurrently.
+	queue := app.Commands.QueueDelivery
+	r.AddConsumerHandler(GroupDeliveryQueue, application.TopicDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)
 		if err != nil || e.Type != delivery.QueuedType {
 			return err
@@ -80,13 +84,9 @@ func NewRouter(pool *pgxpool.Pool, wakers *watermillpg.Wakers, logger watermill.
 		if err := json.Unmarshal(e.Data, &q); err != nil {
 			return fmt.Errorf("decode %s: %w", e.Type, err)
 		}
-		tx, ok := wsql.TxFromContext(msg.Context())
-		if !ok {
-			return errors.New("delivery projection needs the subscriber's transaction")
-		}
-		return postgres.QueueDelivery(msg.Context(), tx, q)
+		return queue.Handle(msg.Context(), application.QueueDelivery{Queued: q})
 	})
-	return &Router{Router: r, deliver: deliver, waker: wakers.For(postgres.DeliveriesDue)}, nil
+	return &Router{Router: r, deliver: app.Commands.Deliver, due: due}, nil
 }
 
 // deliveryClaim is how many due deliveries a worker claims at once; their
@@ -104,8 +104,8 @@ func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				wake := r.waker.Next()
-				claimed, err := r.deliver.RunDue(ctx, deliveryClaim)
+				wake := r.due()
+				claimed, err := r.deliver.Handle(ctx, application.DeliverDue{Limit: deliveryClaim})
 				if err != nil && ctx.Err() == nil {
 					log.Warn("delivery attempt", "err", err)
 				}
@@ -123,8 +123,8 @@ func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger
 	wg.Wait()
 }
 
-func decode(msg *message.Message) (postgres.StoredEvent, error) {
-	var e postgres.StoredEvent
+func decode(msg *message.Message) (application.EventMessage, error) {
+	var e application.EventMessage
 	if err := json.Unmarshal(msg.Payload, &e); err != nil {
 		return e, fmt.Errorf("decode stored event: %w", err)
 	}

@@ -30,7 +30,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		credential = cookie
 		c.Set(viaCookieKey, true)
 	}
-	session, err := s.app.Queries.Authenticate.Authenticate(c.Request.Context(), credential)
+	session, err := s.app.Queries.Authenticate.Handle(c.Request.Context(), application.Authenticate{Credential: credential})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -124,7 +124,7 @@ func deref[T any](p *T) T {
 }
 
 func (s *Server) listForms(c *gin.Context) {
-	forms, err := s.app.Queries.Forms.List(c.Request.Context(), sessionOf(c))
+	forms, err := s.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{Caller: sessionOf(c)})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -153,7 +153,7 @@ func (s *Server) createForm(c *gin.Context) {
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), Autoresponder: deref(p.Autoresponder),
 	}
-	out, err := s.app.Commands.Forms.Create(c.Request.Context(), application.CreateForm{
+	out, err := s.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{
 		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
 		WorkspaceName: deref(req.WorkspaceName), Settings: settings,
 	})
@@ -190,7 +190,7 @@ func (s *Server) updateForm(c *gin.Context) {
 		s.respondError(c, domain.Invalid("workspaceId", "a form cannot be moved to another workspace"))
 		return
 	}
-	f, err := s.app.Commands.Forms.Update(c.Request.Context(), application.UpdateForm{
+	f, err := s.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{
 		Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, Patch: req.patch(),
 	})
 	if err != nil {
@@ -233,7 +233,7 @@ func (s *Server) formEvents(c *gin.Context) {
 	if !ok {
 		return
 	}
-	history, err := s.app.Queries.Forms.History(c.Request.Context(), sessionOf(c), id)
+	history, err := s.app.Queries.FormHistory.Handle(c.Request.Context(), application.FormHistory{Caller: sessionOf(c), FormID: id})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -274,7 +274,7 @@ func (s *Server) getRecipientVerification(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, _, err := s.app.Queries.Forms.RecipientVerification(c.Request.Context(), sessionOf(c), id)
+	v, err := s.app.Queries.RecipientVerification.Handle(c.Request.Context(), application.RecipientVerification{Caller: sessionOf(c), FormID: id})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -287,7 +287,8 @@ func (s *Server) resendRecipientVerification(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := s.app.Commands.Forms.ResendRecipientVerification(c.Request.Context(), sessionOf(c), requestIDOf(c), id)
+	v, err := s.app.Commands.ResendRecipientVerification.Handle(c.Request.Context(),
+		application.ResendRecipientVerification{Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id})
 	if err != nil {
 		s.respondError(c, err)
 		return

@@ -313,16 +313,16 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		}
 		checkShape(t, "accepted SubmissionResponse", responseSchema(t, doc, "POST", "/submit", 200, "application/json"), accepted)
 		dryRun := application.SubmissionResponse{
-			Success: false, Message: application.MsgValidationFailed, RequestID: "req_0123456789", DryRun: true,
+			Success: false, Message: submission.MsgValidationFailed, RequestID: "req_0123456789", DryRun: true,
 			WebhookDeliveryIDs: []string{}, NotificationDeliveryIDs: []string{},
 			Errors:     []submission.FieldError{{Field: "email", Rule: submission.RuleRequired, Message: "email is required."}},
 			Validation: &application.DryRunValidation{DeliveryQueued: false, FieldNames: []string{"message"}, RecipientVerified: false},
 			Gates: []application.GateResult{
-				{Gate: application.GateAccessKey, Outcome: application.OutcomePassed},
-				{Gate: application.GateRecipientVerified, Outcome: application.OutcomeSkipped, Message: "dry run"},
-				{Gate: application.GateFields, Outcome: application.OutcomeFailed, Message: application.MsgValidationFailed},
+				{Gate: submission.GateAccessKey, Outcome: submission.OutcomePassed},
+				{Gate: submission.GateRecipientVerified, Outcome: submission.OutcomeSkipped, Message: "dry run"},
+				{Gate: submission.GateFields, Outcome: submission.OutcomeFailed, Message: submission.MsgValidationFailed},
 			},
-			Body: application.ResponseBody{Data: map[string]string{"message": "hi"}, Message: application.MsgValidationFailed},
+			Body: application.ResponseBody{Data: map[string]string{"message": "hi"}, Message: submission.MsgValidationFailed},
 		}
 		checkShape(t, "dry-run SubmissionResponse", schemaNamed(t, doc, "SubmissionResponse"), dryRun)
 		// A JavaScript client's refused submission is answered with the

@@ -8,30 +8,6 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// Mail is one outgoing email.
-type Mail struct {
-	DeliveryID string
-	MessageID  string
-	From       string
-	FromName   string
-	To         string
-	Cc         []string
-	ReplyTo    string
-	Subject    string
-	Text       string
-}
-
-// Mailer sends email (SMTP, or a spool folder in development).
-type Mailer interface {
-	Send(ctx context.Context, m Mail) error
-}
-
-// MailSettings are the sender and public address used in outgoing mail.
-type MailSettings struct {
-	BaseURL string
-	From    string
-}
-
 // SendVerificationEmailHandler sends the email of a requested verification;
 // it runs when the verification.requested event arrives through Watermill.
 type SendVerificationEmailHandler struct {

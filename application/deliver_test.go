@@ -1,0 +1,80 @@
+package application
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain/delivery"
+)
+
+// oneDelivery is a delivery store holding one claimed delivery.
+type oneDelivery struct {
+	claimed  ClaimedDelivery
+	payload  *SealedPayload
+	recorded []Attempt
+}
+
+func (s *oneDelivery) Payloads(context.Context, []string) (map[string]SealedPayload, error) {
+	if s.payload == nil {
+		return map[string]SealedPayload{}, nil
+	}
+	return map[string]SealedPayload{s.claimed.SubmissionID: *s.payload}, nil
+}
+func (s *oneDelivery) RecordAttempts(_ context.Context, a []Attempt) error {
+	s.recorded = append(s.recorded, a...)
+	return nil
+}
+func (s *oneDelivery) ClaimDue(context.Context, time.Time, time.Duration, int) ([]ClaimedDelivery, error) {
+	return []ClaimedDelivery{s.claimed}, nil
+}
+
+type webhookResult struct{ err error }
+
+func (w webhookResult) Send(context.Context, Webhook) error { return w.err }
+
+type noMail struct{}
+
+func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
+
+// The handler sends and records; what an outcome means is the delivery's to
+// decide (domain/delivery), so this checks only that each kind of result
+// reaches it.
+func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	sealed := SealedPayload{Ciphertext: payload}
+	tests := []struct {
+		name    string
+		before  int
+		sendErr error
+		sealed  *SealedPayload
+		want    string // delivery.Status of the outcome
+	}{
+		{"a sent webhook succeeds", 0, nil, &sealed, "succeeded"},
+		{"a transient failure is retried", 0, errors.New("503"), &sealed, "retrying"},
+		{"a permanent failure gives up", 0, fmt.Errorf("%w: 410", ErrPermanent), &sealed, "failed"},
+		{"the last attempt gives up", delivery.MaxAttempts - 1, errors.New("503"), &sealed, "failed"},
+		{"a redacted payload gives up", 0, nil, nil, "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
+				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, MailSettings{}, fixedClock{})
+			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
+			if err != nil || n != 1 {
+				t.Fatalf("Handle: %d, %v", n, err)
+			}
+			if len(store.recorded) != 1 {
+				t.Fatalf("recorded %+v", store.recorded)
+			}
+			a := store.recorded[0]
+			if got := delivery.Status(a.Outcome); got != tt.want || a.Number != tt.before+1 {
+				t.Errorf("outcome %#v (status %s), attempt %d; want %s at attempt %d", a.Outcome, got, a.Number, tt.want, tt.before+1)
+			}
+		})
+	}
+}

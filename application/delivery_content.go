@@ -1,0 +1,62 @@
+package application
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/formd/formd/domain/delivery"
+)
+
+// webhookBody is what a webhook receives: the forwarded custom fields only.
+type webhookBody struct {
+	DeliveryID   string            `json:"deliveryId"`
+	SubmissionID string            `json:"submissionId"`
+	FormID       string            `json:"formId"`
+	Data         map[string]string `json:"data"`
+}
+
+func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
+	plain, err := h.sealer.Open(q.SubmissionID, sealed)
+	if err != nil {
+		return fmt.Errorf("%w: unseal payload: %v", ErrPermanent, err)
+	}
+	var p Payload
+	if err := json.Unmarshal(plain, &p); err != nil {
+		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
+	}
+	if q.Kind == delivery.KindWebhook {
+		body, err := json.Marshal(webhookBody{DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID, FormID: q.FormID, Data: echo(p.Fields)})
+		if err != nil {
+			return err
+		}
+		return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: p.Webhook, Body: body})
+	}
+	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
+	if q.Kind == delivery.KindAutoresponder {
+		if p.Autoresponder == nil || p.SubmitterEmail == "" {
+			return fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
+		}
+		m.FromName, m.To, m.ReplyTo = p.FromName, p.SubmitterEmail, p.Recipient
+		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
+	} else {
+		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
+		m.Text = notificationText(p)
+	}
+	return h.mailer.Send(ctx, m)
+}
+
+// notificationText lists the submitted fields in their submitted order.
+func notificationText(p Payload) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "New submission to %s\n\n", p.FormName)
+	for _, f := range p.Fields {
+		v := f.Value
+		if strings.Contains(v, "\n") {
+			v = "\n  " + strings.ReplaceAll(v, "\n", "\n  ")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", f.Name, v)
+	}
+	return b.String()
+}

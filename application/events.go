@@ -1,0 +1,32 @@
+package application
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Topics: every stream type's events are published on a topic of the same
+// name, so a consumer group subscribes to the streams it cares about.
+const (
+	TopicForm         = "form"
+	TopicAccount      = "account"
+	TopicVerification = "verification"
+	TopicSubmission   = "submission"
+	TopicDelivery     = "delivery"
+)
+
+// Topics are every topic formd publishes to.
+var Topics = []string{TopicForm, TopicAccount, TopicVerification, TopicSubmission, TopicDelivery}
+
+// EventMessage is the envelope of a stored event as the event store publishes
+// it and the event router receives it. Data is the event's stored JSON,
+// which the router decodes into the domain event its type names.
+type EventMessage struct {
+	StreamType string          `json:"streamType"`
+	StreamID   string          `json:"streamId"`
+	Version    int             `json:"version"`
+	Type       string          `json:"type"`
+	Data       json.RawMessage `json:"data"`
+	Metadata   Metadata        `json:"metadata"`
+	RecordedAt time.Time       `json:"recordedAt"`
+}

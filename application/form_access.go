@@ -1,0 +1,33 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
+)
+
+// ownedForm returns the form when it belongs to the caller; a form of anyone
+// else is not found, so its existence is not revealed.
+func ownedForm(ctx context.Context, read ReadModel, caller Session, formID string) (FormRecord, error) {
+	rec, err := read.FormByID(ctx, formID)
+	if err != nil {
+		return FormRecord{}, err
+	}
+	if rec.AccountID != caller.AccountID {
+		return FormRecord{}, domain.ErrNotFound
+	}
+	return rec, nil
+}
+
+// formPolicy is what the account's entitlements allow in form settings.
+func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.Policy, error) {
+	wild, err := ent.Has(ctx, accountID, account.FeatureWildcardDomains)
+	return form.Policy{WildcardDomains: wild}, err
+}
+
+// metadataFor is the audit metadata of a control-plane change by caller.
+func metadataFor(s Session, requestID string) Metadata {
+	return Metadata{Actor: Actor{Type: s.ActorType, ID: s.CredentialID}, AccountID: s.AccountID, RequestID: requestID}
+}

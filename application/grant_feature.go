@@ -1,0 +1,48 @@
+package application
+
+import "context"
+
+// GrantFeature is `formd grant <account email> <feature>`: an operator gives
+// an account a paid or manually granted feature.
+type GrantFeature struct {
+	Email   string
+	Feature string
+	// Operator names who ran the command, for the audit trail.
+	Operator string
+}
+
+// GrantFeatureHandler records a grant on the account's stream; the
+// entitlements read model that submissions consult is projected from it.
+type GrantFeatureHandler struct {
+	tx    Transactor
+	read  ReadModel
+	clock Clock
+}
+
+// NewGrantFeatureHandler builds the handler; every dependency is required.
+func NewGrantFeatureHandler(tx Transactor, read ReadModel, clock Clock) *GrantFeatureHandler {
+	if tx == nil || read == nil || clock == nil {
+		panic("application: nil dependency of GrantFeatureHandler")
+	}
+	return &GrantFeatureHandler{tx: tx, read: read, clock: clock}
+}
+
+// Handle grants the feature; an unknown email is domain.ErrNotFound.
+func (h *GrantFeatureHandler) Handle(ctx context.Context, cmd GrantFeature) error {
+	acc, err := h.read.AccountByEmail(ctx, cmd.Email)
+	if err != nil {
+		return err
+	}
+	md := Metadata{Actor: Actor{Type: ActorOperator, ID: cmd.Operator}, AccountID: acc.ID}
+	now := h.clock.Now()
+	return h.tx.InTx(ctx, md, func(tx Tx) error {
+		a, err := tx.LoadAccount(ctx, acc.ID)
+		if err != nil {
+			return err
+		}
+		if err := a.GrantFeature(cmd.Feature, now); err != nil {
+			return err
+		}
+		return tx.SaveAccount(ctx, a)
+	})
+}

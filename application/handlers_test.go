@@ -1,0 +1,116 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/verification"
+)
+
+// Every constructor refuses a missing dependency at once: wire calls them at
+// start, so a wiring mistake stops formd before it serves anything.
+func TestConstructorsRefuseNilDependencies(t *testing.T) {
+	constructors := map[string]func(){
+		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
+		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
+		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
+		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
+		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
+		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil) },
+		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
+		"SendMail":     func() { NewSendVerificationEmailHandler(nil, nil, MailSettings{}) },
+		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil) },
+		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
+		"ListForms":    func() { NewListFormsHandler(nil) },
+		"FormHistory":  func() { NewFormHistoryHandler(nil) },
+		"RecipientVer": func() { NewRecipientVerificationHandler(nil) },
+	}
+	for name, build := range constructors {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("New%sHandler accepted nil dependencies", name)
+				}
+			}()
+			build()
+		})
+	}
+}
+
+// memTx is a unit of work over one account, recording what was saved and
+// with which metadata.
+type memTx struct {
+	acc   *account.Account
+	md    Metadata
+	saved []account.Event
+}
+
+func (m *memTx) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
+	m.md = md
+	return fn(m)
+}
+func (m *memTx) LoadForm(context.Context, string) (*form.Form, error) { return nil, domain.ErrNotFound }
+func (m *memTx) SaveForm(context.Context, *form.Form) error           { return errors.New("unexpected") }
+func (m *memTx) LoadAccount(_ context.Context, id string) (*account.Account, error) {
+	if m.acc == nil || m.acc.ID() != id {
+		return nil, domain.ErrNotFound
+	}
+	return m.acc, nil
+}
+func (m *memTx) SaveAccount(_ context.Context, a *account.Account) error {
+	m.saved = append(m.saved, a.Changes()...)
+	return nil
+}
+func (m *memTx) LoadVerification(context.Context, string) (*verification.Verification, error) {
+	return nil, domain.ErrNotFound
+}
+func (m *memTx) SaveVerification(context.Context, *verification.Verification) error {
+	return errors.New("unexpected")
+}
+func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error {
+	return errors.New("unexpected")
+}
+
+// oneAccount is a read model that knows one account by email.
+type oneAccount struct {
+	ReadModel
+	rec AccountRecord
+	by  string
+}
+
+func (o oneAccount) AccountByEmail(_ context.Context, email string) (AccountRecord, error) {
+	if email != o.by {
+		return AccountRecord{}, domain.ErrNotFound
+	}
+	return o.rec, nil
+}
+
+func TestGrantFeatureRecordsTheGrantWithTheOperatorAsActor(t *testing.T) {
+	acc, err := account.FromHistory([]account.Event{account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &memTx{acc: acc}
+	h := NewGrantFeatureHandler(tx, oneAccount{rec: AccountRecord{ID: "acct-1"}, by: "ada@example.com"}, fixedClock{})
+	if err := h.Handle(context.Background(), GrantFeature{Email: "ada@example.com", Feature: account.FeatureCC, Operator: "root"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []account.Event{account.FeatureGranted{Feature: account.FeatureCC, At: fixedClock{}.Now()}}
+	if !reflect.DeepEqual(tx.saved, want) {
+		t.Errorf("saved %+v, want %+v", tx.saved, want)
+	}
+	if tx.md.Actor != (Actor{Type: ActorOperator, ID: "root"}) || tx.md.AccountID != "acct-1" {
+		t.Errorf("metadata %+v, want the operator acting on acct-1", tx.md)
+	}
+	err = h.Handle(context.Background(), GrantFeature{Email: "nobody@example.com", Feature: account.FeatureCC, Operator: "root"})
+	if !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("an unknown email: %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,47 @@
+package application
+
+import (
+	"context"
+	"errors"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/verification"
+)
+
+// RecipientVerification is GET /v1/forms/{formId}/recipient-verification.
+type RecipientVerification struct {
+	Caller Session
+	FormID string
+}
+
+// RecipientVerificationHandler tells whether a form's recipient is verified.
+type RecipientVerificationHandler struct {
+	read ReadModel
+}
+
+// NewRecipientVerificationHandler builds the handler; every dependency is required.
+func NewRecipientVerificationHandler(read ReadModel) *RecipientVerificationHandler {
+	if read == nil {
+		panic("application: nil dependency of RecipientVerificationHandler")
+	}
+	return &RecipientVerificationHandler{read: read}
+}
+
+// Handle returns the latest verification of the caller's form, its status
+// taken from the form itself (the form is what submissions check).
+func (h *RecipientVerificationHandler) Handle(ctx context.Context, q RecipientVerification) (VerificationRecord, error) {
+	rec, err := ownedForm(ctx, h.read, q.Caller, q.FormID)
+	if err != nil {
+		return VerificationRecord{}, err
+	}
+	v, err := h.read.LatestVerification(ctx, verification.KindRecipient, q.FormID)
+	if errors.Is(err, domain.ErrNotFound) {
+		v, err = VerificationRecord{SubjectID: q.FormID, Email: rec.Settings.RecipientEmail}, nil
+	}
+	if rec.RecipientVerified {
+		v.Status = verification.StatusVerified
+	} else {
+		v.Status = verification.StatusPending
+	}
+	return v, err
+}

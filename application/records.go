@@ -1,0 +1,183 @@
+package application
+
+import (
+	"errors"
+	"time"
+
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/domain/verification"
+)
+
+// Actor is who caused a change: an account acting through a session, a
+// workspace token, an agent session, or the system itself.
+type Actor struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// Actor types recorded in event metadata.
+const (
+	ActorSession = "session"
+	ActorToken   = "token"
+	ActorAgent   = "agent"
+	ActorLink    = "verification_link"
+	ActorSystem  = "system"
+	// ActorSubmitter is a public submission; its id is the client IP.
+	ActorSubmitter = "submitter"
+	// ActorOperator runs formd's command line (`formd grant`).
+	ActorOperator = "operator"
+)
+
+// Metadata travels with every stored event: the actor, the HTTP request that
+// caused it and the chain of causes.
+type Metadata struct {
+	Actor         Actor  `json:"actor"`
+	AccountID     string `json:"accountId,omitempty"`
+	RequestID     string `json:"requestId,omitempty"`
+	CausationID   string `json:"causationId,omitempty"`
+	CorrelationID string `json:"correlationId,omitempty"`
+}
+
+// Session is an authenticated caller of the control plane.
+type Session struct {
+	AccountID string
+	// CredentialID identifies the credential for the audit trail (a prefix of
+	// its hash), never the credential itself.
+	CredentialID string
+	ActorType    string
+}
+
+// AccountRecord is what the read side knows of an account.
+type AccountRecord struct {
+	ID            string
+	Email         string
+	EmailVerified bool
+}
+
+// FormRecord is the forms read model as /v1 and /submit read it.
+type FormRecord struct {
+	ID                string
+	AccountID         string
+	WorkspaceID       string
+	AccessKeyPrefix   string
+	Settings          form.Settings
+	RecipientVerified bool
+	Version           int
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// VerificationRecord is the verifications read model.
+type VerificationRecord struct {
+	ID         string
+	Kind       verification.Kind
+	SubjectID  string
+	Email      string
+	DeliveryID string
+	Status     verification.Status
+	ExpiresAt  time.Time
+}
+
+// HistoryEntry is one event of a form's audit trail.
+type HistoryEntry struct {
+	Type       string
+	Version    int
+	RecordedAt time.Time
+	Metadata   Metadata
+	Data       []byte
+}
+
+// SealedPayload is a submission's raw content encrypted under its own data
+// key, which is itself wrapped by the server's sealing key.
+type SealedPayload struct {
+	WrappedKey []byte
+	Ciphertext []byte
+}
+
+// StoredResponse is what a retried submission with the same Idempotency-Key
+// gets back. It never holds submitted values: the echo is rebuilt from the
+// retry itself, which the request hash proves identical.
+type StoredResponse struct {
+	RequestHash []byte
+	Response    SubmissionResponse
+	Redirect    string
+}
+
+// AcceptedSubmission is everything one accepted submission commits.
+type AcceptedSubmission struct {
+	FormID         string
+	FormVersion    int
+	IdempotencyKey string
+	Metadata       Metadata
+	Accepted       submission.Accepted
+	Queued         []delivery.Queued
+	Payload        SealedPayload
+	Response       StoredResponse
+}
+
+// Payload is the sealed content of an accepted submission: everything its
+// deliveries need, captured when it was accepted.
+type Payload struct {
+	Fields         []submission.Field `json:"fields"`
+	Recipient      string             `json:"recipient"`
+	Subject        string             `json:"subject"`
+	FromName       string             `json:"fromName"`
+	ReplyTo        string             `json:"replyTo,omitempty"`
+	CC             []string           `json:"cc,omitempty"`
+	SubmitterEmail string             `json:"submitterEmail,omitempty"`
+	Webhook        string             `json:"webhook,omitempty"`
+	Autoresponder  *AutoresponderMail `json:"autoresponder,omitempty"`
+	FormName       string             `json:"formName"`
+}
+
+// AutoresponderMail is the confirmation mail to the submitter.
+type AutoresponderMail struct {
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+}
+
+// Attempt is the outcome of one attempt at a delivery.
+type Attempt struct {
+	Queued  delivery.Queued
+	Number  int
+	Outcome delivery.Event
+}
+
+// ClaimedDelivery is a delivery leased for an attempt.
+type ClaimedDelivery struct {
+	delivery.Queued
+	// Attempts made so far.
+	Attempts int
+}
+
+// ErrPermanent marks failures no retry can fix (the payload is gone, the
+// receiver refused the request).
+var ErrPermanent = errors.New("permanent failure")
+
+// Webhook is one JSON POST.
+type Webhook struct {
+	ID   string
+	URL  string
+	Body []byte
+}
+
+// Mail is one outgoing email.
+type Mail struct {
+	DeliveryID string
+	MessageID  string
+	From       string
+	FromName   string
+	To         string
+	Cc         []string
+	ReplyTo    string
+	Subject    string
+	Text       string
+}
+
+// MailSettings are the sender and public address used in outgoing mail.
+type MailSettings struct {
+	BaseURL string
+	From    string
+}

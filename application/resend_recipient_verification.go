@@ -1,0 +1,52 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain/verification"
+)
+
+// ResendRecipientVerification is POST /v1/forms/{formId}/recipient-verifications.
+type ResendRecipientVerification struct {
+	Caller    Session
+	RequestID string
+	FormID    string
+}
+
+// ResendRecipientVerificationHandler queues a new verification email for a
+// form's unverified recipient.
+type ResendRecipientVerificationHandler struct {
+	tx     Transactor
+	read   ReadModel
+	ids    IDs
+	clock  Clock
+	tokens LinkTokens
+}
+
+// NewResendRecipientVerificationHandler builds the handler; every dependency is required.
+func NewResendRecipientVerificationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, tokens LinkTokens) *ResendRecipientVerificationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || tokens == nil {
+		panic("application: nil dependency of ResendRecipientVerificationHandler")
+	}
+	return &ResendRecipientVerificationHandler{tx: tx, read: read, ids: ids, clock: clock, tokens: tokens}
+}
+
+// Handle requests a new verification unless the recipient is already
+// verified, and returns the latest one.
+func (h *ResendRecipientVerificationHandler) Handle(ctx context.Context, cmd ResendRecipientVerification) (VerificationRecord, error) {
+	rec, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID)
+	if err != nil {
+		return VerificationRecord{}, err
+	}
+	if rec.RecipientVerified {
+		return h.read.LatestVerification(ctx, verification.KindRecipient, cmd.FormID)
+	}
+	now := h.clock.Now()
+	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
+		return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, cmd.FormID, cmd.Caller.AccountID, rec.Settings.RecipientEmail, now)
+	})
+	if err != nil {
+		return VerificationRecord{}, err
+	}
+	return h.read.LatestVerification(ctx, verification.KindRecipient, cmd.FormID)
+}

@@ -1,0 +1,82 @@
+package application
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
+)
+
+// accept seals what the domain's delivery plan sends and commits the
+// submission with its queued deliveries.
+func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec FormRecord, env submission.Envelope, data []submission.Field) (SubmitOutcome, error) {
+	now := h.clock.Now()
+	st := rec.Settings
+	submissionID := h.ids.New()
+	plan := submission.PlanDeliveries(st, env)
+	resp := newResponse(true, SuccessMessage, cmd.RequestID, nil)
+	resp.Body.Data = nil
+
+	refs := make([]submission.DeliveryRef, 0, 3)
+	queued := make([]delivery.Queued, 0, 3)
+	for _, kind := range plan.Kinds() {
+		id := h.ids.New()
+		refs = append(refs, submission.DeliveryRef{ID: id, Kind: kind})
+		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: kind, At: now})
+		switch kind {
+		case delivery.KindEmail:
+			resp.DeliveryID = id
+		case delivery.KindAutoresponder:
+			resp.AutoresponderDeliveryID = id
+		case delivery.KindWebhook:
+			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
+		}
+	}
+	plaintext, err := json.Marshal(payloadOf(plan, st.Name, data))
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
+	sealed, err := h.sealer.Seal(submissionID, plaintext)
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
+	hashes := make(map[string]string, len(data))
+	for _, f := range data {
+		hashes[f.Name] = h.hasher.HashValue(rec.ID, f.Name, f.Value)
+	}
+	redirect := submission.Redirect(st, env, cmd.JSONClient)
+	stored := StoredResponse{Response: resp, Redirect: redirect}
+	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
+		stored.RequestHash = requestHash(key, cmd.Fields)
+	}
+	prior, err := h.store.Accept(ctx, AcceptedSubmission{
+		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
+		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: cmd.RemoteIP}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
+		Accepted: submission.Accepted{
+			SubmissionID: submissionID, FormID: rec.ID, RequestID: cmd.RequestID,
+			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
+		},
+		Queued: queued, Payload: sealed, Response: stored,
+	})
+	if err != nil {
+		return SubmitOutcome{}, err
+	}
+	if prior != nil {
+		return replay(cmd, key, data, prior)
+	}
+	resp.Body.Data = echo(data)
+	return SubmitOutcome{Response: resp, Redirect: redirect}, nil
+}
+
+// payloadOf is the sealed content: the plan and the fields it carries.
+func payloadOf(p submission.Plan, formName string, data []submission.Field) Payload {
+	out := Payload{
+		Fields: data, Recipient: p.Recipient(), FormName: formName, Subject: p.Subject(), FromName: p.FromName(),
+		ReplyTo: p.ReplyTo(), CC: p.CC(), SubmitterEmail: p.SubmitterEmail(), Webhook: p.Webhook(),
+	}
+	if auto, ok := p.Autoresponder(); ok {
+		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message}
+	}
+	return out
+}

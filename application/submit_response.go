@@ -1,0 +1,120 @@
+package application
+
+import (
+	"errors"
+
+	"github.com/formd/formd/domain/submission"
+)
+
+// SuccessMessage is the spec's success message.
+const SuccessMessage = "Email sent successfully!"
+
+// DryRunMessage answers a dry run that passed every gate.
+const DryRunMessage = "Dry run passed: every gate accepts this submission. Nothing was queued."
+
+// SubmissionResponse is the spec's SubmissionResponse.
+type SubmissionResponse struct {
+	Success                 bool                    `json:"success"`
+	Message                 string                  `json:"message"`
+	RequestID               string                  `json:"requestId,omitempty"`
+	DeliveryID              string                  `json:"deliveryId,omitempty"`
+	AutoresponderDeliveryID string                  `json:"autoresponderDeliveryId,omitempty"`
+	WebhookDeliveryIDs      []string                `json:"webhookDeliveryIds"`
+	NotificationDeliveryIDs []string                `json:"notificationDeliveryIds"`
+	DryRun                  bool                    `json:"dryRun,omitempty"`
+	Errors                  []submission.FieldError `json:"errors,omitempty"`
+	Validation              *DryRunValidation       `json:"validation,omitempty"`
+	Gates                   []GateResult            `json:"gates,omitempty"`
+	Body                    ResponseBody            `json:"body"`
+}
+
+// GateResult is one gate's outcome as a dry run reports it.
+type GateResult struct {
+	Gate    string `json:"gate"`
+	Outcome string `json:"outcome"`
+	Message string `json:"message,omitempty"`
+}
+
+// DryRunValidation is SubmissionResponse.validation.
+type DryRunValidation struct {
+	DeliveryQueued    bool     `json:"deliveryQueued"`
+	FieldNames        []string `json:"fieldNames"`
+	RecipientVerified bool     `json:"recipientVerified"`
+}
+
+// ResponseBody echoes the submitted custom fields.
+type ResponseBody struct {
+	Data    map[string]string `json:"data"`
+	Message string            `json:"message"`
+}
+
+// SubmitOutcome is an accepted submission (or a passed dry run).
+type SubmitOutcome struct {
+	Response SubmissionResponse
+	// Redirect is where a plain HTML post goes next; empty means the hosted success page.
+	Redirect string
+}
+
+// SubmissionRejected is a submission refused by a gate. It carries the
+// response a JavaScript client gets (400).
+type SubmissionRejected struct {
+	Gate     string
+	Response SubmissionResponse
+}
+
+func (e *SubmissionRejected) Error() string { return e.Response.Message }
+
+// newResponse is a response with the spec's empty lists and the echo of data.
+func newResponse(success bool, msg, requestID string, data []submission.Field) SubmissionResponse {
+	return SubmissionResponse{Success: success, Message: msg, RequestID: requestID,
+		WebhookDeliveryIDs: []string{}, NotificationDeliveryIDs: []string{},
+		Body: ResponseBody{Data: echo(data), Message: msg}}
+}
+
+// dryRunResponse reports a dry run's verdict, gate by gate.
+func dryRunResponse(cmd Submit, data []submission.Field, v submission.Verdict, recipientVerified bool) SubmissionResponse {
+	msg, success := DryRunMessage, true
+	var rejected *submission.RejectedError
+	if errors.As(v.Err(), &rejected) {
+		msg, success = rejected.Message, false
+	}
+	resp := newResponse(success, msg, cmd.RequestID, data)
+	resp.DryRun = true
+	resp.Validation = &DryRunValidation{DeliveryQueued: false, FieldNames: fieldNames(data), RecipientVerified: recipientVerified}
+	resp.Errors = v.FieldErrors()
+	for _, g := range v.Gates() {
+		resp.Gates = append(resp.Gates, GateResult{Gate: g.Gate, Outcome: g.Outcome, Message: g.Message})
+	}
+	return resp
+}
+
+// rejection is the error a refused submission returns: a dry run's carries
+// the whole trace, a live one the failure and any broken field rules.
+func rejection(cmd Submit, data []submission.Field, v submission.Verdict, recipientVerified bool) error {
+	var rejected *submission.RejectedError
+	if !errors.As(v.Err(), &rejected) {
+		return nil
+	}
+	if cmd.DryRun {
+		return &SubmissionRejected{Gate: rejected.Gate, Response: dryRunResponse(cmd, data, v, recipientVerified)}
+	}
+	resp := newResponse(false, rejected.Message, cmd.RequestID, data)
+	resp.Errors = v.FieldErrors()
+	return &SubmissionRejected{Gate: rejected.Gate, Response: resp}
+}
+
+func fieldNames(data []submission.Field) []string {
+	names := make([]string, len(data))
+	for i, f := range data {
+		names[i] = f.Name
+	}
+	return names
+}
+
+func echo(data []submission.Field) map[string]string {
+	m := make(map[string]string, len(data))
+	for _, f := range data {
+		m[f.Name] = f.Value
+	}
+	return m
+}

@@ -1,0 +1,67 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/verification"
+)
+
+// UpdateForm is PATCH /v1/forms/{formId}.
+type UpdateForm struct {
+	Caller    Session
+	RequestID string
+	FormID    string
+	Patch     form.Patch
+}
+
+// UpdateFormHandler changes a form's settings.
+type UpdateFormHandler struct {
+	tx     Transactor
+	read   ReadModel
+	ent    Entitlements
+	ids    IDs
+	clock  Clock
+	tokens LinkTokens
+}
+
+// NewUpdateFormHandler builds the handler; every dependency is required.
+func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens) *UpdateFormHandler {
+	if tx == nil || read == nil || ent == nil || ids == nil || clock == nil || tokens == nil {
+		panic("application: nil dependency of UpdateFormHandler")
+	}
+	return &UpdateFormHandler{tx: tx, read: read, ent: ent, ids: ids, clock: clock, tokens: tokens}
+}
+
+// Handle changes the caller's form; a new recipient gets a new verification email.
+func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRecord, error) {
+	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
+		return FormRecord{}, err
+	}
+	policy, err := formPolicy(ctx, h.ent, cmd.Caller.AccountID)
+	if err != nil {
+		return FormRecord{}, err
+	}
+	now := h.clock.Now()
+	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
+		f, err := tx.LoadForm(ctx, cmd.FormID)
+		if err != nil {
+			return err
+		}
+		before := f.Settings().RecipientEmail
+		if err := f.ChangeSettings(cmd.Patch, policy, now); err != nil {
+			return err
+		}
+		if err := tx.SaveForm(ctx, f); err != nil {
+			return err
+		}
+		if after := f.Settings().RecipientEmail; after != before {
+			return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, f.ID(), f.AccountID(), after, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return FormRecord{}, err
+	}
+	return h.read.FormByID(ctx, cmd.FormID)
+}

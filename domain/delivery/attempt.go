@@ -1,0 +1,80 @@
+package delivery
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// MaxJitter is the largest share of a retry's wait added at random, so
+// deliveries that failed together do not all retry at the same instant.
+const MaxJitter = 0.2
+
+// ErrFinal means a delivery already succeeded or gave up: no attempt can be
+// recorded after that.
+var ErrFinal = errors.New("delivery: already final")
+
+// Delivery is one delivery between attempts: what was queued and how many
+// attempts were made. It decides what an attempt's outcome means: success,
+// a retry at a later time, or a final failure.
+type Delivery struct {
+	queued   Queued
+	attempts int
+	outcome  Event
+}
+
+// Resume rebuilds a delivery that was claimed for its next attempt, from its
+// queued event and the attempts made so far. It checks no rule: the stored
+// state is history.
+func Resume(q Queued, attempts int) *Delivery {
+	return &Delivery{queued: q, attempts: attempts}
+}
+
+// Queued is the event that queued the delivery.
+func (d *Delivery) Queued() Queued { return d.queued }
+
+// ID is the delivery's stable id (the email Message-ID, the webhook-id).
+func (d *Delivery) ID() string { return d.queued.DeliveryID }
+
+// Kind is what the delivery sends.
+func (d *Delivery) Kind() string { return d.queued.Kind }
+
+// Attempts is how many attempts were made, the one being recorded included.
+func (d *Delivery) Attempts() int { return d.attempts }
+
+// Outcome is the event the last recorded attempt produced; nil before one.
+func (d *Delivery) Outcome() Event { return d.outcome }
+
+// Final reports whether the delivery succeeded or gave up.
+func (d *Delivery) Final() bool { return d.outcome != nil && Final(d.outcome) }
+
+// Succeed records an attempt that reached its target.
+func (d *Delivery) Succeed(now time.Time) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
+	}
+	d.attempts++
+	d.outcome = Succeeded{Attempt: d.attempts, At: now}
+	return d.outcome, nil
+}
+
+// Fail records a failed attempt. A permanent failure (one no retry can fix)
+// or the last allowed attempt gives up; otherwise the next attempt is due
+// after Backoff plus jitter, a share of MaxJitter of it in [0, 1).
+func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter float64) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
+	}
+	if jitter < 0 || jitter >= 1 {
+		return nil, fmt.Errorf("delivery: jitter %v is outside [0, 1)", jitter)
+	}
+	d.attempts++
+	if permanent || d.attempts >= MaxAttempts {
+		d.outcome = GaveUp{Attempts: d.attempts, Reason: reason, At: now}
+		return d.outcome, nil
+	}
+	wait := Backoff(d.attempts)
+	wait += time.Duration(jitter * MaxJitter * float64(wait))
+	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
+	return d.outcome, nil
+}

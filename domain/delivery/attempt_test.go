@@ -1,0 +1,108 @@
+package delivery_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain/delivery"
+)
+
+func TestAnAttemptDecidesRetryFinalFailureOrSuccess(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: now}
+	tests := []struct {
+		name      string
+		before    int // attempts made before this one
+		failure   string
+		permanent bool
+		jitter    float64
+		want      delivery.Event
+	}{
+		{name: "first try succeeds", before: 0,
+			want: delivery.Succeeded{Attempt: 1, At: now}},
+		{name: "a late try succeeds", before: delivery.MaxAttempts - 1,
+			want: delivery.Succeeded{Attempt: delivery.MaxAttempts, At: now}},
+		{name: "a first failure waits 30s", before: 0, failure: "timeout",
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: now.Add(30 * time.Second), At: now}},
+		{name: "jitter adds up to a fifth of the wait", before: 2, failure: "503", jitter: 0.5,
+			want: delivery.AttemptFailed{Attempt: 3, Reason: "503", NextAt: now.Add(2*time.Minute + 12*time.Second), At: now}},
+		{name: "the last allowed attempt gives up", before: delivery.MaxAttempts - 1, failure: "503",
+			want: delivery.GaveUp{Attempts: delivery.MaxAttempts, Reason: "503", At: now}},
+		{name: "a permanent failure gives up at once", before: 0, failure: "410 Gone", permanent: true,
+			want: delivery.GaveUp{Attempts: 1, Reason: "410 Gone", At: now}},
+		{name: "an attempt past the limit gives up", before: delivery.MaxAttempts + 3, failure: "503",
+			want: delivery.GaveUp{Attempts: delivery.MaxAttempts + 4, Reason: "503", At: now}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := delivery.Resume(q, tt.before)
+			var got delivery.Event
+			var err error
+			if tt.failure == "" {
+				got, err = d.Succeed(now)
+			} else {
+				got, err = d.Fail(tt.failure, tt.permanent, now, tt.jitter)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("outcome %#v, want %#v", got, tt.want)
+			}
+			if d.Outcome() != got || d.Attempts() != tt.before+1 || d.Final() != delivery.Final(tt.want) {
+				t.Errorf("after the attempt: outcome %#v, attempts %d, final %v", d.Outcome(), d.Attempts(), d.Final())
+			}
+			if d.ID() != "d1" || d.Kind() != delivery.KindWebhook || d.Queued() != q {
+				t.Errorf("identity changed: %s %s %+v", d.ID(), d.Kind(), d.Queued())
+			}
+		})
+	}
+}
+
+func TestAFinalDeliveryRecordsNoMoreAttempts(t *testing.T) {
+	now := time.Now()
+	for name, end := range map[string]func(*delivery.Delivery) error{
+		"succeeded": func(d *delivery.Delivery) error { _, err := d.Succeed(now); return err },
+		"gave up":   func(d *delivery.Delivery) error { _, err := d.Fail("gone", true, now, 0); return err },
+	} {
+		d := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0)
+		if err := end(d); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := d.Succeed(now); !errors.Is(err, delivery.ErrFinal) {
+			t.Errorf("%s, then Succeed: %v, want ErrFinal", name, err)
+		}
+		if _, err := d.Fail("again", false, now, 0); !errors.Is(err, delivery.ErrFinal) {
+			t.Errorf("%s, then Fail: %v, want ErrFinal", name, err)
+		}
+		if d.Attempts() != 1 {
+			t.Errorf("%s: attempts %d after refused records, want 1", name, d.Attempts())
+		}
+	}
+}
+
+func TestJitterOutsideItsRangeIsRefused(t *testing.T) {
+	for _, j := range []float64{-0.1, 1, 2} {
+		d := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0)
+		if _, err := d.Fail("x", false, time.Now(), j); err == nil {
+			t.Errorf("jitter %v accepted", j)
+		}
+		if d.Attempts() != 0 || d.Outcome() != nil {
+			t.Errorf("jitter %v: a refused attempt was recorded", j)
+		}
+	}
+}
+
+func TestAFailureAfterARetryIsStillRetried(t *testing.T) {
+	now := time.Now()
+	d := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0)
+	first, _ := d.Fail("timeout", false, now, 0)
+	second, err := d.Fail("timeout", false, now, 0)
+	if err != nil || delivery.Final(first) || delivery.Final(second) {
+		t.Fatalf("two transient failures: %#v, %#v, %v", first, second, err)
+	}
+	if second.(delivery.AttemptFailed).Attempt != 2 || second.(delivery.AttemptFailed).NextAt != now.Add(time.Minute) {
+		t.Errorf("second failure %#v, want attempt 2 retried after 1m", second)
+	}
+}

@@ -1,0 +1,62 @@
+package submission
+
+// Gate names, in the order they are checked (README: Gate order).
+const (
+	GateAccessKey         = "access_key"
+	GateRecipientVerified = "recipient_verified"
+	GateOrigin            = "origin"
+	GateServerSide        = "server_side"
+	GateHoneypot          = "honeypot"
+	GateRedirect          = "redirect"
+	GatePaidFeatures      = "paid_features"
+	GateUploads           = "uploads"
+	GateFields            = "fields"
+)
+
+// Gate outcomes.
+const (
+	OutcomePassed  = "passed"
+	OutcomeFailed  = "failed"
+	OutcomeSkipped = "skipped"
+)
+
+// Messages of failed gates: what a rejected submitter is told.
+const (
+	MsgAccessKeyMissing    = "access_key is missing: send the form's access key in the access_key field (or in the /submit/{accessKey} path)."
+	MsgAccessKeyUnknown    = "No form matches this access_key. Check the key in your form snippet."
+	MsgRecipientUnverified = "The recipient email of this form is not verified. It must be verified before submissions are accepted: follow the link in the verification email."
+	MsgOriginNotAllowed    = "This website is not allowed to submit to this form: the Origin or Referer host is not in the form's allowedDomains."
+	MsgServerSideNoPlan    = "Submissions without an Origin or Referer header are server-side submissions, which need a paid or manually granted entitlement."
+	MsgServerSideIP        = "Server-side submissions are accepted only from the exact IP addresses on the form's allowedSenderIps safelist."
+	MsgSpam                = "Submission rejected as spam: the botcheck field must be left empty."
+	MsgRedirectInvalid     = "redirect must be an absolute https URL."
+	MsgRedirectCrossDomain = "Redirecting to another domain needs a paid or manually granted entitlement."
+	MsgCCNotEntitled       = "ccemail needs a paid or manually granted entitlement."
+	MsgCCInvalid           = "ccemail must list valid email addresses separated by commas or semicolons."
+	MsgWebhookNotEntitled  = "A per-submit webhook needs a paid or manually granted entitlement."
+	MsgWebhookInvalid      = "webhook must be an absolute https URL."
+	MsgReplyToInvalid      = "replyto must be a valid email address."
+	MsgUploadsDisabled     = "File uploads are not enabled for this form; send the form without file fields."
+	MsgUploadsNotAvailable = "File uploads are not supported by this server yet; send the form without file fields."
+	MsgValidationFailed    = "Submission validation failed."
+)
+
+// MaxCCRecipients bounds the ccemail list.
+const MaxCCRecipients = 10
+
+// GateResult is one gate's outcome; a dry run reports every one.
+type GateResult struct {
+	Gate    string
+	Outcome string
+	// Message is why a gate failed or was skipped.
+	Message string
+}
+
+// RejectedError is a submission refused by a gate, with the message the
+// submitter is told.
+type RejectedError struct {
+	Gate    string
+	Message string
+}
+
+func (e *RejectedError) Error() string { return e.Message }

@@ -1,0 +1,143 @@
+package submission
+
+import (
+	"strings"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+)
+
+// Default texts of planned mail.
+const (
+	DefaultAutoresponderSubject = "We received your message"
+	DefaultAutoresponderMessage = "Thank you. We received your submission and will get back to you."
+)
+
+// Plan is what an accepted submission sends, decided from the form's settings
+// and the routing fields when it is accepted: the notification always, an
+// autoresponder and a webhook when they apply.
+type Plan struct {
+	recipient      string
+	cc             []string
+	subject        string
+	fromName       string
+	replyTo        string
+	submitterEmail string
+	autoresponder  *Autoresponder
+	webhook        string
+}
+
+// Recipient is the form's recipient, to whom the notification goes.
+func (p Plan) Recipient() string { return p.recipient }
+
+// CC are the notification's copy recipients.
+func (p Plan) CC() []string { return p.cc }
+
+// Subject is the notification's subject, on one line.
+func (p Plan) Subject() string { return p.subject }
+
+// FromName is the notification's sender name, on one line.
+func (p Plan) FromName() string { return p.fromName }
+
+// ReplyTo is the notification's Reply-To; blank for none.
+func (p Plan) ReplyTo() string { return p.replyTo }
+
+// SubmitterEmail is the email field as submitted, blank when absent.
+func (p Plan) SubmitterEmail() string { return p.submitterEmail }
+
+// Autoresponder is the confirmation to the submitter, when one is sent.
+func (p Plan) Autoresponder() (Autoresponder, bool) {
+	if p.autoresponder == nil {
+		return Autoresponder{}, false
+	}
+	return *p.autoresponder, true
+}
+
+// Webhook is the per-submit webhook URL; blank when none.
+func (p Plan) Webhook() string { return p.webhook }
+
+// Autoresponder is the text of the confirmation mail to the submitter.
+type Autoresponder struct {
+	Subject string
+	Message string
+}
+
+// PlanDeliveries decides what an accepted submission sends.
+func PlanDeliveries(st form.Settings, env Envelope) Plan {
+	p := Plan{
+		recipient:      st.RecipientEmail,
+		cc:             SplitCC(env.CC),
+		subject:        oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name)),
+		fromName:       oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
+		replyTo:        ReplyTo(st, env),
+		submitterEmail: env.Email,
+		webhook:        env.Webhook,
+	}
+	// An autoresponder goes only to an address that is one: the email field
+	// is not checked unless a rule says so.
+	if st.Autoresponder.Enabled && domain.IsEmailAddress(env.Email) {
+		p.autoresponder = &Autoresponder{
+			Subject: firstNonBlank(st.Autoresponder.Subject, DefaultAutoresponderSubject),
+			Message: firstNonBlank(st.Autoresponder.Message, DefaultAutoresponderMessage),
+		}
+	}
+	return p
+}
+
+// Kinds are the deliveries the plan queues, notification first.
+func (p Plan) Kinds() []string {
+	kinds := []string{delivery.KindEmail}
+	if p.autoresponder != nil {
+		kinds = append(kinds, delivery.KindAutoresponder)
+	}
+	if p.webhook != "" {
+		kinds = append(kinds, delivery.KindWebhook)
+	}
+	return kinds
+}
+
+// ReplyTo follows the form's reply-to mode; a per-submit replyto overrides
+// it unless the mode is none. In submitter mode the email field is used only
+// when it is an address.
+func ReplyTo(st form.Settings, env Envelope) string {
+	switch st.ReplyToMode {
+	case form.ReplyToNone:
+		return ""
+	case form.ReplyToDefault:
+		return firstNonBlank(env.ReplyTo, st.ReplyToDefault)
+	default:
+		if env.ReplyTo != "" {
+			return env.ReplyTo
+		}
+		if domain.IsEmailAddress(env.Email) {
+			return env.Email
+		}
+		return ""
+	}
+}
+
+// Redirect is where a plain HTML post goes once accepted: the submitted
+// redirect, else the form's default; blank means the hosted success page. A
+// JSON client is never redirected.
+func Redirect(st form.Settings, env Envelope, jsonClient bool) string {
+	if jsonClient {
+		return ""
+	}
+	return firstNonBlank(env.Redirect, st.RedirectDefault)
+}
+
+// oneLine keeps a header value on one line: submitted line breaks must never
+// become extra mail headers.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func firstNonBlank(values ...string) string {
+	for _, v := range values {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

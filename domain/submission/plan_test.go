@@ -1,0 +1,112 @@
+package submission_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+)
+
+func TestPlanDeliveries(t *testing.T) {
+	base := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}.Normalize()
+	auto := base
+	auto.Autoresponder = form.Autoresponder{Enabled: true}
+	custom := base
+	custom.SubjectDefault, custom.FromNameDefault = "Form mail", "Site"
+	custom.Autoresponder = form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "Soon."}
+	tests := []struct {
+		name      string
+		st        form.Settings
+		env       submission.Envelope
+		kinds     []string
+		subject   string
+		fromName  string
+		autoReply *submission.Autoresponder
+	}{
+		{"notification only", base, submission.Envelope{}, []string{delivery.KindEmail},
+			"New submission: Contact", form.DefaultFromName, nil},
+		{"submitted subject and sender name win, on one line", custom,
+			submission.Envelope{Subject: "Hello\r\nBcc: x@example.com", FromName: " Ada\n Lovelace "}, []string{delivery.KindEmail},
+			"Hello Bcc: x@example.com", "Ada Lovelace", nil},
+		{"the form's defaults", custom, submission.Envelope{}, []string{delivery.KindEmail}, "Form mail", "Site", nil},
+		{"an autoresponder to a valid email", auto, submission.Envelope{Email: "ada@example.com"},
+			[]string{delivery.KindEmail, delivery.KindAutoresponder}, "New submission: Contact", form.DefaultFromName,
+			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage}},
+		{"no autoresponder to an invalid email", auto, submission.Envelope{Email: "not-an-address"},
+			[]string{delivery.KindEmail}, "New submission: Contact", form.DefaultFromName, nil},
+		{"the form's autoresponder text", custom, submission.Envelope{Email: "ada@example.com"},
+			[]string{delivery.KindEmail, delivery.KindAutoresponder}, "Form mail", "Site",
+			&submission.Autoresponder{Subject: "Thanks", Message: "Soon."}},
+		{"a webhook last", auto, submission.Envelope{Email: "ada@example.com", Webhook: "https://hooks.example.com"},
+			[]string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook}, "New submission: Contact", form.DefaultFromName,
+			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := submission.PlanDeliveries(tt.st, tt.env)
+			if !slices.Equal(p.Kinds(), tt.kinds) {
+				t.Errorf("Kinds() = %v, want %v", p.Kinds(), tt.kinds)
+			}
+			if p.Subject() != tt.subject || p.FromName() != tt.fromName || p.Recipient() != "inbox@example.com" {
+				t.Errorf("subject %q, from %q, to %q", p.Subject(), p.FromName(), p.Recipient())
+			}
+			auto, ok := p.Autoresponder()
+			if ok != (tt.autoReply != nil) || (ok && auto != *tt.autoReply) {
+				t.Errorf("autoresponder %+v (%v), want %+v", auto, ok, tt.autoReply)
+			}
+			if p.Webhook() != tt.env.Webhook || p.SubmitterEmail() != tt.env.Email {
+				t.Errorf("webhook %q, submitter %q; want %q, %q", p.Webhook(), p.SubmitterEmail(), tt.env.Webhook, tt.env.Email)
+			}
+		})
+	}
+}
+
+func TestPlanSplitsCC(t *testing.T) {
+	p := submission.PlanDeliveries(form.Settings{Name: "C"}, submission.Envelope{CC: "a@example.com; b@example.com,"})
+	if !slices.Equal(p.CC(), []string{"a@example.com", "b@example.com"}) {
+		t.Fatalf("CC = %v", p.CC())
+	}
+}
+
+func TestReplyToFollowsTheModeAndTheOverride(t *testing.T) {
+	st := form.Settings{ReplyToDefault: "team@example.com"}
+	cases := []struct {
+		mode        form.ReplyToMode
+		email, over string
+		want        string
+	}{
+		{form.ReplyToSubmitter, "ada@example.com", "", "ada@example.com"},
+		{form.ReplyToSubmitter, "not-an-address", "", ""},
+		{form.ReplyToSubmitter, "ada@example.com", "boss@example.com", "boss@example.com"},
+		{form.ReplyToDefault, "ada@example.com", "", "team@example.com"},
+		{form.ReplyToDefault, "ada@example.com", "boss@example.com", "boss@example.com"},
+		{form.ReplyToNone, "ada@example.com", "boss@example.com", ""},
+	}
+	for _, c := range cases {
+		st.ReplyToMode = c.mode
+		if got := submission.ReplyTo(st, submission.Envelope{Email: c.email, ReplyTo: c.over}); got != c.want {
+			t.Errorf("mode %s, email %q, replyto %q: got %q, want %q", c.mode, c.email, c.over, got, c.want)
+		}
+	}
+}
+
+func TestRedirect(t *testing.T) {
+	st := form.Settings{RedirectDefault: "https://example.com/default"}
+	cases := []struct {
+		submitted string
+		json      bool
+		want      string
+	}{
+		{"", false, "https://example.com/default"},
+		{"https://example.com/thanks", false, "https://example.com/thanks"},
+		{"https://example.com/thanks", true, ""},
+		{"", true, ""},
+	}
+	for _, c := range cases {
+		if got := submission.Redirect(st, submission.Envelope{Redirect: c.submitted}, c.json); got != c.want {
+			t.Errorf("redirect %q, json %v: got %q, want %q", c.submitted, c.json, got, c.want)
+		}
+	}
+}

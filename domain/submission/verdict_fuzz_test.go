@@ -1,0 +1,60 @@
+package submission_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+)
+
+// FuzzJudge checks the gates' invariants on arbitrary requests: Judge never
+// panics; a dry run reports all nine gates in order; a live judgement stops
+// at its first failure, which Err names; a passed judgement has no failed gate.
+func FuzzJudge(f *testing.F) {
+	f.Add("https://example.com", "", "203.0.113.7", "", "ada@example.com", "", "", "", false, false, false, true)
+	f.Add("", "https://example.com/x", "::1", "on", "x", "a@b.co;c", "https://h.example", "http://r", true, true, true, false)
+	f.Add("null", "", "", "", "", "", "", "https://elsewhere.example.org/", false, false, true, true)
+	order := []string{submission.GateAccessKey, submission.GateRecipientVerified, submission.GateOrigin, submission.GateServerSide,
+		submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures, submission.GateUploads, submission.GateFields}
+	f.Fuzz(func(t *testing.T, origin, referer, ip, botcheck, email, cc, webhook, redirect string, dryRun, files, jsonClient, verified bool) {
+		fields := []submission.Field{{Name: "botcheck", Value: botcheck}, {Name: "email", Value: email},
+			{Name: "ccemail", Value: cc}, {Name: "webhook", Value: webhook}, {Name: "redirect", Value: redirect}}
+		env, _ := submission.Split(fields)
+		r := submission.Request{Fields: fields, Envelope: env, Origin: origin, Referer: referer, RemoteIP: ip,
+			HasFiles: files, JSONClient: jsonClient, DryRun: dryRun}
+		st := form.Settings{Name: "C", RecipientEmail: "inbox@example.com", AllowedDomains: []string{"example.com"},
+			AllowedSenderIPs: []string{"203.0.113.7"},
+			Validation:       form.ValidationSettings{Fields: []form.FieldRule{{Field: "email", Type: "email"}}}}.Normalize()
+		ent := account.NewEntitlements(submission.FeaturesJudged(r, st)...)
+		v := submission.Judge(r, submission.Target{Settings: st, RecipientVerified: verified}, ent)
+		gates := v.Gates()
+		var rejected *submission.RejectedError
+		failed := errors.As(v.Err(), &rejected)
+		if dryRun {
+			if len(gates) != len(order) {
+				t.Fatalf("a dry run reported %d gates: %+v", len(gates), gates)
+			}
+			for i, g := range gates {
+				if g.Gate != order[i] {
+					t.Fatalf("gate %d is %s, want %s", i, g.Gate, order[i])
+				}
+			}
+		} else if failed {
+			last := gates[len(gates)-1]
+			if last.Gate != rejected.Gate || last.Outcome != submission.OutcomeFailed || last.Message != rejected.Message {
+				t.Fatalf("a live judgement went on after %s failed: %+v", rejected.Gate, gates)
+			}
+		}
+		firstFailure := ""
+		for _, g := range gates {
+			if g.Outcome == submission.OutcomeFailed && firstFailure == "" {
+				firstFailure = g.Gate
+			}
+		}
+		if failed != (firstFailure != "") || (failed && rejected.Gate != firstFailure) {
+			t.Fatalf("Err() = %v, first failed gate %q", v.Err(), firstFailure)
+		}
+	})
+}
