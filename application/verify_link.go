@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"errors"
 
 	"github.com/formd/formd/domain/verification"
 )
@@ -39,6 +40,10 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 	if err != nil {
 		return LinkVerified{}, err
 	}
+	latest, err := h.read.LatestVerification(ctx, rec.Kind, rec.SubjectID)
+	if err != nil {
+		return LinkVerified{}, err
+	}
 	md := Metadata{Actor: Actor{Type: ActorLink, ID: rec.ID}, RequestID: cmd.RequestID}
 	now := h.clock.Now()
 	err = h.tx.InTx(ctx, md, func(tx Tx) error {
@@ -46,11 +51,9 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 		if err != nil {
 			return err
 		}
-		if err := v.Complete(now); err != nil {
-			return err
-		}
-		if err := tx.SaveVerification(ctx, v); err != nil {
-			return err
+		completeErr := v.Complete(now, latest.ID == v.VerificationID)
+		if completeErr != nil && !errors.Is(completeErr, verification.ErrAlreadyUsed) {
+			return completeErr
 		}
 		switch v.Kind {
 		case verification.KindAccount:
@@ -58,18 +61,39 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 			if err != nil {
 				return err
 			}
+			if completeErr != nil { // a used link: harmless while the account stays verified
+				return usedLink(completeErr, a.EmailVerified())
+			}
 			a.VerifyEmail(now)
+			if err := tx.SaveVerification(ctx, v); err != nil {
+				return err
+			}
 			return tx.SaveAccount(ctx, a)
 		default:
 			f, err := tx.LoadForm(ctx, v.SubjectID)
 			if err != nil {
 				return err
 			}
+			if completeErr != nil { // a used link verifies nothing again
+				return usedLink(completeErr, f.RecipientVerified() && f.Settings().RecipientEmail == v.Email)
+			}
 			if err := f.MarkRecipientVerified(v.Email, now); err != nil {
+				return err
+			}
+			if err := tx.SaveVerification(ctx, v); err != nil {
 				return err
 			}
 			return tx.SaveForm(ctx, f)
 		}
 	})
 	return LinkVerified{Kind: rec.Kind, Email: rec.Email}, err
+}
+
+// usedLink answers a link followed again: the same page as the first time
+// while its subject is still verified for that address, else the refusal.
+func usedLink(err error, stillVerified bool) error {
+	if stillVerified {
+		return nil
+	}
+	return err
 }

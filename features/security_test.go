@@ -30,4 +30,52 @@ var _ = Describe("Security hardening", func() {
 			ExpectError(last, http.StatusTooManyRequests, "Too many")
 		})
 	})
+
+	Describe("recipient verification links", func() {
+		var f *Formd
+		BeforeEach(func() { f = shared })
+
+		It("does not let a used link verify the address again after the recipient changed away and back", func() {
+			token, _ := f.RegisteredVerifiedUser()
+			first := UniqueEmail("first")
+			form, _ := f.CreateForm(token, contactForm(map[string]any{"recipientEmail": first}))
+			id := form["id"].(string)
+			used := Link(f.Mail.WaitForMail(first))
+			Expect(f.Get("", used).Status).To(Equal(http.StatusOK))
+
+			By("changing the recipient to another address and back")
+			other := UniqueEmail("other")
+			Expect(f.Patch(token, "/v1/forms/"+id, map[string]any{"recipientEmail": other}).Status).To(Equal(http.StatusOK))
+			Expect(f.Patch(token, "/v1/forms/"+id, map[string]any{"recipientEmail": first}).Status).To(Equal(http.StatusOK))
+			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
+
+			By("the old, used link verifying nothing")
+			r := f.Get("", used)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r)
+			Expect(string(r.Body)).To(ContainSubstring("already used"))
+			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
+
+			By("the new link verifying the address")
+			Expect(f.Get("", Link(f.Mail.WaitForMail(first))).Status).To(Equal(http.StatusOK))
+			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
+			By("following it twice is still harmless")
+			Expect(f.Get("", used).Status).To(Equal(http.StatusOK))
+		})
+
+		It("verifies only with the newest link once a new one was sent", func() {
+			token, _ := f.RegisteredVerifiedUser()
+			recipient := UniqueEmail("inbox")
+			form, _ := f.CreateForm(token, contactForm(map[string]any{"recipientEmail": recipient}))
+			id := form["id"].(string)
+			older := Link(f.Mail.WaitForMail(recipient))
+			Expect(f.Post(token, "/v1/forms/"+id+"/recipient-verifications", nil).Status).To(Equal(http.StatusCreated))
+			newer := Link(f.Mail.WaitForMail(recipient))
+
+			r := f.Get("", older)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r)
+			Expect(string(r.Body)).To(ContainSubstring("newer verification email"))
+			Expect(f.Get("", newer).Status).To(Equal(http.StatusOK))
+			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
+		})
+	})
 })

@@ -68,6 +68,15 @@ func (Completed) EventType() string { return CompletedType }
 // ErrExpired means the link is past its expiry; a new one must be requested.
 var ErrExpired = &domain.ForbiddenError{Message: "This verification link has expired. Request a new verification email."}
 
+// ErrAlreadyUsed means the link was followed before. Following it again
+// changes nothing; whether that is harmless depends on its subject, which the
+// caller judges (still verified for the same address, or not).
+var ErrAlreadyUsed = &domain.ForbiddenError{Message: "This verification link was already used. Request a new verification email."}
+
+// ErrSuperseded means a newer verification was requested for the same
+// subject: only the link of the latest one verifies.
+var ErrSuperseded = &domain.ForbiddenError{Message: "A newer verification email was sent for this address. Use the link in the latest one."}
+
 // Verification is the event-sourced verification aggregate.
 type Verification struct {
 	Requested
@@ -91,10 +100,16 @@ func Request(r Requested, now time.Time) (*Verification, error) {
 	return v, nil
 }
 
-// Complete verifies the request. Following a link twice is harmless.
-func (v *Verification) Complete(now time.Time) error {
+// Complete verifies the request. latest says whether v is the newest
+// verification requested for its subject: a link verifies once, and only
+// while no newer link was sent, so an old link cannot verify an address the
+// subject took up again later.
+func (v *Verification) Complete(now time.Time, latest bool) error {
 	if v.status == StatusVerified {
-		return nil
+		return ErrAlreadyUsed
+	}
+	if !latest {
+		return ErrSuperseded
 	}
 	if !now.Before(v.ExpiresAt) {
 		return ErrExpired

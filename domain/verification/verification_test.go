@@ -123,7 +123,7 @@ func TestComplete(t *testing.T) {
 			if tt.zone != nil {
 				now = now.In(tt.zone)
 			}
-			err := v.Complete(now)
+			err := v.Complete(now, true)
 			if tt.expired {
 				if !errors.Is(err, verification.ErrExpired) {
 					t.Fatalf("Complete = %v, want ErrExpired", err)
@@ -154,7 +154,7 @@ func TestComplete(t *testing.T) {
 	}
 }
 
-func TestCompleteTwiceIsHarmless(t *testing.T) {
+func TestALinkVerifiesOnce(t *testing.T) {
 	tests := []struct {
 		name   string
 		second time.Duration // since the request
@@ -166,11 +166,11 @@ func TestCompleteTwiceIsHarmless(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := verificationPending(t)
 			first := verificationT0.Add(time.Minute)
-			if err := v.Complete(first); err != nil {
+			if err := v.Complete(first, true); err != nil {
 				t.Fatalf("first Complete: %v", err)
 			}
-			if err := v.Complete(verificationT0.Add(tt.second)); err != nil {
-				t.Errorf("second Complete = %v, want nil", err)
+			if err := v.Complete(verificationT0.Add(tt.second), true); !errors.Is(err, verification.ErrAlreadyUsed) {
+				t.Errorf("second Complete = %v, want ErrAlreadyUsed", err)
 			}
 			if len(v.Changes()) != 2 {
 				t.Fatalf("Changes() = %+v, want Requested and one Completed", v.Changes())
@@ -182,6 +182,18 @@ func TestCompleteTwiceIsHarmless(t *testing.T) {
 				t.Errorf("Status() = %q, want verified", v.Status())
 			}
 		})
+	}
+}
+
+// Security review: an old link verified the address again after the form
+// changed its recipient away and back. Only the newest request verifies.
+func TestOnlyTheLatestRequestVerifies(t *testing.T) {
+	v := verificationPending(t)
+	if err := v.Complete(verificationT0.Add(time.Minute), false); !errors.Is(err, verification.ErrSuperseded) {
+		t.Errorf("Complete of a superseded request = %v, want ErrSuperseded", err)
+	}
+	if len(v.Changes()) != 1 || v.Status() != verification.StatusPending {
+		t.Errorf("a refused link recorded %+v", v.Changes())
 	}
 }
 
@@ -205,11 +217,11 @@ func TestFromHistory(t *testing.T) {
 		t.Errorf("reloaded Requested = %+v, want %+v", pending.Requested, v.Requested)
 	}
 	// A reloaded pending verification still expires on time.
-	if err := pending.Complete(v.ExpiresAt); !errors.Is(err, verification.ErrExpired) {
+	if err := pending.Complete(v.ExpiresAt, true); !errors.Is(err, verification.ErrExpired) {
 		t.Errorf("reloaded Complete at expiry = %v, want ErrExpired", err)
 	}
 
-	if err := v.Complete(verificationT0.Add(time.Hour)); err != nil {
+	if err := v.Complete(verificationT0.Add(time.Hour), true); err != nil {
 		t.Fatal(err)
 	}
 	done, err := verification.FromHistory(v.Changes())
@@ -219,8 +231,8 @@ func TestFromHistory(t *testing.T) {
 	if done.Status() != verification.StatusVerified || done.Version() != 2 {
 		t.Errorf("verified: Status()=%q Version()=%d", done.Status(), done.Version())
 	}
-	if err := done.Complete(verificationT0.Add(10 * verification.Lifetime)); err != nil || len(done.Changes()) != 0 {
-		t.Errorf("Complete on a reloaded verified link = %v, %+v; want nil and no event", err, done.Changes())
+	if err := done.Complete(verificationT0.Add(10*verification.Lifetime), true); !errors.Is(err, verification.ErrAlreadyUsed) || len(done.Changes()) != 0 {
+		t.Errorf("Complete on a reloaded verified link = %v, %+v; want ErrAlreadyUsed and no event", err, done.Changes())
 	}
 }
 
