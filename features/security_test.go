@@ -78,4 +78,32 @@ var _ = Describe("Security hardening", func() {
 			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
 		})
 	})
+
+	Describe("sender names", func() {
+		It("delivers when the form's or the submitter's sender name holds quotes, backslashes or accents", func() {
+			f := shared
+			lf := f.LiveForm(map[string]any{"fromNameDefault": `Acme "Support`})
+			for _, name := range []string{"", `Bob" <evil@evil.example>, "x`, `Zoë \ Büro`} {
+				body := map[string]any{"access_key": lf.AccessKey, "message": "hello"}
+				if name != "" {
+					body["from_name"] = name
+				}
+				r := f.Post("", "/submit", body, fromExampleCom())
+				Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+				m := f.Mail.WaitForMail(lf.Recipient)
+				from, err := m.Header.AddressList("From")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(from).To(HaveLen(1), "one sender, never an address smuggled in a name")
+				Expect(from[0].Address).To(Equal("formd@test.local"))
+				want := name
+				switch name {
+				case "":
+					want = `Acme "Support`
+				case `Zoë \ Büro`:
+					want = "Zoë \uFF3C Büro" // see adapters/mail: a backslash cannot be encoded in a name with accents
+				}
+				Expect(from[0].Name).To(Equal(want))
+			}
+		})
+	})
 })

@@ -5,11 +5,14 @@ package mail
 import (
 	"context"
 	"fmt"
+	netmail "net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	gomail "github.com/wneessen/go-mail"
 
@@ -20,9 +23,11 @@ import (
 // the delivery id, so a retried send is recognisable as the same mail.
 func build(m application.Mail) (*gomail.Msg, error) {
 	msg := gomail.NewMsg()
-	if err := msg.FromFormat(m.FromName, m.From); err != nil {
+	from, err := sender(m.FromName, m.From)
+	if err != nil {
 		return nil, fmt.Errorf("from: %w", err)
 	}
+	msg.FromMailAddress(from)
 	if err := msg.To(m.To); err != nil {
 		return nil, fmt.Errorf("to: %w", err)
 	}
@@ -41,6 +46,44 @@ func build(m application.Mail) (*gomail.Msg, error) {
 	msg.SetDate()
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	return msg, nil
+}
+
+// sender is the From address: the configured sender (a bare address or
+// "Name <address>") under the display name name, or under its own name when
+// name is empty. The name is never pasted into the header: net/mail quotes it
+// and encodes it (RFC 2047) as needed, so any text a submitter or a form sets
+// stays a display name and cannot become another address.
+func sender(name, from string) (*netmail.Address, error) {
+	addr, err := netmail.ParseAddress(from)
+	if err != nil {
+		return nil, err
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, name)
+	if name = strings.TrimSpace(name); name != "" {
+		addr.Name = name
+	}
+	// net/mail encodes a non-ASCII name as an RFC 2047 word, choosing base64
+	// when the name holds specials, but it misses the backslash, which it
+	// leaves bare in a Q-encoded word that strict readers (net/mail itself
+	// among them) refuse. Such a name gets the full-width reverse solidus.
+	if !isASCII(addr.Name) {
+		addr.Name = strings.ReplaceAll(addr.Name, `\`, "\uFF3C")
+	}
+	return addr, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // SMTP sends through one SMTP server.

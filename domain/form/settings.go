@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/formd/formd/domain"
 )
@@ -123,8 +124,10 @@ func (s Settings) Validate(p Policy) error {
 		if len(v) > maxTextLength {
 			return domain.Invalid(field, "%s must be at most %d characters", field, maxTextLength)
 		}
-		if strings.ContainsAny(v, "\r\n") {
-			return domain.Invalid(field, "%s must be a single line", field)
+		// Mail headers are built from these: a line break or any other
+		// control character has no place in one.
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			return domain.Invalid(field, "%s must be a single line without control characters", field)
 		}
 	}
 	if len(s.Autoresponder.Message) > 10*maxTextLength {

@@ -69,6 +69,8 @@ func TestSettingsValidateRejects(t *testing.T) {
 		{name: "subject 501 bytes", mutate: func(s *form.Settings) { s.SubjectDefault = strings.Repeat("s", 501) }, wantField: "subjectDefault"},
 		{name: "from name with newline", mutate: func(s *form.Settings) { s.FromNameDefault = "Acme\r\nSupport" }, wantField: "fromNameDefault"},
 		{name: "from name 501 bytes", mutate: func(s *form.Settings) { s.FromNameDefault = strings.Repeat("f", 501) }, wantField: "fromNameDefault"},
+		{name: "from name with a tab", mutate: func(s *form.Settings) { s.FromNameDefault = "Acme\tSupport" }, wantField: "fromNameDefault"},
+		{name: "subject with a NUL", mutate: func(s *form.Settings) { s.SubjectDefault = "New\x00message" }, wantField: "subjectDefault"},
 		{name: "autoresponder subject with newline", mutate: func(s *form.Settings) { s.Autoresponder = form.Autoresponder{Enabled: true, Subject: "a\nb"} }, wantField: "autoresponder.subject"},
 		{name: "autoresponder message 5001 bytes", mutate: func(s *form.Settings) { s.Autoresponder.Message = strings.Repeat("m", 5001) }, wantField: "autoresponder.message"},
 		{name: "redirect http", mutate: func(s *form.Settings) { s.RedirectDefault = "http://example.com/thanks" }, wantField: "redirectDefault"},
@@ -116,6 +118,8 @@ func TestSettingsValidateAccepts(t *testing.T) {
 		policy form.Policy
 	}{
 		{name: "minimal", mutate: func(*form.Settings) {}},
+		// Quotes and backslashes are fine in a display name: the mailer encodes it.
+		{name: "from name with quotes and a backslash", mutate: func(s *form.Settings) { s.FromNameDefault = `Acme "Support\ Team` }},
 		{name: "name 200 bytes", mutate: func(s *form.Settings) { s.Name = strings.Repeat("n", 200) }},
 		{name: "name padded to 201 bytes", mutate: func(s *form.Settings) { s.Name = " " + strings.Repeat("n", 200) }},
 		{name: "domains mixed case and trailing dot", mutate: func(s *form.Settings) {
