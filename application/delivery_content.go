@@ -1,12 +1,14 @@
 package application
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
 )
 
 // webhookBody is what a webhook receives: the forwarded custom fields only.
@@ -38,7 +40,7 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		if p.Autoresponder == nil || p.SubmitterEmail == "" {
 			return fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
 		}
-		m.FromName, m.To, m.ReplyTo = p.FromName, p.SubmitterEmail, p.Recipient
+		m.FromName, m.To, m.ReplyTo = cmp.Or(p.Autoresponder.FromName, form.DefaultFromName), p.SubmitterEmail, p.Autoresponder.ReplyTo
 		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
 	} else {
 		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject

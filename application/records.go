@@ -136,6 +136,10 @@ type Payload struct {
 type AutoresponderMail struct {
 	Subject string `json:"subject"`
 	Message string `json:"message"`
+	// FromName and ReplyTo are the form's own (payloads sealed before they
+	// existed fall back to the default sender name and no Reply-To).
+	FromName string `json:"fromName,omitempty"`
+	ReplyTo  string `json:"replyTo,omitempty"`
 }
 
 // Attempt is the outcome of one attempt at a delivery.

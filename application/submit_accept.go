@@ -76,7 +76,7 @@ func payloadOf(p submission.Plan, formName string, data []submission.Field) Payl
 		ReplyTo: p.ReplyTo(), CC: p.CC(), SubmitterEmail: p.SubmitterEmail(), Webhook: p.Webhook(),
 	}
 	if auto, ok := p.Autoresponder(); ok {
-		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message}
+		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message, FromName: auto.FromName, ReplyTo: auto.ReplyTo}
 	}
 	return out
 }

@@ -106,4 +106,23 @@ var _ = Describe("Security hardening", func() {
 			}
 		})
 	})
+
+	Describe("the autoresponder", func() {
+		It("is sent under the form's own name and Reply-To, whatever the submitter chooses", func() {
+			f := shared
+			lf := f.LiveForm(map[string]any{"fromNameDefault": "Acme Support",
+				"autoresponder": map[string]any{"enabled": true, "subject": "Thanks", "message": "We got it."}})
+			victim := UniqueEmail("victim")
+			r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "email": victim,
+				"from_name": "Your Bank - urgent", "replyto": "attacker@evil.example", "message": "hi"}, fromExampleCom())
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+			m := f.Mail.WaitForMail(victim)
+			from, err := m.Header.AddressList("From")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(from).To(HaveLen(1))
+			Expect(from[0].Name).To(Equal("Acme Support"))
+			Expect(m.Header.Get("Reply-To")).To(BeEmpty(), "no replyToDefault: no Reply-To, and never the recipient's address")
+			Expect(string(m.Raw)).NotTo(ContainSubstring(lf.Recipient))
+		})
+	})
 })

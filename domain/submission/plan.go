@@ -57,10 +57,15 @@ func (p Plan) Autoresponder() (Autoresponder, bool) {
 // Webhook is the per-submit webhook URL; blank when none.
 func (p Plan) Webhook() string { return p.webhook }
 
-// Autoresponder is the text of the confirmation mail to the submitter.
+// Autoresponder is the confirmation mail to the submitter. The submitter
+// chooses where it goes (its email field), so nothing else of it is theirs to
+// choose: it is sent under the form's own sender name, and its Reply-To is
+// the form's replyToDefault or none, never the recipient's address.
 type Autoresponder struct {
-	Subject string
-	Message string
+	Subject  string
+	Message  string
+	FromName string
+	ReplyTo  string
 }
 
 // PlanDeliveries decides what an accepted submission sends.
@@ -78,8 +83,10 @@ func PlanDeliveries(st form.Settings, env Envelope) Plan {
 	// is not checked unless a rule says so.
 	if st.Autoresponder.Enabled && domain.IsEmailAddress(env.Email) {
 		p.autoresponder = &Autoresponder{
-			Subject: firstNonBlank(st.Autoresponder.Subject, DefaultAutoresponderSubject),
-			Message: firstNonBlank(st.Autoresponder.Message, DefaultAutoresponderMessage),
+			Subject:  firstNonBlank(st.Autoresponder.Subject, DefaultAutoresponderSubject),
+			Message:  firstNonBlank(st.Autoresponder.Message, DefaultAutoresponderMessage),
+			FromName: oneLine(firstNonBlank(st.FromNameDefault, form.DefaultFromName)),
+			ReplyTo:  st.ReplyToDefault,
 		}
 	}
 	return p

@@ -16,6 +16,8 @@ func TestPlanDeliveries(t *testing.T) {
 	custom := base
 	custom.SubjectDefault, custom.FromNameDefault = "Form mail", "Site"
 	custom.Autoresponder = form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "Soon."}
+	relay := custom
+	relay.ReplyToDefault = "support@example.com"
 	tests := []struct {
 		name      string
 		st        form.Settings
@@ -33,15 +35,21 @@ func TestPlanDeliveries(t *testing.T) {
 		{"the form's defaults", custom, submission.Envelope{}, []string{delivery.KindEmail}, "Form mail", "Site", nil},
 		{"an autoresponder to a valid email", auto, submission.Envelope{Email: "ada@example.com"},
 			[]string{delivery.KindEmail, delivery.KindAutoresponder}, "New submission: Contact", form.DefaultFromName,
-			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage}},
+			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage, FromName: form.DefaultFromName}},
 		{"no autoresponder to an invalid email", auto, submission.Envelope{Email: "not-an-address"},
 			[]string{delivery.KindEmail}, "New submission: Contact", form.DefaultFromName, nil},
 		{"the form's autoresponder text", custom, submission.Envelope{Email: "ada@example.com"},
 			[]string{delivery.KindEmail, delivery.KindAutoresponder}, "Form mail", "Site",
-			&submission.Autoresponder{Subject: "Thanks", Message: "Soon."}},
+			&submission.Autoresponder{Subject: "Thanks", Message: "Soon.", FromName: "Site"}},
+		// Security review: the submitter chose the autoresponder's sender name,
+		// and its Reply-To revealed the recipient.
+		{"the autoresponder keeps the form's sender name and Reply-To whatever is submitted", relay,
+			submission.Envelope{Email: "victim@example.com", FromName: "Your bank", ReplyTo: "attacker@example.com"},
+			[]string{delivery.KindEmail, delivery.KindAutoresponder}, "Form mail", "Your bank",
+			&submission.Autoresponder{Subject: "Thanks", Message: "Soon.", FromName: "Site", ReplyTo: "support@example.com"}},
 		{"a webhook last", auto, submission.Envelope{Email: "ada@example.com", Webhook: "https://hooks.example.com"},
 			[]string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook}, "New submission: Contact", form.DefaultFromName,
-			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage}},
+			&submission.Autoresponder{Subject: submission.DefaultAutoresponderSubject, Message: submission.DefaultAutoresponderMessage, FromName: form.DefaultFromName}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
