@@ -22,6 +22,7 @@ import (
 	"code.dny.dev/ssrf"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 )
 
 // Sender implements application.WebhookSender.
@@ -74,12 +75,19 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
 	}
+	if domain.IsObfuscatedIPv4(req.URL.Hostname()) {
+		return fmt.Errorf("%w: host %q is a numeric address not written in dotted decimal", application.ErrPermanent, req.URL.Hostname())
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "formd-webhook/1")
 	req.Header.Set("webhook-id", w.ID)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10))
 	resp, err := s.client.Do(req)
 	if err != nil {
+		// An address the SSRF guard refuses stays refused: retrying cannot help.
+		if errors.Is(err, ssrf.ErrProhibitedIP) || errors.Is(err, ssrf.ErrProhibitedPort) || errors.Is(err, ssrf.ErrProhibitedNetwork) {
+			return fmt.Errorf("%w: %v", application.ErrPermanent, err)
+		}
 		return err
 	}
 	defer resp.Body.Close()

@@ -159,10 +159,12 @@ func indexed(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
 
-// IsHTTPSURL reports whether s is an absolute https URL with a host.
+// IsHTTPSURL reports whether s is an absolute https URL with a host, and
+// not one whose host browsers would read as an IPv4 address written in
+// another form than dotted decimal (domain.IsObfuscatedIPv4).
 func IsHTTPSURL(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && !domain.IsObfuscatedIPv4(u.Hostname())
 }
 
 func validateDomainPattern(d string, p Policy) error {

@@ -318,6 +318,11 @@ func TestIsHTTPSURL(t *testing.T) {
 		{"https://example.com:port", false},
 		{"javascript:alert(1)", false},
 		{" https://example.com", false},
+		// Hosts browsers read as IPv4 addresses written another way.
+		{"https://2130706433/hook", false},
+		{"https://0x7f.1/hook", false},
+		{"https://0177.0.0.1/hook", false},
+		{"https://127.1/hook", false},
 	}
 	for _, tt := range tests {
 		if got := form.IsHTTPSURL(tt.in); got != tt.want {
