@@ -52,7 +52,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	}
 	prior, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
-		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: cmd.RemoteIP}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
+		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
 		Accepted: submission.Accepted{
 			SubmissionID: submissionID, FormID: rec.ID, RequestID: cmd.RequestID,
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
@@ -79,4 +79,18 @@ func payloadOf(p submission.Plan, formName string, data []submission.Field) Payl
 		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message, FromName: auto.FromName, ReplyTo: auto.ReplyTo}
 	}
 	return out
+}
+
+// submitterIPField names the submitter's address in the keyed hash; field
+// names cannot hold a NUL, so it never collides with a submitted field.
+const submitterIPField = "\x00submitter-ip"
+
+// submitterID is how events name an anonymous submitter: a keyed hash of its
+// IP address, per form. Repeated posts from one address can be correlated
+// (abuse), while the events, which are kept for ever, never hold the address.
+func submitterID(hasher ValueHasher, formID, ip string) string {
+	if ip == "" {
+		return ""
+	}
+	return "ip_" + hasher.HashValue(formID, submitterIPField, ip)
 }

@@ -125,4 +125,25 @@ var _ = Describe("Security hardening", func() {
 			Expect(string(m.Raw)).NotTo(ContainSubstring(lf.Recipient))
 		})
 	})
+
+	Describe("the audit trail of submissions", func() {
+		It("names an anonymous submitter by a keyed hash of its IP, never the address", func() {
+			f := shared
+			lf := f.LiveForm(nil)
+			db := f.OpenDB()
+			post := func() string {
+				r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "hi"}, fromExampleCom())
+				Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+				return r.RequestID()
+			}
+			first, second := post(), post()
+			actor := func(requestID string) int {
+				return db.Int(`SELECT count(*) FROM events WHERE event_type = 'submission.accepted.v1'
+					AND data->>'requestId' = $1 AND metadata->'actor'->>'id' LIKE 'ip\_%' AND strpos(metadata::text, '127.0.0.1') = 0`, requestID)
+			}
+			Expect(actor(first)).To(Equal(1), "the submitter is a hash, and the IP is nowhere in the metadata")
+			Expect(db.Int(`SELECT count(DISTINCT metadata->'actor'->>'id') FROM events WHERE event_type = 'submission.accepted.v1'
+				AND data->>'requestId' IN ($1, $2)`, first, second)).To(Equal(1), "one address, one hash: abuse can be correlated")
+		})
+	})
 })
