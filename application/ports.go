@@ -103,7 +103,8 @@ type HistoryEntry struct {
 	Version    int
 	RecordedAt time.Time
 	Metadata   Metadata
-	Data       []byte
+	// Event is the domain event, decoded from its stored shape by the adapter.
+	Event any
 }
 
 // ReadModel answers queries from projections kept by the adapters.

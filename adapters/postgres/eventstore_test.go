@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
@@ -38,6 +39,12 @@ type noted struct {
 }
 
 func (noted) EventType() string { return "test.noted.v1" }
+
+// noted is stored as itself: the store's tests are about the store, not
+// about the shapes eventcodec keeps.
+func init() {
+	eventcodec.Register(func(n noted) noted { return n }, func(n noted) noted { return n })
+}
 
 type event = interface{ EventType() string }
 
@@ -637,6 +644,58 @@ func TestEventOrderFollowsStreamVersion(t *testing.T) {
 	for want := 1; want <= 2; want++ {
 		if m := receive(t, received, 20*time.Second); m.Version != want {
 			t.Errorf("message %d has version %d, want %d", want, m.Version, want)
+		}
+	}
+}
+
+// retitled is a test event whose stored shape is at version 2: version 1
+// called the field "title".
+type retitled struct {
+	Name string `json:"name"`
+}
+
+func (retitled) EventType() string { return "test.retitled.v1" }
+
+func init() {
+	eventcodec.Register(func(r retitled) retitled { return r }, func(r retitled) retitled { return r },
+		func(v1 json.RawMessage) (json.RawMessage, error) {
+			var old struct {
+				Title string `json:"title"`
+			}
+			if err := json.Unmarshal(v1, &old); err != nil {
+				return nil, err
+			}
+			return json.Marshal(retitled{Name: old.Title})
+		})
+}
+
+func TestEventStoreWritesSchemaVersionAndUpcastsOldRows(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	store := postgres.NewEventStore(watermill.NopLogger{})
+	id := uuid.NewString()
+	// A row written by an older build, in the version-1 shape.
+	if _, err := db.pool.Exec(db.ctx, `INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
+		VALUES ('form', $1, 1, 'test.retitled.v1', 1, '{"title":"old"}', '{}', now())`, id); err != nil {
+		t.Fatal(err)
+	}
+	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, id, 1, testMetadata("new"), retitled{Name: "new"}))
+
+	var versions []int32
+	if err := db.pool.QueryRow(db.ctx, `SELECT array_agg(schema_version ORDER BY version) FROM events WHERE stream_id = $1`, id).Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(versions, []int32{1, 2}) {
+		t.Fatalf("schema_version column = %v, want [1 2]", versions)
+	}
+	got := load(t, db, store, id)
+	for i, want := range []retitled{{Name: "old"}, {Name: "new"}} {
+		if got[i].SchemaVersion != int(versions[i]) {
+			t.Errorf("event %d loaded with schema version %d, want %d", i, got[i].SchemaVersion, versions[i])
+		}
+		e, err := postgres.Decode(got[i])
+		if err != nil || e != want {
+			t.Errorf("event %d decoded to %#v, %v; want %#v", i, e, err, want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -99,7 +99,7 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 	if err := u.append(ctx, StreamForm, f.ID(), f.Version(), asTyped(f.Changes())); err != nil {
 		return err
 	}
-	settings, err := json.Marshal(f.Settings())
+	settings, err := eventcodec.EncodeSettings(f.Settings())
 	if err != nil {
 		return err
 	}

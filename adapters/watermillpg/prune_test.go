@@ -13,11 +13,8 @@ import (
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/delivery"
 )
-
-type pruneEvent struct{ N int }
-
-func (pruneEvent) EventType() string { return "test.prune.v1" }
 
 func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -28,7 +25,7 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	for v := 0; v < 6; v++ { // six transactions, one message each
 		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			return store.Append(ctx, tx, time.Now(), postgres.StreamEvents{StreamType: postgres.StreamForm, StreamID: stream,
-				ExpectedVersion: v, Events: []postgres.Event{pruneEvent{N: v}}, Metadata: application.Metadata{}})
+				ExpectedVersion: v, Events: []postgres.Event{delivery.Succeeded{Attempt: v}}, Metadata: application.Metadata{}})
 		})
 		if err != nil {
 			t.Fatal(err)
