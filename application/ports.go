@@ -12,8 +12,8 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// Actor is who caused a change: an account acting through a session, a
-// workspace token, an agent session, or the system itself.
+// Actor is who caused a change: an account acting through a session, an
+// agent session, a verification link, or the system itself.
 type Actor struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
@@ -22,7 +22,6 @@ type Actor struct {
 // Actor types recorded in event metadata.
 const (
 	ActorSession = "session"
-	ActorToken   = "token"
 	ActorAgent   = "agent"
 	ActorLink    = "verification_link"
 	ActorSystem  = "system"

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
@@ -55,9 +54,8 @@ var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
 // transaction, so an event is published if and only if it is stored.
 type EventStore struct{}
 
-// NewEventStore builds an event store. The logger is accepted for wiring
-// symmetry with Watermill components; appends log nothing themselves.
-func NewEventStore(_ watermill.LoggerAdapter) *EventStore {
+// NewEventStore builds an event store.
+func NewEventStore() *EventStore {
 	return &EventStore{}
 }
 

@@ -163,7 +163,7 @@ func assertJSONEqual(t *testing.T, what string, got []byte, want any) {
 func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	now := time.Date(2025, 3, 14, 15, 9, 26, 535897000, time.UTC)
 
 	formID, otherID := uuid.NewString(), uuid.NewString()
@@ -174,7 +174,7 @@ func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 	}
 	second := []event{noted{Text: "four", N: 4}, noted{Text: "five ünïcödé \"quoted\"", N: 5}}
 	md1, md2 := testMetadata("req-1"), testMetadata("req-2")
-	md2.Actor = application.Actor{Type: application.ActorToken, ID: "tok-9"}
+	md2.Actor = application.Actor{Type: application.ActorAgent, ID: "agent-9"}
 
 	// One transaction appends to two streams; a later one continues the first.
 	appendCommitted(t, db, store, now,
@@ -254,7 +254,7 @@ func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 func TestEventStoreConcurrentAppendsOneWins(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	const rounds = 20
 
 	for round := range rounds {
@@ -393,7 +393,7 @@ func newSubscriber(t *testing.T, pool *pgxpool.Pool, waker *watermillpg.Waker, g
 func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	id := uuid.NewString()
 
 	// A plain LISTEN connection shows that NOTIFY, too, follows the transaction.
@@ -472,7 +472,7 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	const (
 		total   = 50
 		perTx   = 5
@@ -569,7 +569,7 @@ func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 func TestEventsAreAppendOnly(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	id := uuid.NewString()
 	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, id, 0, testMetadata("r"), noted{Text: "keep", N: 1}, noted{Text: "me", N: 2}))
 
@@ -608,7 +608,7 @@ func TestEventsAreAppendOnly(t *testing.T) {
 func TestEventOrderFollowsStreamVersion(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	formID, verificationID := uuid.NewString(), uuid.NewString()
 	now := time.Now()
 
@@ -672,7 +672,7 @@ func init() {
 func TestEventStoreWritesSchemaVersionAndUpcastsOldRows(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	id := uuid.NewString()
 	// A row written by an older build, in the version-1 shape.
 	if _, err := db.pool.Exec(db.ctx, `INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/google/uuid"
 
 	"github.com/formd/formd/adapters/postgres"
@@ -31,7 +30,7 @@ func newGroupEnv(t *testing.T) groupEnv {
 	t.Helper()
 	e := newUoWEnv(t)
 	_, formID := e.seedForm(t)
-	subs, closeStore := postgres.NewSubmissionStore(e.pool, postgres.NewEventStore(watermill.NopLogger{}),
+	subs, closeStore := postgres.NewSubmissionStore(e.pool, postgres.NewEventStore(),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(closeStore)
 	return groupEnv{uowEnv: e, subs: subs, formID: formID, version: 1}

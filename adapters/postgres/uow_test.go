@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -42,7 +41,7 @@ func newUoWEnv(t *testing.T) uowEnv {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
 	pool := pgtest.Open(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	return uowEnv{ctx: ctx, pool: pool, tx: postgres.NewTransactor(pool, store, system.Clock{}), read: postgres.NewReadModel(pool, store)}
 }
 

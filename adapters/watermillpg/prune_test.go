@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -20,7 +19,7 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool := pgtest.Open(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	stream := uuid.NewString()
 	for v := 0; v < 6; v++ { // six transactions, one message each
 		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {

@@ -40,7 +40,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	linkTokens := secrets.NewLinkTokens(key)
 	mailSettings := provideMailSettings(cfg)
 	sendVerificationEmailHandler := application.NewSendVerificationEmailHandler(mailer, linkTokens, mailSettings)
-	eventStore := postgres.NewEventStore(loggerAdapter)
+	eventStore := postgres.NewEventStore()
 	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
 	sealer, err := provideSealer(key)
 	if err != nil {
