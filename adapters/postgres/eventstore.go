@@ -41,8 +41,6 @@ type StoredEvent struct {
 // eventcodec knows its stored shape.
 type Event = eventcodec.Event
 
-type typedEvent = Event
-
 // Schema is the watermill-sql schema shared by publishers and subscribers:
 // tables watermill_<topic>, created by migrations, with bytea payloads.
 var Schema = wsql.DefaultPostgreSQLSchema{GeneratePayloadType: func(string) string { return "BYTEA" }}
@@ -64,7 +62,7 @@ type StreamEvents struct {
 	StreamType      string
 	StreamID        string
 	ExpectedVersion int
-	Events          []typedEvent
+	Events          []Event
 	Metadata        application.Metadata
 }
 

@@ -100,8 +100,7 @@ func startWaker(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *watermil
 	return w
 }
 
-// streamOf builds the StreamEvents of one stream. Its Events field has an
-// unexported element type, so it is filled with append.
+// streamOf builds the StreamEvents of one stream.
 func streamOf(streamType, id string, expected int, md application.Metadata, events ...event) postgres.StreamEvents {
 	s := postgres.StreamEvents{StreamType: streamType, StreamID: id, ExpectedVersion: expected, Metadata: md}
 	for _, e := range events {

@@ -66,14 +66,14 @@ type unitOfWork struct {
 	now   time.Time
 }
 
-func (u *unitOfWork) append(ctx context.Context, streamType, id string, expected int, events []typedEvent) error {
+func (u *unitOfWork) append(ctx context.Context, streamType, id string, expected int, events []Event) error {
 	return u.store.Append(ctx, u.tx, u.now, StreamEvents{
 		StreamType: streamType, StreamID: id, ExpectedVersion: expected, Events: events, Metadata: u.md,
 	})
 }
 
-func asTyped[E typedEvent](events []E) []typedEvent {
-	out := make([]typedEvent, len(events))
+func asTyped[E Event](events []E) []Event {
+	out := make([]Event, len(events))
 	for i, e := range events {
 		out[i] = e
 	}
