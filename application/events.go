@@ -22,11 +22,14 @@ var Topics = []string{TopicForm, TopicAccount, TopicVerification, TopicSubmissio
 // it and the event router receives it. Data is the event's stored JSON,
 // which the router decodes into the domain event its type names.
 type EventMessage struct {
-	StreamType string          `json:"streamType"`
-	StreamID   string          `json:"streamId"`
-	Version    int             `json:"version"`
-	Type       string          `json:"type"`
-	Data       json.RawMessage `json:"data"`
-	Metadata   Metadata        `json:"metadata"`
-	RecordedAt time.Time       `json:"recordedAt"`
+	StreamType string `json:"streamType"`
+	StreamID   string `json:"streamId"`
+	Version    int    `json:"version"`
+	Type       string `json:"type"`
+	// SchemaVersion is the version of Data's stored shape; the event store's
+	// codec upcasts older shapes when it decodes.
+	SchemaVersion int             `json:"schemaVersion"`
+	Data          json.RawMessage `json:"data"`
+	Metadata      Metadata        `json:"metadata"`
+	RecordedAt    time.Time       `json:"recordedAt"`
 }

@@ -20,11 +20,11 @@ type Actor struct {
 // Actor types recorded in event metadata.
 const (
 	ActorSession = "session"
-	ActorToken   = "token"
 	ActorAgent   = "agent"
 	ActorLink    = "verification_link"
 	ActorSystem  = "system"
-	// ActorSubmitter is a public submission; its id is the client IP.
+	// ActorSubmitter is a public submission; its id is a keyed hash of the
+	// client IP (submitterID), never the address.
 	ActorSubmitter = "submitter"
 	// ActorOperator runs formd's command line (`formd grant`).
 	ActorOperator = "operator"
@@ -86,7 +86,8 @@ type HistoryEntry struct {
 	Version    int
 	RecordedAt time.Time
 	Metadata   Metadata
-	Data       []byte
+	// Event is the domain event, decoded from its stored shape by the adapter.
+	Event any
 }
 
 // SealedPayload is a submission's raw content encrypted under its own data

@@ -38,11 +38,3 @@ func (e *ForbiddenError) Error() string { return e.Message }
 // ErrConcurrency is returned when a stream was changed by someone else between
 // load and append; repositories retry the command on it.
 var ErrConcurrency = errors.New("concurrent modification of the stream")
-
-// EntitlementError reports that a feature needs a paid or manually granted entitlement.
-type EntitlementError struct {
-	Feature string
-	Message string
-}
-
-func (e *EntitlementError) Error() string { return e.Message }

@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/google/uuid"
 
 	"github.com/formd/formd/adapters/postgres"
@@ -21,7 +20,7 @@ import (
 func TestRecordAttemptsKeepsALongMultibyteReason(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Open(t)
-	store := postgres.NewDeliveryStore(pool, postgres.NewEventStore(watermill.NopLogger{}))
+	store := postgres.NewDeliveryStore(pool, postgres.NewEventStore())
 	q := delivery.Queued{DeliveryID: uuid.NewString(), SubmissionID: uuid.NewString(), FormID: uuid.NewString(),
 		Kind: delivery.KindWebhook, At: time.Now()}
 	reason := strings.Repeat("a", 499) + "ééé receiver said nein"

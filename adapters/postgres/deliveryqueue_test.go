@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/google/uuid"
 
 	"github.com/formd/formd/adapters/postgres"
@@ -28,7 +27,7 @@ func TestDeliveryQueueRefusesAContextWithoutAMessageTransaction(t *testing.T) {
 // message that is nacked leaves no row, and its redelivery queues it once.
 func TestDeliveryQueueWritesInTheAcknowledgingTransaction(t *testing.T) {
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	q := delivery.Queued{DeliveryID: uuid.NewString(), SubmissionID: uuid.NewString(), FormID: uuid.NewString(),
 		Kind: delivery.KindWebhook, At: time.Now().UTC().Truncate(time.Microsecond)}
 	appendCommitted(t, db, store, time.Now(), postgres.StreamEvents{StreamType: postgres.StreamDelivery, StreamID: q.DeliveryID,

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 )
@@ -28,10 +28,9 @@ const NotifyChannel = "formd_events"
 // application's event envelope.
 type StoredEvent = application.EventMessage
 
-// Event is any domain event: each knows its versioned type name.
-type Event interface{ EventType() string }
-
-type typedEvent = Event
+// Event is any domain event: each knows its versioned type name, and
+// eventcodec knows its stored shape.
+type Event = eventcodec.Event
 
 // Schema is the watermill-sql schema shared by publishers and subscribers:
 // tables watermill_<topic>, created by migrations, with bytea payloads.
@@ -44,9 +43,8 @@ var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
 // transaction, so an event is published if and only if it is stored.
 type EventStore struct{}
 
-// NewEventStore builds an event store. The logger is accepted for wiring
-// symmetry with Watermill components; appends log nothing themselves.
-func NewEventStore(_ watermill.LoggerAdapter) *EventStore {
+// NewEventStore builds an event store.
+func NewEventStore() *EventStore {
 	return &EventStore{}
 }
 
@@ -55,7 +53,7 @@ type StreamEvents struct {
 	StreamType      string
 	StreamID        string
 	ExpectedVersion int
-	Events          []typedEvent
+	Events          []Event
 	Metadata        application.Metadata
 }
 
@@ -90,7 +88,7 @@ func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, e
 func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...StreamEvents) (*pgx.Batch, error) {
 	var (
 		types, ids, eventTypes []string
-		versions               []int32
+		versions, schemas      []int32
 		datas, metas           [][]byte
 		recorded               []time.Time
 	)
@@ -106,17 +104,18 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 			return nil, err
 		}
 		for i, e := range st.Events {
-			data, err := json.Marshal(e)
+			stored, err := eventcodec.Encode(e)
 			if err != nil {
-				return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
+				return nil, err
 			}
 			version := st.ExpectedVersion + i + 1
-			types, ids, eventTypes = append(types, st.StreamType), append(ids, st.StreamID), append(eventTypes, e.EventType())
-			versions, datas, metas = append(versions, int32(version)), append(datas, data), append(metas, meta)
+			types, ids, eventTypes = append(types, st.StreamType), append(ids, st.StreamID), append(eventTypes, stored.Type)
+			versions, schemas = append(versions, int32(version)), append(schemas, int32(stored.SchemaVersion))
+			datas, metas = append(datas, stored.Data), append(metas, meta)
 			recorded = append(recorded, now)
 			payload, err := json.Marshal(StoredEvent{
-				StreamType: st.StreamType, StreamID: st.StreamID, Version: version,
-				Type: e.EventType(), Data: data, Metadata: st.Metadata, RecordedAt: now,
+				StreamType: st.StreamType, StreamID: st.StreamID, Version: version, Type: stored.Type,
+				SchemaVersion: stored.SchemaVersion, Data: stored.Data, Metadata: st.Metadata, RecordedAt: now,
 			})
 			if err != nil {
 				return nil, err
@@ -139,9 +138,9 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 		}
 	}
 	b.Queue(`
-		INSERT INTO events (stream_type, stream_id, version, event_type, data, metadata, recorded_at)
-		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[])`,
-		types, ids, versions, eventTypes, datas, metas, recorded)
+		INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
+		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])`,
+		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.
 	for _, topic := range topics {
@@ -159,7 +158,7 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 // Load reads a stream's events in order.
 func (s *EventStore) Load(ctx context.Context, q querier, streamID string) ([]StoredEvent, error) {
 	rows, err := q.Query(ctx, `
-		SELECT stream_type, stream_id::text, version, event_type, data, metadata, recorded_at
+		SELECT stream_type, stream_id::text, version, event_type, schema_version, data, metadata, recorded_at
 		FROM events WHERE stream_id = $1 ORDER BY version`, streamID)
 	if err != nil {
 		return nil, err
@@ -167,7 +166,7 @@ func (s *EventStore) Load(ctx context.Context, q querier, streamID string) ([]St
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (StoredEvent, error) {
 		var e StoredEvent
 		var meta []byte
-		err := row.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.Data, &meta, &e.RecordedAt)
+		err := row.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.SchemaVersion, &e.Data, &meta, &e.RecordedAt)
 		if err == nil {
 			err = json.Unmarshal(meta, &e.Metadata)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
@@ -35,6 +36,12 @@ type noted struct {
 }
 
 func (noted) EventType() string { return "test.noted.v1" }
+
+// noted is stored as itself: the store's tests are about the store, not
+// about the shapes eventcodec keeps.
+func init() {
+	eventcodec.Register(func(n noted) noted { return n }, func(n noted) noted { return n })
+}
 
 type event = interface{ EventType() string }
 
@@ -70,8 +77,7 @@ func connect(t *testing.T, ctx context.Context, url string) *pgxpool.Pool {
 	return pool
 }
 
-// streamOf builds the StreamEvents of one stream. Its Events field has an
-// unexported element type, so it is filled with append.
+// streamOf builds the StreamEvents of one stream.
 func streamOf(streamType, id string, expected int, md application.Metadata, events ...event) postgres.StreamEvents {
 	s := postgres.StreamEvents{StreamType: streamType, StreamID: id, ExpectedVersion: expected, Metadata: md}
 	for _, e := range events {
@@ -133,7 +139,7 @@ func assertJSONEqual(t *testing.T, what string, got []byte, want any) {
 func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	now := time.Date(2025, 3, 14, 15, 9, 26, 535897000, time.UTC)
 
 	formID, otherID := uuid.NewString(), uuid.NewString()
@@ -144,7 +150,7 @@ func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 	}
 	second := []event{noted{Text: "four", N: 4}, noted{Text: "five ünïcödé \"quoted\"", N: 5}}
 	md1, md2 := testMetadata("req-1"), testMetadata("req-2")
-	md2.Actor = application.Actor{Type: application.ActorToken, ID: "tok-9"}
+	md2.Actor = application.Actor{Type: application.ActorAgent, ID: "agent-9"}
 
 	// One transaction appends to two streams; a later one continues the first.
 	appendCommitted(t, db, store, now,
@@ -224,7 +230,7 @@ func TestEventStoreAppendLoadRoundTrip(t *testing.T) {
 func TestEventStoreConcurrentAppendsOneWins(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	const rounds = 20
 
 	for round := range rounds {
@@ -374,7 +380,7 @@ func newSubscriber(t *testing.T, pool *pgxpool.Pool, group string) *wsql.Subscri
 func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	id := uuid.NewString()
 
 	// A plain LISTEN connection shows that NOTIFY, too, follows the transaction.
@@ -452,7 +458,7 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	const (
 		total   = 50
 		perTx   = 5
@@ -547,7 +553,7 @@ func TestEventStoreDeliversOnceInOrderPerConsumerGroup(t *testing.T) {
 func TestEventsAreAppendOnly(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	id := uuid.NewString()
 	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, id, 0, testMetadata("r"), noted{Text: "keep", N: 1}, noted{Text: "me", N: 2}))
 
@@ -586,7 +592,7 @@ func TestEventsAreAppendOnly(t *testing.T) {
 func TestEventOrderFollowsStreamVersion(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
-	store := postgres.NewEventStore(watermill.NopLogger{})
+	store := postgres.NewEventStore()
 	formID, verificationID := uuid.NewString(), uuid.NewString()
 	now := time.Now()
 
@@ -622,6 +628,58 @@ func TestEventOrderFollowsStreamVersion(t *testing.T) {
 	for want := 1; want <= 2; want++ {
 		if m := receive(t, received, 20*time.Second); m.Version != want {
 			t.Errorf("message %d has version %d, want %d", want, m.Version, want)
+		}
+	}
+}
+
+// retitled is a test event whose stored shape is at version 2: version 1
+// called the field "title".
+type retitled struct {
+	Name string `json:"name"`
+}
+
+func (retitled) EventType() string { return "test.retitled.v1" }
+
+func init() {
+	eventcodec.Register(func(r retitled) retitled { return r }, func(r retitled) retitled { return r },
+		func(v1 json.RawMessage) (json.RawMessage, error) {
+			var old struct {
+				Title string `json:"title"`
+			}
+			if err := json.Unmarshal(v1, &old); err != nil {
+				return nil, err
+			}
+			return json.Marshal(retitled{Name: old.Title})
+		})
+}
+
+func TestEventStoreWritesSchemaVersionAndUpcastsOldRows(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	store := postgres.NewEventStore()
+	id := uuid.NewString()
+	// A row written by an older build, in the version-1 shape.
+	if _, err := db.pool.Exec(db.ctx, `INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
+		VALUES ('form', $1, 1, 'test.retitled.v1', 1, '{"title":"old"}', '{}', now())`, id); err != nil {
+		t.Fatal(err)
+	}
+	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, id, 1, testMetadata("new"), retitled{Name: "new"}))
+
+	var versions []int32
+	if err := db.pool.QueryRow(db.ctx, `SELECT array_agg(schema_version ORDER BY version) FROM events WHERE stream_id = $1`, id).Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(versions, []int32{1, 2}) {
+		t.Fatalf("schema_version column = %v, want [1 2]", versions)
+	}
+	got := load(t, db, store, id)
+	for i, want := range []retitled{{Name: "old"}, {Name: "new"}} {
+		if got[i].SchemaVersion != int(versions[i]) {
+			t.Errorf("event %d loaded with schema version %d, want %d", i, got[i].SchemaVersion, versions[i])
+		}
+		e, err := postgres.Decode(got[i])
+		if err != nil || e != want {
+			t.Errorf("event %d decoded to %#v, %v; want %#v", i, e, err, want)
 		}
 	}
 }

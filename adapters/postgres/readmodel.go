@@ -2,13 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/verification"
@@ -60,7 +60,8 @@ func scanForm(row pgx.Row) (application.FormRecord, error) {
 	if err != nil {
 		return f, notFound(err)
 	}
-	return f, json.Unmarshal(settings, &f.Settings)
+	f.Settings, err = eventcodec.DecodeSettings(settings)
+	return f, err
 }
 
 // FormsByAccount lists an account's forms, oldest first.
@@ -109,7 +110,11 @@ func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]appli
 	}
 	out := make([]application.HistoryEntry, len(stored))
 	for i, s := range stored {
-		out[i] = application.HistoryEntry{Type: s.Type, Version: s.Version, RecordedAt: s.RecordedAt, Metadata: s.Metadata, Data: s.Data}
+		e, err := Decode(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = application.HistoryEntry{Type: s.Type, Version: s.Version, RecordedAt: s.RecordedAt, Metadata: s.Metadata, Event: e}
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -66,14 +66,14 @@ type unitOfWork struct {
 	now   time.Time
 }
 
-func (u *unitOfWork) append(ctx context.Context, streamType, id string, expected int, events []typedEvent) error {
+func (u *unitOfWork) append(ctx context.Context, streamType, id string, expected int, events []Event) error {
 	return u.store.Append(ctx, u.tx, u.now, StreamEvents{
 		StreamType: streamType, StreamID: id, ExpectedVersion: expected, Events: events, Metadata: u.md,
 	})
 }
 
-func asTyped[E typedEvent](events []E) []typedEvent {
-	out := make([]typedEvent, len(events))
+func asTyped[E Event](events []E) []Event {
+	out := make([]Event, len(events))
 	for i, e := range events {
 		out[i] = e
 	}
@@ -99,7 +99,7 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 	if err := u.append(ctx, StreamForm, f.ID(), f.Version(), asTyped(f.Changes())); err != nil {
 		return err
 	}
-	settings, err := json.Marshal(f.Settings())
+	settings, err := eventcodec.EncodeSettings(f.Settings())
 	if err != nil {
 		return err
 	}

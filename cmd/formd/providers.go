@@ -89,6 +89,7 @@ var portSet = wire.NewSet(
 	provideHTTPHandler,
 	provideSubscribe,
 	provideDeliveriesDue,
+	provideDecode,
 	events.NewRouter,
 	wire.Struct(new(Service), "*"),
 )
@@ -132,6 +133,11 @@ func provideSubscribe(pool *pgxpool.Pool, t watermillpg.Transport, wakers *water
 	return func(topic, group string) (message.Subscriber, error) {
 		return watermillpg.NewSubscriber(pool, t, wakers.For(topic), group, logger)
 	}
+}
+
+// provideDecode gives the event router the event store's decoding.
+func provideDecode() events.Decode {
+	return func(e application.EventMessage) (any, error) { return postgres.Decode(e) }
 }
 
 // provideDeliveriesDue wakes idle delivery workers when a delivery is queued.

@@ -27,8 +27,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	transport := provideTransport()
 	wakers := watermillpg.NewWakers(transport)
-	loggerAdapter := provideWatermillLogger(log)
-	eventStore := postgres.NewEventStore(loggerAdapter)
+	eventStore := postgres.NewEventStore()
 	clock := system.Clock{}
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)
@@ -100,9 +99,11 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Commands: commands,
 		Queries:  queries,
 	}
+	loggerAdapter := provideWatermillLogger(log)
 	subscribe := provideSubscribe(pool, transport, wakers, loggerAdapter)
 	deliveriesDue := provideDeliveriesDue(wakers)
-	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, loggerAdapter)
+	decode := provideDecode()
+	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -131,8 +132,7 @@ func buildGrant(ctx context.Context, cfg Config, log *slog.Logger) (*application
 	if err != nil {
 		return nil, nil, err
 	}
-	loggerAdapter := provideWatermillLogger(log)
-	eventStore := postgres.NewEventStore(loggerAdapter)
+	eventStore := postgres.NewEventStore()
 	clock := system.Clock{}
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)

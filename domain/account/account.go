@@ -80,8 +80,7 @@ type Account struct {
 	defaultWS     string
 	features      map[string]bool
 
-	version int
-	changes []Event
+	stream domain.Stream[Event]
 }
 
 // Registration is what a user_claimed registration carries.
@@ -174,10 +173,7 @@ func (a *Account) CanCreateForms() error {
 // HasWorkspace reports whether id is one of the account's workspaces.
 func (a *Account) HasWorkspace(id string) bool { _, ok := a.workspaces[id]; return ok }
 
-func (a *Account) record(e Event) {
-	a.apply(e)
-	a.changes = append(a.changes, e)
-}
+func (a *Account) record(e Event) { a.stream.Record(a.apply, e) }
 
 func (a *Account) apply(e Event) {
 	switch e := e.(type) {
@@ -195,26 +191,22 @@ func (a *Account) apply(e Event) {
 		}
 		a.features[e.Feature] = true
 	}
-	a.version++
 }
 
 // FromHistory rebuilds an account from its events without checking rules.
 func FromHistory(events []Event) (*Account, error) {
-	if len(events) == 0 {
-		return nil, domain.ErrNotFound
-	}
 	a := &Account{}
-	for _, e := range events {
-		a.apply(e)
+	if err := a.stream.Load(a.apply, events); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
 
 // Changes are the events recorded since load.
-func (a *Account) Changes() []Event { return a.changes }
+func (a *Account) Changes() []Event { return a.stream.Changes() }
 
 // Version is the number of events the account had when loaded.
-func (a *Account) Version() int { return a.version - len(a.changes) }
+func (a *Account) Version() int { return a.stream.Version() }
 
 // ID is the account id.
 func (a *Account) ID() string { return a.id }

@@ -10,7 +10,6 @@ const (
 	KindEmail         = "email"
 	KindAutoresponder = "autoresponder"
 	KindWebhook       = "webhook"
-	KindChat          = "chat"
 )
 
 // Event type names as stored.

@@ -25,8 +25,7 @@ type Form struct {
 	createdAt         time.Time
 	updatedAt         time.Time
 
-	version int
-	changes []Event
+	stream domain.Stream[Event]
 }
 
 // NewForm is a form about to be created.
@@ -148,10 +147,7 @@ var settingFields = []string{
 	"uploadsEnabled", "autoresponder",
 }
 
-func (f *Form) record(e Event) {
-	f.apply(e)
-	f.changes = append(f.changes, e)
-}
+func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }
 
 func (f *Form) apply(e Event) {
 	switch e := e.(type) {
@@ -170,27 +166,23 @@ func (f *Form) apply(e Event) {
 		f.recipientVerified = true
 		f.updatedAt = e.At
 	}
-	f.version++
 }
 
 // FromHistory rebuilds a form from its stored events. It is not a constructor:
 // it checks no rules, because the events already happened.
 func FromHistory(events []Event) (*Form, error) {
-	if len(events) == 0 {
-		return nil, domain.ErrNotFound
-	}
 	f := &Form{}
-	for _, e := range events {
-		f.apply(e)
+	if err := f.stream.Load(f.apply, events); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
 
 // Changes are the events recorded since the form was loaded.
-func (f *Form) Changes() []Event { return f.changes }
+func (f *Form) Changes() []Event { return f.stream.Changes() }
 
 // Version is the number of events the form had when it was loaded.
-func (f *Form) Version() int { return f.version - len(f.changes) }
+func (f *Form) Version() int { return f.stream.Version() }
 
 // ID is the form's id.
 func (f *Form) ID() string { return f.id }

@@ -559,9 +559,10 @@ func TestEventTypes(t *testing.T) {
 		event form.Event
 		want  string
 	}{
-		{form.Created{}, form.CreatedType},
-		{form.SettingsChanged{}, form.SettingsChangedType},
-		{form.RecipientVerified{}, form.RecipientVerifiedType},
+		// Literals, not the constants: these names are in stored events.
+		{form.Created{}, "form.created.v1"},
+		{form.SettingsChanged{}, "form.settings_changed.v1"},
+		{form.RecipientVerified{}, "form.recipient_verified.v1"},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form/saferegex"
 )
 
 // Limits on a form's validation settings.
@@ -85,7 +86,7 @@ func rulesValidateOne(i int, r FieldRule) error {
 		return domain.Invalid(rulesPath(i, "minLength"), "minLength (%d) must not be greater than maxLength (%d)", *r.MinLength, *r.MaxLength)
 	}
 	if r.Regex != "" {
-		if _, err := CompileSafeRegex(r.Regex); err != nil {
+		if _, err := saferegex.Compile(r.Regex); err != nil {
 			return domain.Invalid(rulesPath(i, "regex"), "%s", err.Error())
 		}
 	}

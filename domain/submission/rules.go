@@ -11,6 +11,7 @@ import (
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/form/saferegex"
 )
 
 // FieldError is a SubmissionValidationError: one broken rule about one field.
@@ -95,7 +96,7 @@ func CheckFields(settings form.ValidationSettings, fields map[string]string) []F
 		if rule.Regex != "" {
 			re, ok := compiled[rule.Regex]
 			if !ok {
-				re, _ = form.CompileSafeRegex(rule.Regex) // nil when broken: the rule is skipped
+				re, _ = saferegex.Compile(rule.Regex) // nil when broken: the rule is skipped
 				if compiled == nil {
 					compiled = make(map[string]*regexp.Regexp, 4)
 				}

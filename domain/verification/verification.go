@@ -80,9 +80,8 @@ var ErrSuperseded = &domain.ForbiddenError{Message: "A newer verification email 
 // Verification is the event-sourced verification aggregate.
 type Verification struct {
 	Requested
-	status  Status
-	version int
-	changes []Event
+	status Status
+	stream domain.Stream[Event]
 }
 
 // Request records a new pending verification.
@@ -118,10 +117,7 @@ func (v *Verification) Complete(now time.Time, latest bool) error {
 	return nil
 }
 
-func (v *Verification) record(e Event) {
-	v.apply(e)
-	v.changes = append(v.changes, e)
-}
+func (v *Verification) record(e Event) { v.stream.Record(v.apply, e) }
 
 func (v *Verification) apply(e Event) {
 	switch e := e.(type) {
@@ -131,17 +127,13 @@ func (v *Verification) apply(e Event) {
 	case Completed:
 		v.status = StatusVerified
 	}
-	v.version++
 }
 
 // FromHistory rebuilds a verification from its events.
 func FromHistory(events []Event) (*Verification, error) {
-	if len(events) == 0 {
-		return nil, domain.ErrNotFound
-	}
 	v := &Verification{}
-	for _, e := range events {
-		v.apply(e)
+	if err := v.stream.Load(v.apply, events); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
@@ -150,7 +142,7 @@ func FromHistory(events []Event) (*Verification, error) {
 func (v *Verification) Status() Status { return v.status }
 
 // Changes are the events recorded since load.
-func (v *Verification) Changes() []Event { return v.changes }
+func (v *Verification) Changes() []Event { return v.stream.Changes() }
 
 // Version is the number of events the verification had when loaded.
-func (v *Verification) Version() int { return v.version - len(v.changes) }
+func (v *Verification) Version() int { return v.stream.Version() }

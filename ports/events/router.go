@@ -35,6 +35,11 @@ type Subscribe func(topic, group string) (message.Subscriber, error)
 // become due (a delivery was queued); take it before looking for work.
 type DeliveriesDue func() <-chan struct{}
 
+// Decode turns a stored event into its domain event through the event
+// store's stored shapes (upcasting older schema versions). cmd/formd provides
+// it, so this port reads events as the store wrote them without knowing how.
+type Decode func(application.EventMessage) (any, error)
+
 // Router runs the event handlers.
 type Router struct {
 	*message.Router
@@ -43,7 +48,7 @@ type Router struct {
 }
 
 // NewRouter subscribes each handler as its own consumer group.
-func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, logger watermill.LoggerAdapter) (*Router, error) {
+func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, decodeEvent Decode, logger watermill.LoggerAdapter) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
@@ -59,9 +64,9 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 		if err != nil || e.Type != verification.RequestedType {
 			return err
 		}
-		var req verification.Requested
-		if err := json.Unmarshal(e.Data, &req); err != nil {
-			return fmt.Errorf("decode %s: %w", e.Type, err)
+		req, err := decodeAs[verification.Requested](decodeEvent, e)
+		if err != nil {
+			return err
 		}
 		ctx, cancel := context.WithTimeout(msg.Context(), 30*time.Second)
 		defer cancel()
@@ -80,9 +85,9 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 		if err != nil || e.Type != delivery.QueuedType {
 			return err
 		}
-		var q delivery.Queued
-		if err := json.Unmarshal(e.Data, &q); err != nil {
-			return fmt.Errorf("decode %s: %w", e.Type, err)
+		q, err := decodeAs[delivery.Queued](decodeEvent, e)
+		if err != nil {
+			return err
 		}
 		return queue.Handle(msg.Context(), application.QueueDelivery{Queued: q})
 	})
@@ -129,4 +134,18 @@ func decode(msg *message.Message) (application.EventMessage, error) {
 		return e, fmt.Errorf("decode stored event: %w", err)
 	}
 	return e, nil
+}
+
+// decodeAs decodes e into the domain event type E.
+func decodeAs[E any](decodeEvent Decode, e application.EventMessage) (E, error) {
+	var zero E
+	v, err := decodeEvent(e)
+	if err != nil {
+		return zero, fmt.Errorf("decode %s: %w", e.Type, err)
+	}
+	out, ok := v.(E)
+	if !ok {
+		return zero, fmt.Errorf("decode %s: got %T", e.Type, v)
+	}
+	return out, nil
 }

@@ -46,7 +46,6 @@ func (s *Server) internalError(c *gin.Context) {
 func statusOf(err error) (int, string) {
 	var invalid *domain.InvalidInputError
 	var forbidden *domain.ForbiddenError
-	var entitlement *domain.EntitlementError
 	switch {
 	case errors.As(err, &invalid):
 		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
@@ -55,8 +54,6 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, invalid.Message
 	case errors.As(err, &forbidden):
 		return http.StatusBadRequest, forbidden.Message
-	case errors.As(err, &entitlement):
-		return http.StatusBadRequest, entitlement.Message
 	case errors.Is(err, domain.ErrNotFound):
 		return http.StatusNotFound, "Not found."
 	case errors.Is(err, application.ErrUnauthenticated):

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/form"
 )
 
 // SessionCookie is the spec's session cookie name.
@@ -43,86 +41,6 @@ func sessionOf(c *gin.Context) application.Session {
 	return c.MustGet(sessionKey).(application.Session)
 }
 
-// formJSON is the spec's Form, plus the settings the spec leaves open
-// (documented in the README).
-type formJSON struct {
-	ID                string                  `json:"id"`
-	WorkspaceID       string                  `json:"workspaceId"`
-	Name              string                  `json:"name"`
-	RecipientEmail    string                  `json:"recipientEmail"`
-	RecipientVerified bool                    `json:"recipientVerified"`
-	AccessKeyPrefix   string                  `json:"accessKeyPrefix"`
-	AccessKey         string                  `json:"accessKey,omitempty"`
-	AllowedDomains    []string                `json:"allowedDomains"`
-	SubjectDefault    string                  `json:"subjectDefault"`
-	FromNameDefault   string                  `json:"fromNameDefault"`
-	RedirectDefault   string                  `json:"redirectDefault"`
-	ReplyToMode       form.ReplyToMode        `json:"replyToMode"`
-	ReplyToDefault    string                  `json:"replyToDefault"`
-	Validation        form.ValidationSettings `json:"validation"`
-	AllowedSenderIPs  []string                `json:"allowedSenderIps"`
-	UploadsEnabled    bool                    `json:"uploadsEnabled"`
-	Autoresponder     form.Autoresponder      `json:"autoresponder"`
-	Version           int                     `json:"version"`
-	CreatedAt         time.Time               `json:"createdAt"`
-	UpdatedAt         time.Time               `json:"updatedAt"`
-}
-
-func presentForm(f application.FormRecord) formJSON {
-	st := f.Settings
-	return formJSON{
-		ID: f.ID, WorkspaceID: f.WorkspaceID, Name: st.Name, RecipientEmail: st.RecipientEmail,
-		RecipientVerified: f.RecipientVerified, AccessKeyPrefix: f.AccessKeyPrefix,
-		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
-		RedirectDefault: st.RedirectDefault, ReplyToMode: st.ReplyToMode, ReplyToDefault: st.ReplyToDefault,
-		Validation: st.Validation, AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
-		Autoresponder: st.Autoresponder, Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
-	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// formRequest is CreateForm; on PATCH every field is optional and a missing
-// (or null) field keeps its value.
-type formRequest struct {
-	Name             *string                  `json:"name"`
-	RecipientEmail   *string                  `json:"recipientEmail"`
-	WorkspaceID      *string                  `json:"workspaceId"`
-	WorkspaceName    *string                  `json:"workspaceName"`
-	AllowedDomains   *[]string                `json:"allowedDomains"`
-	SubjectDefault   *string                  `json:"subjectDefault"`
-	FromNameDefault  *string                  `json:"fromNameDefault"`
-	RedirectDefault  *string                  `json:"redirectDefault"`
-	ReplyToMode      *form.ReplyToMode        `json:"replyToMode"`
-	ReplyToDefault   *string                  `json:"replyToDefault"`
-	Validation       *form.ValidationSettings `json:"validation"`
-	AllowedSenderIPs *[]string                `json:"allowedSenderIps"`
-	UploadsEnabled   *bool                    `json:"uploadsEnabled"`
-	Autoresponder    *form.Autoresponder      `json:"autoresponder"`
-}
-
-func (r formRequest) patch() form.Patch {
-	return form.Patch{
-		Name: r.Name, RecipientEmail: r.RecipientEmail, AllowedDomains: r.AllowedDomains,
-		SubjectDefault: r.SubjectDefault, FromNameDefault: r.FromNameDefault, RedirectDefault: r.RedirectDefault,
-		ReplyToMode: r.ReplyToMode, ReplyToDefault: r.ReplyToDefault, Validation: r.Validation,
-		AllowedSenderIPs: r.AllowedSenderIPs, UploadsEnabled: r.UploadsEnabled, Autoresponder: r.Autoresponder,
-	}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 func (s *Server) listForms(c *gin.Context) {
 	forms, err := s.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{Caller: sessionOf(c)})
 	if err != nil {
@@ -145,17 +63,9 @@ func (s *Server) createForm(c *gin.Context) {
 		s.respondError(c, domain.Invalid("workspaceId", "workspaceId must be a UUID"))
 		return
 	}
-	p := req.patch()
-	settings := form.Settings{
-		Name: deref(p.Name), RecipientEmail: deref(p.RecipientEmail), AllowedDomains: deref(p.AllowedDomains),
-		SubjectDefault: deref(p.SubjectDefault), FromNameDefault: deref(p.FromNameDefault),
-		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
-		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
-		UploadsEnabled: deref(p.UploadsEnabled), Autoresponder: deref(p.Autoresponder),
-	}
 	out, err := s.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{
 		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
-		WorkspaceName: deref(req.WorkspaceName), Settings: settings,
+		WorkspaceName: deref(req.WorkspaceName), Settings: req.settings(),
 	})
 	if err != nil {
 		s.respondError(c, err)
@@ -198,34 +108,6 @@ func (s *Server) updateForm(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"form": presentForm(f)})
-}
-
-type historyJSON struct {
-	Type       string            `json:"type"`
-	Version    int               `json:"version"`
-	RecordedAt time.Time         `json:"recordedAt"`
-	Actor      application.Actor `json:"actor"`
-	RequestID  string            `json:"requestId,omitempty"`
-	Changes    []form.Change     `json:"changes"`
-}
-
-// changesOf says what an event changed, uniformly for every event type.
-func changesOf(e application.HistoryEntry) []form.Change {
-	switch e.Type {
-	case form.CreatedType:
-		var created form.Created
-		if json.Unmarshal(e.Data, &created) == nil {
-			return form.Diff(form.Settings{}, created.Settings, true)
-		}
-	case form.SettingsChangedType:
-		var changed form.SettingsChanged
-		if json.Unmarshal(e.Data, &changed) == nil {
-			return changed.Changes
-		}
-	case form.RecipientVerifiedType:
-		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
-	}
-	return []form.Change{}
 }
 
 func (s *Server) formEvents(c *gin.Context) {

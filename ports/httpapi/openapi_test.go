@@ -295,11 +295,11 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	t.Run("FormEvent", func(t *testing.T) {
 		events := []historyJSON{
 			{Type: form.CreatedType, Version: 1, RecordedAt: now, Actor: application.Actor{Type: application.ActorSession, ID: "3f2a"},
-				RequestID: "req_1", Changes: []form.Change{{Field: "name", From: json.RawMessage("null"), To: json.RawMessage(`"Contact"`)}}},
+				RequestID: "req_1", Changes: []changeJSON{{Field: "name", From: json.RawMessage("null"), To: json.RawMessage(`"Contact"`)}}},
 			{Type: form.RecipientVerifiedType, Version: 2, RecordedAt: now, Actor: application.Actor{Type: application.ActorLink, ID: "v"},
-				Changes: changesOf(application.HistoryEntry{Type: form.RecipientVerifiedType})},
+				Changes: changesOf(application.HistoryEntry{Type: form.RecipientVerifiedType, Event: form.RecipientVerified{}})},
 			{Type: "form.other.v1", Version: 3, RecordedAt: now, Actor: application.Actor{Type: application.ActorSystem, ID: "formd"},
-				Changes: []form.Change{{Field: "allowedDomains", From: json.RawMessage(`[]`), To: json.RawMessage(`["example.com"]`)}}},
+				Changes: []changeJSON{{Field: "allowedDomains", From: json.RawMessage(`[]`), To: json.RawMessage(`["example.com"]`)}}},
 		}
 		checkShape(t, "GET /v1/forms/{formId}/events", responseSchema(t, doc, "GET", "/v1/forms/{formId}/events", 200, "application/json"),
 			gin.H{"events": events})
@@ -354,10 +354,10 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 // exactly the documented field names.
 func TestOpenAPIRequestShapes(t *testing.T) {
 	doc := loadOpenAPI(t)
-	autoresponder := form.Autoresponder{Enabled: true, Subject: "s", Message: "m"}
-	validation := form.ValidationSettings{Fields: []form.FieldRule{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
-		MaxLength: intp(5), Regex: "^a", File: &form.FileRule{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
-	s, mode, yes, list := "inbox@example.com", form.ReplyToSubmitter, true, []string{"example.com"}
+	autoresponder := autoresponderJSON{Enabled: true, Subject: "s", Message: "m"}
+	validation := validationJSON{Fields: []fieldRuleJSON{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
+		MaxLength: intp(5), Regex: "^a", File: &fileRuleJSON{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
+	s, mode, yes, list := "inbox@example.com", string(form.ReplyToSubmitter), true, []string{"example.com"}
 	ws := "5d1e9a2b-8c4f-4d6e-b1a7-3c2e9f0d4b22"
 	full := formRequest{Name: &s, RecipientEmail: &s, WorkspaceID: &ws, WorkspaceName: &s, AllowedDomains: &list,
 		SubjectDefault: &s, FromNameDefault: &s, RedirectDefault: &s, ReplyToMode: &mode, ReplyToDefault: &s,

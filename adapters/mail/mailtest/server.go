@@ -1,0 +1,95 @@
+package mailtest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// Received is one email as the SMTP server got it: the envelope and the
+// parsed message.
+type Received struct {
+	From string
+	To   []string
+	Message
+}
+
+// Server is an SMTP server on 127.0.0.1 without authentication or TLS.
+// Recipients named in Refuse are refused at RCPT TO with a permanent 550.
+type Server struct {
+	// Addr is host:port to send to.
+	Addr string
+
+	srv    *smtp.Server
+	mu     sync.Mutex
+	got    []Received
+	refuse map[string]bool
+}
+
+// StartServer listens on a free loopback port; Close stops it.
+func StartServer(refuse ...string) (*Server, error) {
+	s := &Server{refuse: map[string]bool{}}
+	for _, r := range refuse {
+		s.refuse[r] = true
+	}
+	s.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{s: s}, nil }))
+	s.srv.Domain = "localhost"
+	s.srv.ReadTimeout, s.srv.WriteTimeout = 10*time.Second, 10*time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.Addr = l.Addr().String()
+	go func() { _ = s.srv.Serve(l) }()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// Received returns every email received so far, in order.
+func (s *Server) Received() []Received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Received(nil), s.got...)
+}
+
+type session struct {
+	s    *Server
+	from string
+	to   []string
+}
+
+func (x *session) Reset()        { x.from, x.to = "", nil }
+func (x *session) Logout() error { return nil }
+
+func (x *session) Mail(from string, _ *smtp.MailOptions) error {
+	x.from = from
+	return nil
+}
+
+func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if x.s.refuse[to] {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	x.to = append(x.to, to)
+	return nil
+}
+
+func (x *session) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	m, err := Parse(raw)
+	if err != nil {
+		return &smtp.SMTPError{Code: 554, Message: "unparsable message: " + err.Error()}
+	}
+	x.s.mu.Lock()
+	x.s.got = append(x.s.got, Received{From: x.from, To: append([]string(nil), x.to...), Message: m})
+	x.s.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,61 @@
+package eventcodec
+
+import (
+	"time"
+
+	"github.com/formd/formd/domain/account"
+)
+
+func init() {
+	Register(func(e account.Registered) accountRegisteredV1 {
+		return accountRegisteredV1{AccountID: e.AccountID, Email: e.Email, Name: e.Name, PasswordHash: e.PasswordHash,
+			WorkspaceID: e.WorkspaceID, WorkspaceName: e.WorkspaceName, At: e.At}
+	}, func(s accountRegisteredV1) account.Registered {
+		return account.Registered{AccountID: s.AccountID, Email: s.Email, Name: s.Name, PasswordHash: s.PasswordHash,
+			WorkspaceID: s.WorkspaceID, WorkspaceName: s.WorkspaceName, At: s.At}
+	})
+	Register(func(e account.EmailVerified) atV1 { return atV1{At: e.At} },
+		func(s atV1) account.EmailVerified { return account.EmailVerified{At: s.At} })
+	Register(func(e account.WorkspaceCreated) accountWorkspaceCreatedV1 {
+		return accountWorkspaceCreatedV1{WorkspaceID: e.WorkspaceID, Name: e.Name, At: e.At}
+	}, func(s accountWorkspaceCreatedV1) account.WorkspaceCreated {
+		return account.WorkspaceCreated{WorkspaceID: s.WorkspaceID, Name: s.Name, At: s.At}
+	})
+	Register(func(e account.FeatureGranted) accountFeatureGrantedV1 {
+		return accountFeatureGrantedV1{Feature: e.Feature, At: e.At}
+	}, func(s accountFeatureGrantedV1) account.FeatureGranted {
+		return account.FeatureGranted{Feature: s.Feature, At: s.At}
+	})
+}
+
+// atV1 is the stored shape of events that carry only their time
+// (account.email_verified.v1, verification.completed.v1,
+// submission.redacted.v1). Each keeps its own version: when one of them
+// grows a field, it gets its own struct.
+type atV1 struct {
+	At time.Time `json:"at"`
+}
+
+// accountRegisteredV1 is account.registered.v1 as stored.
+type accountRegisteredV1 struct {
+	AccountID     string    `json:"accountId"`
+	Email         string    `json:"email"`
+	Name          string    `json:"name,omitempty"`
+	PasswordHash  string    `json:"passwordHash,omitempty"`
+	WorkspaceID   string    `json:"workspaceId"`
+	WorkspaceName string    `json:"workspaceName"`
+	At            time.Time `json:"at"`
+}
+
+// accountWorkspaceCreatedV1 is account.workspace_created.v1 as stored.
+type accountWorkspaceCreatedV1 struct {
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	At          time.Time `json:"at"`
+}
+
+// accountFeatureGrantedV1 is account.feature_granted.v1 as stored.
+type accountFeatureGrantedV1 struct {
+	Feature string    `json:"feature"`
+	At      time.Time `json:"at"`
+}

@@ -1,0 +1,239 @@
+package eventcodec
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/domain/verification"
+)
+
+const domainModule = "github.com/formd/formd/domain/"
+
+// TestEveryDomainEventHasAStoredShape reads the domain's source for every type
+// with an EventType method and checks the codec maps each one, so a new event
+// fails here instead of failing to append at run time.
+func TestEveryDomainEventHasAStoredShape(t *testing.T) {
+	var declared []string
+	root := filepath.Join("..", "..", "..", "domain")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "EventType" {
+				if id, ok := fn.Recv.List[0].Type.(*ast.Ident); ok {
+					declared = append(declared, domainModule+filepath.ToSlash(rel)+"."+id.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mapped []string
+	for rt := range byDomain {
+		if strings.HasPrefix(rt.PkgPath(), domainModule) {
+			mapped = append(mapped, rt.PkgPath()+"."+rt.Name())
+		}
+	}
+	slices.Sort(declared)
+	slices.Sort(mapped)
+	if len(declared) < 10 {
+		t.Fatalf("found only %d domain events; the source walk is broken", len(declared))
+	}
+	if !slices.Equal(declared, mapped) {
+		t.Fatalf("domain events and stored shapes differ:\ndeclared %v\nmapped   %v", declared, mapped)
+	}
+}
+
+var (
+	at  = time.Date(2026, 3, 1, 12, 30, 0, 0, time.UTC)
+	two = 2
+)
+
+var sampleSettings = form.Settings{
+	Name: "Contact", RecipientEmail: "owner@example.com", AllowedDomains: []string{"example.com"},
+	SubjectDefault: "New message", FromNameDefault: "Notifications", RedirectDefault: "https://example.com/thanks",
+	ReplyToMode: form.ReplyToDefault, ReplyToDefault: "team@example.com",
+	Validation: form.ValidationSettings{Fields: []form.FieldRule{
+		{Field: "email", Required: true, Type: "email"},
+		{Field: "code", MinLength: &two, MaxLength: &two, Regex: "^[A-Z]{2}$"},
+		{Field: "cv", File: &form.FileRule{Required: true, AllowedMimeTypes: []string{"application/pdf"}}},
+	}},
+	AllowedSenderIPs: []string{"192.0.2.1"}, UploadsEnabled: true,
+	Autoresponder: form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "We got it."},
+}
+
+const sampleSettingsJSON = `{"name":"Contact","recipientEmail":"owner@example.com","allowedDomains":["example.com"],` +
+	`"subjectDefault":"New message","fromNameDefault":"Notifications","redirectDefault":"https://example.com/thanks",` +
+	`"replyToMode":"default","replyToDefault":"team@example.com","validation":{"fields":[` +
+	`{"field":"email","required":true,"type":"email"},{"field":"code","minLength":2,"maxLength":2,"regex":"^[A-Z]{2}$"},` +
+	`{"field":"cv","file":{"required":true,"allowedMimeTypes":["application/pdf"]}}]},` +
+	`"allowedSenderIps":["192.0.2.1"],"uploadsEnabled":true,"autoresponder":{"enabled":true,"subject":"Thanks","message":"We got it."}}`
+
+// storedShapes pins every version-1 shape by a literal: events already in
+// databases look like this, whatever the domain structs become.
+var storedShapes = []struct {
+	event Event
+	json  string
+}{
+	{form.Created{FormID: "f1", AccountID: "a1", WorkspaceID: "w1", AccessKeyHash: "ab", AccessKeyPrefix: "fk_12", Settings: sampleSettings, At: at},
+		`{"formId":"f1","accountId":"a1","workspaceId":"w1","accessKeyHash":"ab","accessKeyPrefix":"fk_12","settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
+	{form.SettingsChanged{Changes: []form.Change{{Field: "name", From: json.RawMessage(`"Old"`), To: json.RawMessage(`"Contact"`)}}, Settings: sampleSettings, At: at, RecipientReset: true},
+		`{"changes":[{"field":"name","from":"Old","to":"Contact"}],"settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z","recipientReset":true}`},
+	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
+		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
+	{account.Registered{AccountID: "a1", Email: "me@example.com", Name: "Me", PasswordHash: "$argon2id$x", WorkspaceID: "w1", WorkspaceName: "Default", At: at},
+		`{"accountId":"a1","email":"me@example.com","name":"Me","passwordHash":"$argon2id$x","workspaceId":"w1","workspaceName":"Default","at":"2026-03-01T12:30:00Z"}`},
+	{account.EmailVerified{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
+	{account.WorkspaceCreated{WorkspaceID: "w2", Name: "Side", At: at},
+		`{"workspaceId":"w2","name":"Side","at":"2026-03-01T12:30:00Z"}`},
+	{account.FeatureGranted{Feature: "cc_recipients", At: at}, `{"feature":"cc_recipients","at":"2026-03-01T12:30:00Z"}`},
+	{verification.Requested{VerificationID: "v1", Kind: verification.KindRecipient, SubjectID: "f1", AccountID: "a1", Email: "owner@example.com", TokenHash: "cd", DeliveryID: "d1", ExpiresAt: at.Add(verification.Lifetime), At: at},
+		`{"verificationId":"v1","kind":"recipient","subjectId":"f1","accountId":"a1","email":"owner@example.com","tokenHash":"cd","deliveryId":"d1","expiresAt":"2026-03-04T12:30:00Z","at":"2026-03-01T12:30:00Z"}`},
+	{verification.Completed{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
+	{submission.Accepted{SubmissionID: "s1", FormID: "f1", RequestID: "r1", FieldNames: []string{"email", "message"}, ValueHashes: map[string]string{"message": "h2", "email": "h1"}, Deliveries: []submission.DeliveryRef{{ID: "d1", Kind: delivery.KindEmail}}, At: at},
+		`{"submissionId":"s1","formId":"f1","requestId":"r1","fieldNames":["email","message"],"valueHashes":{"email":"h1","message":"h2"},"deliveries":[{"id":"d1","kind":"email"}],"at":"2026-03-01T12:30:00Z"}`},
+	{submission.Redacted{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
+	{delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at},
+		`{"deliveryId":"d1","submissionId":"s1","formId":"f1","kind":"webhook","at":"2026-03-01T12:30:00Z"}`},
+	{delivery.Succeeded{Attempt: 2, At: at}, `{"attempt":2,"at":"2026-03-01T12:30:00Z"}`},
+	{delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: at.Add(time.Minute), At: at},
+		`{"attempt":1,"reason":"timeout","nextAt":"2026-03-01T12:31:00Z","at":"2026-03-01T12:30:00Z"}`},
+	{delivery.GaveUp{Attempts: 8, Reason: "550 no such user", At: at},
+		`{"attempts":8,"reason":"550 no such user","at":"2026-03-01T12:30:00Z"}`},
+}
+
+func TestStoredShapesArePinned(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tt := range storedShapes {
+		t.Run(tt.event.EventType(), func(t *testing.T) {
+			covered[tt.event.EventType()] = true
+			s, err := Encode(tt.event)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Type != tt.event.EventType() || s.SchemaVersion != 1 || string(s.Data) != tt.json {
+				t.Errorf("Encode = %s v%d %s\nwant   %s v1 %s", s.Type, s.SchemaVersion, s.Data, tt.event.EventType(), tt.json)
+			}
+			got, err := Decode(Stored{Type: tt.event.EventType(), SchemaVersion: 1, Data: json.RawMessage(tt.json)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.event) {
+				t.Errorf("Decode(%s) =\n %#v\nwant\n %#v", tt.json, got, tt.event)
+			}
+		})
+	}
+	for _, name := range Types() {
+		if !strings.HasPrefix(name, "test.") && !covered[name] {
+			t.Errorf("%s has no pinned stored shape here", name)
+		}
+	}
+}
+
+func TestSettingsRoundTrip(t *testing.T) {
+	data, err := EncodeSettings(sampleSettings)
+	if err != nil || string(data) != sampleSettingsJSON {
+		t.Fatalf("EncodeSettings = %s, %v\nwant %s", data, err, sampleSettingsJSON)
+	}
+	got, err := DecodeSettings(data)
+	if err != nil || !reflect.DeepEqual(got, sampleSettings) {
+		t.Fatalf("DecodeSettings = %#v, %v", got, err)
+	}
+}
+
+// renamed is a test event whose stored shape went through two versions:
+// v1 {"title"} -> v2 {"name"} -> v3 {"name","lang"}.
+type renamed struct{ Name, Lang string }
+
+func (renamed) EventType() string { return "test.renamed.v1" }
+
+type renamedV3 struct {
+	Name string `json:"name"`
+	Lang string `json:"lang"`
+}
+
+func init() {
+	Register(func(e renamed) renamedV3 { return renamedV3(e) }, func(s renamedV3) renamed { return renamed(s) },
+		func(v1 json.RawMessage) (json.RawMessage, error) {
+			var old struct {
+				Title string `json:"title"`
+			}
+			if err := json.Unmarshal(v1, &old); err != nil {
+				return nil, err
+			}
+			return json.Marshal(map[string]string{"name": old.Title})
+		},
+		func(v2 json.RawMessage) (json.RawMessage, error) {
+			var m map[string]string
+			if err := json.Unmarshal(v2, &m); err != nil {
+				return nil, err
+			}
+			m["lang"] = "en"
+			return json.Marshal(m)
+		})
+}
+
+func TestUpcastersRunInOrder(t *testing.T) {
+	s, err := Encode(renamed{Name: "x", Lang: "de"})
+	if err != nil || s.SchemaVersion != 3 {
+		t.Fatalf("Encode = %+v, %v; want schema version 3", s, err)
+	}
+	for _, tt := range []struct {
+		version int
+		data    string
+		want    renamed
+	}{
+		{0, `{"title":"old"}`, renamed{Name: "old", Lang: "en"}}, // an envelope without a version reads as v1
+		{1, `{"title":"old"}`, renamed{Name: "old", Lang: "en"}},
+		{2, `{"name":"mid"}`, renamed{Name: "mid", Lang: "en"}},
+		{3, `{"name":"new","lang":"de"}`, renamed{Name: "new", Lang: "de"}},
+	} {
+		got, err := Decode(Stored{Type: "test.renamed.v1", SchemaVersion: tt.version, Data: json.RawMessage(tt.data)})
+		if err != nil || got != tt.want {
+			t.Errorf("Decode(v%d %s) = %+v, %v; want %+v", tt.version, tt.data, got, err, tt.want)
+		}
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	for _, s := range []Stored{
+		{Type: "form.deleted.v1", SchemaVersion: 1, Data: json.RawMessage(`{}`)},
+		{Type: form.CreatedType, SchemaVersion: 2, Data: json.RawMessage(`{}`)}, // written by a newer build
+		{Type: form.CreatedType, SchemaVersion: 1, Data: json.RawMessage(`{"formId":1}`)},
+	} {
+		if e, err := Decode(s); err == nil {
+			t.Errorf("Decode(%s v%d %s) = %+v, want an error", s.Type, s.SchemaVersion, s.Data, e)
+		}
+	}
+}
+
+func TestEncodeRefusesAnUnmappedEvent(t *testing.T) {
+	if _, err := Encode(unmapped{}); err == nil {
+		t.Fatal("Encode of an event without a stored shape succeeded")
+	}
+}
+
+type unmapped struct{}
+
+func (unmapped) EventType() string { return "test.unmapped.v1" }

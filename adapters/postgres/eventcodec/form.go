@@ -1,0 +1,74 @@
+package eventcodec
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/formd/formd/domain/form"
+)
+
+func init() {
+	Register(func(e form.Created) formCreatedV1 {
+		return formCreatedV1{FormID: e.FormID, AccountID: e.AccountID, WorkspaceID: e.WorkspaceID,
+			AccessKeyHash: e.AccessKeyHash, AccessKeyPrefix: e.AccessKeyPrefix, Settings: settingsToV1(e.Settings), At: e.At}
+	}, func(s formCreatedV1) form.Created {
+		return form.Created{FormID: s.FormID, AccountID: s.AccountID, WorkspaceID: s.WorkspaceID,
+			AccessKeyHash: s.AccessKeyHash, AccessKeyPrefix: s.AccessKeyPrefix, Settings: settingsFromV1(s.Settings), At: s.At}
+	})
+	Register(func(e form.SettingsChanged) formSettingsChangedV1 {
+		out := formSettingsChangedV1{Settings: settingsToV1(e.Settings), At: e.At, RecipientReset: e.RecipientReset}
+		if e.Changes != nil {
+			out.Changes = make([]changeV1, len(e.Changes))
+		}
+		for i, c := range e.Changes {
+			out.Changes[i] = changeV1{Field: c.Field, From: c.From, To: c.To}
+		}
+		return out
+	}, func(s formSettingsChangedV1) form.SettingsChanged {
+		out := form.SettingsChanged{Settings: settingsFromV1(s.Settings), At: s.At, RecipientReset: s.RecipientReset}
+		if s.Changes != nil {
+			out.Changes = make([]form.Change, len(s.Changes))
+		}
+		for i, c := range s.Changes {
+			out.Changes[i] = form.Change{Field: c.Field, From: c.From, To: c.To}
+		}
+		return out
+	})
+	Register(func(e form.RecipientVerified) formRecipientVerifiedV1 {
+		return formRecipientVerifiedV1{RecipientEmail: e.RecipientEmail, At: e.At}
+	}, func(s formRecipientVerifiedV1) form.RecipientVerified {
+		return form.RecipientVerified{RecipientEmail: s.RecipientEmail, At: s.At}
+	})
+}
+
+// formCreatedV1 is form.created.v1 as stored.
+type formCreatedV1 struct {
+	FormID          string     `json:"formId"`
+	AccountID       string     `json:"accountId"`
+	WorkspaceID     string     `json:"workspaceId"`
+	AccessKeyHash   string     `json:"accessKeyHash"`
+	AccessKeyPrefix string     `json:"accessKeyPrefix"`
+	Settings        settingsV1 `json:"settings"`
+	At              time.Time  `json:"at"`
+}
+
+// changeV1 is one setting's JSON before and after, as the audit trail shows it.
+type changeV1 struct {
+	Field string          `json:"field"`
+	From  json.RawMessage `json:"from"`
+	To    json.RawMessage `json:"to"`
+}
+
+// formSettingsChangedV1 is form.settings_changed.v1 as stored.
+type formSettingsChangedV1 struct {
+	Changes        []changeV1 `json:"changes"`
+	Settings       settingsV1 `json:"settings"`
+	At             time.Time  `json:"at"`
+	RecipientReset bool       `json:"recipientReset,omitempty"`
+}
+
+// formRecipientVerifiedV1 is form.recipient_verified.v1 as stored.
+type formRecipientVerifiedV1 struct {
+	RecipientEmail string    `json:"recipientEmail"`
+	At             time.Time `json:"at"`
+}

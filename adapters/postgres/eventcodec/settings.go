@@ -1,0 +1,105 @@
+package eventcodec
+
+import (
+	"encoding/json"
+
+	"github.com/formd/formd/domain/form"
+)
+
+// settingsV1 is how form settings are stored, in events and in the forms
+// read model. Its JSON names are fixed: they are what old events say.
+type settingsV1 struct {
+	Name             string          `json:"name"`
+	RecipientEmail   string          `json:"recipientEmail"`
+	AllowedDomains   []string        `json:"allowedDomains"`
+	SubjectDefault   string          `json:"subjectDefault"`
+	FromNameDefault  string          `json:"fromNameDefault"`
+	RedirectDefault  string          `json:"redirectDefault"`
+	ReplyToMode      string          `json:"replyToMode"`
+	ReplyToDefault   string          `json:"replyToDefault"`
+	Validation       validationV1    `json:"validation"`
+	AllowedSenderIPs []string        `json:"allowedSenderIps"`
+	UploadsEnabled   bool            `json:"uploadsEnabled"`
+	Autoresponder    autoresponderV1 `json:"autoresponder"`
+}
+
+type validationV1 struct {
+	Fields []fieldRuleV1 `json:"fields"`
+}
+
+type fieldRuleV1 struct {
+	Field     string      `json:"field"`
+	Required  bool        `json:"required,omitempty"`
+	Type      string      `json:"type,omitempty"`
+	MinLength *int        `json:"minLength,omitempty"`
+	MaxLength *int        `json:"maxLength,omitempty"`
+	Regex     string      `json:"regex,omitempty"`
+	File      *fileRuleV1 `json:"file,omitempty"`
+}
+
+type fileRuleV1 struct {
+	Required         bool     `json:"required,omitempty"`
+	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
+}
+
+type autoresponderV1 struct {
+	Enabled bool   `json:"enabled"`
+	Subject string `json:"subject,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func settingsToV1(s form.Settings) settingsV1 {
+	out := settingsV1{
+		Name: s.Name, RecipientEmail: s.RecipientEmail, AllowedDomains: s.AllowedDomains,
+		SubjectDefault: s.SubjectDefault, FromNameDefault: s.FromNameDefault, RedirectDefault: s.RedirectDefault,
+		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
+		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
+		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
+	}
+	if s.Validation.Fields != nil {
+		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
+	}
+	for i, r := range s.Validation.Fields {
+		f := fieldRuleV1{Field: r.Field, Required: r.Required, Type: r.Type, MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
+		if r.File != nil {
+			f.File = &fileRuleV1{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
+		}
+		out.Validation.Fields[i] = f
+	}
+	return out
+}
+
+func settingsFromV1(s settingsV1) form.Settings {
+	out := form.Settings{
+		Name: s.Name, RecipientEmail: s.RecipientEmail, AllowedDomains: s.AllowedDomains,
+		SubjectDefault: s.SubjectDefault, FromNameDefault: s.FromNameDefault, RedirectDefault: s.RedirectDefault,
+		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
+		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
+		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
+	}
+	if s.Validation.Fields != nil {
+		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
+	}
+	for i, r := range s.Validation.Fields {
+		f := form.FieldRule{Field: r.Field, Required: r.Required, Type: r.Type, MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
+		if r.File != nil {
+			f.File = &form.FileRule{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
+		}
+		out.Validation.Fields[i] = f
+	}
+	return out
+}
+
+// EncodeSettings is the stored JSON of form settings, as the forms read
+// model keeps it. The read model is rebuilt from events, so its column
+// follows the current settings shape without a version of its own.
+func EncodeSettings(s form.Settings) ([]byte, error) { return json.Marshal(settingsToV1(s)) }
+
+// DecodeSettings reads settings stored by EncodeSettings.
+func DecodeSettings(data []byte) (form.Settings, error) {
+	var s settingsV1
+	if err := json.Unmarshal(data, &s); err != nil {
+		return form.Settings{}, err
+	}
+	return settingsFromV1(s), nil
+}

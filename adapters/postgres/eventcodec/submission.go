@@ -1,0 +1,50 @@
+package eventcodec
+
+import (
+	"time"
+
+	"github.com/formd/formd/domain/submission"
+)
+
+func init() {
+	Register(func(e submission.Accepted) submissionAcceptedV1 {
+		out := submissionAcceptedV1{SubmissionID: e.SubmissionID, FormID: e.FormID, RequestID: e.RequestID,
+			FieldNames: e.FieldNames, ValueHashes: e.ValueHashes, At: e.At}
+		if e.Deliveries != nil {
+			out.Deliveries = make([]deliveryRefV1, len(e.Deliveries))
+		}
+		for i, d := range e.Deliveries {
+			out.Deliveries[i] = deliveryRefV1{ID: d.ID, Kind: d.Kind}
+		}
+		return out
+	}, func(s submissionAcceptedV1) submission.Accepted {
+		out := submission.Accepted{SubmissionID: s.SubmissionID, FormID: s.FormID, RequestID: s.RequestID,
+			FieldNames: s.FieldNames, ValueHashes: s.ValueHashes, At: s.At}
+		if s.Deliveries != nil {
+			out.Deliveries = make([]submission.DeliveryRef, len(s.Deliveries))
+		}
+		for i, d := range s.Deliveries {
+			out.Deliveries[i] = submission.DeliveryRef{ID: d.ID, Kind: d.Kind}
+		}
+		return out
+	})
+	Register(func(e submission.Redacted) atV1 { return atV1{At: e.At} },
+		func(s atV1) submission.Redacted { return submission.Redacted{At: s.At} })
+}
+
+// submissionAcceptedV1 is submission.accepted.v1 as stored: field names and
+// keyed hashes of the values, never the values.
+type submissionAcceptedV1 struct {
+	SubmissionID string            `json:"submissionId"`
+	FormID       string            `json:"formId"`
+	RequestID    string            `json:"requestId"`
+	FieldNames   []string          `json:"fieldNames"`
+	ValueHashes  map[string]string `json:"valueHashes"`
+	Deliveries   []deliveryRefV1   `json:"deliveries"`
+	At           time.Time         `json:"at"`
+}
+
+type deliveryRefV1 struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}

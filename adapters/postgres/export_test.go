@@ -1,0 +1,38 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/formd/formd/application"
+)
+
+// CommitPath is one of the group commit's ways to the database, opened to
+// the tests: each submission's answer (a prior response or an error), or an
+// error for the whole batch.
+type CommitPath func(s *SubmissionStore, ctx context.Context, subs []application.AcceptedSubmission) ([]*application.StoredResponse, []error, error)
+
+// The group commit's paths: one pipeline, the careful transaction, and the
+// first falling back to the second.
+var (
+	CommitPipelined = commitPath((*SubmissionStore).commitPipelined)
+	CommitCarefully = commitPath((*SubmissionStore).commitCarefully)
+	Commit          = commitPath((*SubmissionStore).commit)
+)
+
+func commitPath(f func(*SubmissionStore, context.Context, []*pendingSubmission) ([]acceptResult, error)) CommitPath {
+	return func(s *SubmissionStore, ctx context.Context, subs []application.AcceptedSubmission) ([]*application.StoredResponse, []error, error) {
+		batch := make([]*pendingSubmission, len(subs))
+		for i, sub := range subs {
+			batch[i] = &pendingSubmission{sub: sub}
+		}
+		results, err := f(s, ctx, batch)
+		if err != nil {
+			return nil, nil, err
+		}
+		priors, errs := make([]*application.StoredResponse, len(results)), make([]error, len(results))
+		for i, r := range results {
+			priors[i], errs[i] = r.prior, r.err
+		}
+		return priors, errs, nil
+	}
+}

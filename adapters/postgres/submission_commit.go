@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+)
+
+// The two ways a group commit reaches the database: one pipeline when
+// nothing stands in the way, and a careful transaction that answers each
+// submission precisely when something does.
+
+// commit tries the one-round-trip path first; a form that changed or an
+// Idempotency-Key already stored fails it as a whole, and the careful path
+// then sorts out each submission.
+func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	if results, err := s.commitPipelined(ctx, batch); err == nil {
+		return results, nil
+	}
+	return s.commitCarefully(ctx, batch)
+}
+
+// commitPipelined sends the whole group commit as one pipeline, which
+// PostgreSQL runs as one implicit transaction: expected form versions
+// (formd_expect_form_versions raises otherwise), Idempotency-Keys (a stored
+// one violates the key), payloads, events, messages and the NOTIFY.
+func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	live := allLive(batch)
+	twins := markTwins(batch, live)
+	seenForms := map[string]bool{}
+	var formIDs []string
+	var formVersions []int32
+	for i, p := range batch {
+		if !live[i] {
+			continue
+		}
+		if !seenForms[p.sub.FormID] {
+			seenForms[p.sub.FormID] = true
+			formIDs, formVersions = append(formIDs, p.sub.FormID), append(formVersions, int32(p.sub.FormVersion))
+		} else if v := formVersions[slices.Index(formIDs, p.sub.FormID)]; int(v) != p.sub.FormVersion {
+			return nil, domain.ErrConcurrency // judged against two versions: the careful path sorts it out
+		}
+	}
+	keys, err := keyRowsOf(batch, live)
+	if err != nil {
+		return nil, err
+	}
+	writes := &pgx.Batch{}
+	writes.Queue(`SELECT formd_expect_form_versions($1::uuid[], $2::int[])`, formIDs, formVersions)
+	if len(keys.idx) > 0 {
+		writes.Queue(insertKeys, keys.args()...)
+	}
+	rows := writeRowsOf(batch, live)
+	rows.queuePayloads(writes)
+	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
+}
+
+// commitCarefully checks versions and keys first and commits only the
+// submissions that pass, answering the others precisely.
+func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+	var results []acceptResult
+	var live []bool
+	var twins []int // lost an Idempotency-Key race: answered with the winner's response
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		results, live = make([]acceptResult, len(batch)), allLive(batch)
+		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
+		twins = markTwins(batch, live)
+		lost, err := s.claimIdempotencyKeys(ctx, tx, batch, live)
+		if err != nil {
+			return err
+		}
+		twins = append(twins, lost...)
+		rows := writeRowsOf(batch, live)
+		if len(rows.ids) == 0 {
+			return nil
+		}
+		payloads := &pgx.Batch{}
+		rows.queuePayloads(payloads)
+		return s.store.AppendWith(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.answerTwins(ctx, batch, twins, results), nil
+}
+
+func allLive(batch []*pendingSubmission) []bool {
+	live := make([]bool, len(batch))
+	for i := range live {
+		live[i] = true
+	}
+	return live
+}
+
+// writeRows are the payload rows and event streams of the live submissions.
+type writeRows struct {
+	streams     []StreamEvents
+	ids, forms  []string
+	keys, texts [][]byte
+	pending     []int32
+}
+
+func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
+	var w writeRows
+	for i, p := range batch {
+		if !live[i] {
+			continue
+		}
+		sub := p.sub
+		w.streams = append(w.streams, submissionStreams(sub)...)
+		w.ids, w.forms = append(w.ids, sub.Accepted.SubmissionID), append(w.forms, sub.FormID)
+		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
+		w.pending = append(w.pending, int32(len(sub.Queued)))
+	}
+	return w
+}
+
+func (w writeRows) queuePayloads(b *pgx.Batch) {
+	b.Queue(`
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
+		SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
+		w.ids, w.forms, w.keys, w.texts, w.pending)
+}
+
+// submissionStreams are the streams one accepted submission appends to.
+func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
+	streams := []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
+		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}
+	for _, q := range sub.Queued {
+		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
+			Events: []Event{q}, Metadata: sub.Metadata})
+	}
+	return streams
+}
+
+// checkFormVersions refuses submissions judged against a form version that
+// is no longer current; the application judges them again.
+func (s *SubmissionStore) checkFormVersions(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
+	seen := map[string]bool{}
+	var ids []string
+	for _, p := range batch {
+		if !seen[p.sub.FormID] {
+			seen[p.sub.FormID] = true
+			ids = append(ids, p.sub.FormID)
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT id::text, version FROM forms WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		return err
+	}
+	versions := map[string]int{}
+	var id string
+	var v int
+	if _, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error { versions[id] = v; return nil }); err != nil {
+		return err
+	}
+	for i, p := range batch {
+		if versions[p.sub.FormID] != p.sub.FormVersion {
+			live[i] = false
+			results[i] = acceptResult{err: domain.ErrConcurrency}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
+)
+
+// groupEnv is a database with one form and a submission store on it.
+type groupEnv struct {
+	uowEnv
+	subs    *postgres.SubmissionStore
+	formID  string
+	version int
+}
+
+func newGroupEnv(t *testing.T) groupEnv {
+	t.Helper()
+	e := newUoWEnv(t)
+	_, formID := e.seedForm(t)
+	subs, closeStore := postgres.NewSubmissionStore(e.pool, postgres.NewEventStore(),
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(closeStore)
+	return groupEnv{uowEnv: e, subs: subs, formID: formID, version: 1}
+}
+
+// accepted is one accepted submission of the form, judged at version, with
+// one queued email delivery; key is its Idempotency-Key ("" for none).
+func (g groupEnv) accepted(version int, key string) application.AcceptedSubmission {
+	id, deliveryID, now := uuid.NewString(), uuid.NewString(), time.Now().UTC()
+	return application.AcceptedSubmission{
+		FormID: g.formID, FormVersion: version, IdempotencyKey: key, Metadata: testMetadata("req-" + id),
+		Accepted: submission.Accepted{SubmissionID: id, FormID: g.formID, RequestID: "req-" + id, FieldNames: []string{"email"},
+			ValueHashes: map[string]string{"email": "h"}, Deliveries: []submission.DeliveryRef{{ID: deliveryID, Kind: delivery.KindEmail}}, At: now},
+		Queued:  []delivery.Queued{{DeliveryID: deliveryID, SubmissionID: id, FormID: g.formID, Kind: delivery.KindEmail, At: now}},
+		Payload: application.SealedPayload{WrappedKey: []byte("wrapped"), Ciphertext: []byte("sealed " + id)},
+		Response: application.StoredResponse{RequestHash: []byte("hash " + key), Redirect: "https://example.com/thanks",
+			Response: application.SubmissionResponse{Success: true, RequestID: "req-" + id, DeliveryID: deliveryID}},
+	}
+}
+
+// committed reports whether a submission's events, delivery and payload are
+// stored, failing when only part of them is.
+func (g groupEnv) committed(t *testing.T, s application.AcceptedSubmission) bool {
+	t.Helper()
+	var events, payloads, messages int
+	err := g.pool.QueryRow(g.ctx, `SELECT
+		(SELECT count(*) FROM events WHERE stream_id IN ($1, $2)),
+		(SELECT count(*) FROM submission_payloads WHERE submission_id = $1),
+		(SELECT count(*) FROM watermill_delivery WHERE convert_from(payload, 'UTF8') LIKE '%' || $2 || '%')`,
+		s.Accepted.SubmissionID, s.Queued[0].DeliveryID).Scan(&events, &payloads, &messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case events == 2 && payloads == 1 && messages == 1:
+		return true
+	case events == 0 && payloads == 0 && messages == 0:
+		return false
+	}
+	t.Fatalf("submission %s is half committed: %d events, %d payloads, %d delivery messages", s.Accepted.SubmissionID, events, payloads, messages)
+	return false
+}
+
+func (g groupEnv) storeKey(t *testing.T, s application.AcceptedSubmission) {
+	t.Helper()
+	if _, errs, err := postgres.CommitCarefully(g.subs, g.ctx, []application.AcceptedSubmission{s}); err != nil || errs[0] != nil {
+		t.Fatalf("seeding a committed keyed submission: %v %v", err, errs)
+	}
+}
+
+// wantAnswers checks each submission's answer: "" committed with no prior
+// response, "concurrency" refused as judged on an old form version, or the
+// request id of the response it was answered with.
+func wantAnswers(t *testing.T, path string, priors []*application.StoredResponse, errs []error, want []string) {
+	t.Helper()
+	for i, w := range want {
+		var got string
+		switch {
+		case errors.Is(errs[i], domain.ErrConcurrency):
+			got = "concurrency"
+		case errs[i] != nil:
+			got = "error: " + errs[i].Error()
+		case priors[i] != nil:
+			got = priors[i].Response.RequestID
+		}
+		if got != w {
+			t.Errorf("%s: submission %d answered %q, want %q", path, i, got, w)
+		}
+	}
+}
+
+func TestGroupCommitPipelinedCommitsABatchInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	batch := []application.AcceptedSubmission{g.accepted(1, ""), g.accepted(1, "k1"), g.accepted(1, "k2"), g.accepted(1, "k1")}
+	priors, errs, err := postgres.CommitPipelined(g.subs, g.ctx, batch)
+	if err != nil {
+		t.Fatalf("CommitPipelined: %v", err)
+	}
+	// The second submission with k1 is a twin: answered with the first's response.
+	wantAnswers(t, "pipelined", priors, errs, []string{"", "", "", batch[1].Accepted.RequestID})
+	for i, want := range []bool{true, true, true, false} {
+		if got := g.committed(t, batch[i]); got != want {
+			t.Errorf("submission %d committed = %v, want %v", i, got, want)
+		}
+	}
+	stored, err := g.subs.IdempotentResponse(g.ctx, g.formID, "k2")
+	if err != nil || stored == nil || stored.Response.RequestID != batch[2].Accepted.RequestID || stored.Redirect != batch[2].Response.Redirect ||
+		string(stored.RequestHash) != "hash k2" {
+		t.Fatalf("IdempotentResponse(k2) = %+v, %v", stored, err)
+	}
+}
+
+func TestGroupCommitPipelinedFailsAsAWhole(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	seeded := g.accepted(1, "used")
+	g.storeKey(t, seeded)
+	for name, spoiler := range map[string]application.AcceptedSubmission{
+		"stale form version":           g.accepted(0, ""),
+		"Idempotency-Key already used": g.accepted(1, "used"),
+		"two versions of one form":     g.accepted(2, ""),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fresh := g.accepted(1, "")
+			batch := []application.AcceptedSubmission{fresh, spoiler}
+			if _, _, err := postgres.CommitPipelined(g.subs, g.ctx, batch); err == nil {
+				t.Fatal("CommitPipelined succeeded; the careful path must sort this batch out")
+			}
+			if g.committed(t, fresh) || g.committed(t, spoiler) {
+				t.Fatal("a failed pipeline left part of the batch behind")
+			}
+		})
+	}
+}
+
+// The careful path and the fallback to it answer each submission precisely.
+func TestGroupCommitCarefulPathAnswersEachSubmission(t *testing.T) {
+	t.Parallel()
+	for _, path := range []struct {
+		name   string
+		commit postgres.CommitPath
+	}{{"careful", postgres.CommitCarefully}, {"fallback", postgres.Commit}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGroupEnv(t)
+			seeded := g.accepted(1, "used")
+			g.storeKey(t, seeded)
+			batch := []application.AcceptedSubmission{
+				g.accepted(1, "new"),  // commits
+				g.accepted(0, ""),     // judged on an old version: re-judged by the application
+				g.accepted(1, "used"), // a retry of the seeded request
+				g.accepted(1, "new"),  // a twin of the first
+				g.accepted(1, ""),     // commits
+			}
+			priors, errs, err := path.commit(g.subs, g.ctx, batch)
+			if err != nil {
+				t.Fatalf("%s: %v", path.name, err)
+			}
+			wantAnswers(t, path.name, priors, errs, []string{"", "concurrency", seeded.Accepted.RequestID, batch[0].Accepted.RequestID, ""})
+			for i, want := range []bool{true, false, false, false, true} {
+				if got := g.committed(t, batch[i]); got != want {
+					t.Errorf("submission %d committed = %v, want %v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// Many concurrent Accepts through the queue: every request is answered, and
+// each Idempotency-Key commits exactly once.
+func TestGroupCommitQueueUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	const n, keys = 60, 10
+	subs := make([]application.AcceptedSubmission, n)
+	for i := range subs {
+		subs[i] = g.accepted(1, fmt.Sprint("key-", i%keys))
+	}
+	priors := make([]*application.StoredResponse, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			priors[i], errs[i] = g.subs.Accept(g.ctx, subs[i])
+		}()
+	}
+	wg.Wait()
+	winners := map[string]string{}
+	for i, s := range subs {
+		if errs[i] != nil {
+			t.Fatalf("Accept %d: %v", i, errs[i])
+		}
+		if priors[i] == nil {
+			if w, dup := winners[s.IdempotencyKey]; dup {
+				t.Fatalf("key %s committed twice: %s and %s", s.IdempotencyKey, w, s.Accepted.RequestID)
+			}
+			winners[s.IdempotencyKey] = s.Accepted.RequestID
+		}
+		if g.committed(t, s) != (priors[i] == nil) {
+			t.Fatalf("submission %d: committed and answered with a prior response disagree", i)
+		}
+	}
+	if len(winners) != keys {
+		t.Fatalf("%d keys committed, want %d", len(winners), keys)
+	}
+	for i, s := range subs {
+		if priors[i] != nil && priors[i].Response.RequestID != winners[s.IdempotencyKey] {
+			t.Errorf("submission %d answered with %s, want the winner %s", i, priors[i].Response.RequestID, winners[s.IdempotencyKey])
+		}
+	}
+}

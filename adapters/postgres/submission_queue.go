@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+)
+
+// Group commit: concurrent submissions share one transaction, so one WAL
+// flush makes many of them durable. A worker takes whatever is queued (up to
+// maxBatch) as soon as it is free; nothing waits for a batch to fill, and no
+// submission is answered before the commit that holds it.
+const (
+	defaultCommitWorkers = 4
+	maxBatch             = 256
+)
+
+// SubmissionStore implements application.SubmissionStore with group commit.
+type SubmissionStore struct {
+	pool    *pgxpool.Pool
+	store   *EventStore
+	log     *slog.Logger
+	queue   chan *pendingSubmission
+	workers int
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+}
+
+type pendingSubmission struct {
+	sub  application.AcceptedSubmission
+	done chan acceptResult
+}
+
+type acceptResult struct {
+	prior *application.StoredResponse
+	err   error
+}
+
+// NewSubmissionStore starts the commit workers; Close stops them after the
+// queue is drained.
+func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger) (*SubmissionStore, func()) {
+	s := &SubmissionStore{pool: pool, store: store, log: log, queue: make(chan *pendingSubmission, 4*maxBatch),
+		workers: defaultCommitWorkers, stop: make(chan struct{})}
+	for range s.workers {
+		s.wg.Add(1)
+		go s.work()
+	}
+	return s, s.Close
+}
+
+// Close drains the queue and stops the workers.
+func (s *SubmissionStore) Close() {
+	s.once.Do(func() { close(s.stop) })
+	s.wg.Wait()
+}
+
+// Accept implements application.SubmissionStore. Once queued, it waits for
+// the commit even if ctx ends, so its answer is always the truth.
+func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
+	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
+	select {
+	case s.queue <- p:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.stop:
+		return nil, errors.New("submission store is closed")
+	}
+	r := <-p.done
+	return r.prior, r.err
+}
+
+func (s *SubmissionStore) work() {
+	defer s.wg.Done()
+	batch := make([]*pendingSubmission, 0, maxBatch)
+	for {
+		var first *pendingSubmission
+		select {
+		case first = <-s.queue:
+		case <-s.stop:
+			select { // drain what is already queued
+			case first = <-s.queue:
+			default:
+				return
+			}
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case p := <-s.queue:
+				batch = append(batch, p)
+			default:
+				break fill
+			}
+		}
+		s.commitBatch(batch)
+	}
+}
+
+// commitBatch commits a batch; if the shared transaction fails, each
+// submission is retried alone so one bad row cannot fail its neighbours.
+func (s *SubmissionStore) commitBatch(batch []*pendingSubmission) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	results, err := s.commit(ctx, batch)
+	if err != nil && len(batch) > 1 {
+		s.log.Warn("group commit failed; committing its submissions one by one", "size", len(batch), "err", err)
+		for _, p := range batch {
+			s.commitBatch([]*pendingSubmission{p})
+		}
+		return
+	}
+	for i, p := range batch {
+		if err != nil {
+			p.done <- acceptResult{err: err}
+		} else {
+			p.done <- results[i]
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options are the command-line settings of one run.
+type Options struct {
+	Concurrency    []int         `json:"concurrency"`
+	Step           time.Duration `json:"-"`
+	StepRequests   int           `json:"stepRequestCap"`
+	WarmupRequests int           `json:"warmupRequests"`
+	Rate           float64       `json:"openLoopRate"`
+	Open           time.Duration `json:"-"`
+	OpenWorkers    int           `json:"openLoopWorkers"`
+	ClientIPs      int           `json:"clientIPs"`
+	PgbenchRef     int           `json:"pgbenchReferenceConcurrency"`
+	GoalRatio      float64       `json:"goalRatio"`
+	GoalP99        time.Duration `json:"-"`
+	Deadline       time.Duration `json:"-"`
+	Out            string        `json:"-"`
+	FormdEnv       string        `json:"formdEnv,omitempty"`
+
+	StepSeconds     float64 `json:"stepSeconds"`
+	OpenSeconds     float64 `json:"openLoopSeconds"`
+	GoalP99Ms       float64 `json:"goalP99Ms"`
+	DeadlineSeconds float64 `json:"deadlineSeconds"`
+}
+
+func parseFlags() (Options, error) {
+	var o Options
+	var conc string
+	flag.StringVar(&conc, "concurrency", "1,8,32,64,128", "closed-loop concurrency steps, comma-separated")
+	flag.DurationVar(&o.Step, "step", 5*time.Second, "duration of each closed-loop step (and of each pgbench run)")
+	flag.IntVar(&o.StepRequests, "step-requests", 200000, "request cap of each closed-loop step")
+	flag.IntVar(&o.WarmupRequests, "warmup", 200, "unreported warm-up requests at concurrency 8 before the measurements")
+	flag.Float64Var(&o.Rate, "rate", 1000, "open-loop rate, requests per second")
+	flag.DurationVar(&o.Open, "open", 10*time.Second, "open-loop duration")
+	flag.IntVar(&o.OpenWorkers, "open-workers", 0, "open-loop sender goroutines (0: max(128, rate), at most 4096)")
+	flag.IntVar(&o.ClientIPs, "client-ips", 16384,
+		"client addresses spread over X-Forwarded-For (formd trusts 127.0.0.1 as its proxy), so the per-IP limit sees many visitors; 0: one address and FORMD_SUBMIT_RATE=0")
+	flag.IntVar(&o.PgbenchRef, "pgbench-ref", 64, "pgbench reference concurrency, run besides formd's peak")
+	flag.Float64Var(&o.GoalRatio, "goal-ratio", 1.0, "goal: formd peak accepted/s ÷ pgbench tps at that concurrency")
+	flag.DurationVar(&o.GoalP99, "goal-p99", 15*time.Millisecond, "goal: open-loop p99 latency")
+	flag.DurationVar(&o.Deadline, "deadline", 3*time.Minute, "hard bound on the whole run, build included (a default run takes about 50 s)")
+	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
+	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
+	flag.Parse()
+	for _, f := range strings.Split(conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-concurrency: %q is not a positive integer", f)
+		}
+		o.Concurrency = append(o.Concurrency, n)
+	}
+	if o.Step <= 0 || o.Open <= 0 || o.Rate <= 0 || o.StepRequests < 1 || o.PgbenchRef < 1 {
+		return o, errors.New("-step, -open, -rate, -step-requests and -pgbench-ref must be positive")
+	}
+	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
+		return o, errors.New("-client-ips must be between 0 and 16777216")
+	}
+	if o.OpenWorkers <= 0 {
+		o.OpenWorkers = min(max(128, int(o.Rate)), 4096)
+	}
+	o.StepSeconds, o.OpenSeconds = o.Step.Seconds(), o.Open.Seconds()
+	o.GoalP99Ms, o.DeadlineSeconds = ms(o.GoalP99), o.Deadline.Seconds()
+	return o, nil
+}

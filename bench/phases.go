@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/formd/formd/adapters/postgres/pgtest"
+)
+
+// cpuMark is a reading of the CPU counters.
+type cpuMark struct {
+	at                 time.Time
+	formd, bench, busy time.Duration
+	ok                 bool
+}
+
+func markCPU(formdPID int) cpuMark {
+	m := cpuMark{at: time.Now()}
+	var ok1, ok2, ok3 bool
+	m.formd, ok1 = processCPU(formdPID)
+	m.bench, ok2 = processCPU(os.Getpid())
+	m.busy, _, ok3 = machineCPU()
+	m.ok = ok1 && ok2 && ok3
+	return m
+}
+
+// cpuSince is the CPU used since start, or nil where it cannot be read.
+func cpuSince(start cpuMark, formdPID int) *CPUUse {
+	end := markCPU(formdPID)
+	wall := end.at.Sub(start.at).Seconds()
+	if !start.ok || !end.ok || wall <= 0 {
+		return nil
+	}
+	return &CPUUse{FormdCores: (end.formd - start.formd).Seconds() / wall, BenchCores: (end.bench - start.bench).Seconds() / wall,
+		MachineCores: (end.busy - start.busy).Seconds() / wall}
+}
+
+// measure runs every phase, filling rep. An error means the run could not
+// be set up or was interrupted.
+func measure(ctx context.Context, opts Options, rep *Report) error {
+	tmp, err := os.MkdirTemp("", "formd-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	progress("building ./cmd/formd")
+	t0 := time.Now()
+	bin, err := buildFormd(ctx, tmp)
+	if err != nil {
+		return err
+	}
+	rep.Setup.BuildSeconds = time.Since(t0).Seconds()
+
+	progress("creating a fresh database")
+	dbCtx, dbCancel := context.WithTimeout(ctx, 60*time.Second)
+	dbURL, drop, err := pgtest.NewDatabase(dbCtx)
+	dbCancel()
+	if err != nil {
+		return fmt.Errorf("fresh database (FORMD_TEST_DATABASE_URL=%s): %w", pgtest.AdminURL(), err)
+	}
+	defer drop()
+	rep.Postgres, err = readPGSettings(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	if rep.Postgres.SynchronousCommit != "on" {
+		rep.Warnings = append(rep.Warnings, "synchronous_commit is "+rep.Postgres.SynchronousCommit+", not on: commits are not durable")
+	}
+	if rep.Postgres.Fsync != "on" {
+		rep.Warnings = append(rep.Warnings, "fsync is "+rep.Postgres.Fsync+", not on: commits are not durable")
+	}
+
+	progress("starting formd")
+	// formd's per-IP token bucket (FORMD_SUBMIT_RATE, 5/s by default) would
+	// answer a single-address load generator with 429s: either the load comes
+	// from many addresses through a trusted proxy, or the limit is off.
+	extraEnv := []string{"FORMD_TRUSTED_PROXIES=127.0.0.1"}
+	if opts.ClientIPs == 0 {
+		extraEnv = []string{"FORMD_SUBMIT_RATE=0"}
+	}
+	for _, kv := range strings.Split(opts.FormdEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			extraEnv = append(extraEnv, kv)
+		}
+	}
+	f, err := startFormd(bin, tmp, dbURL, extraEnv...)
+	if err != nil {
+		return err
+	}
+	defer f.Stop()
+	fail := func(err error) error {
+		rep.FormdStderrTail = f.StderrTail()
+		return err
+	}
+	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return fail(err)
+	}
+	rep.Setup.StartSeconds = time.Since(f.started).Seconds()
+
+	progress("setting up an account and a verified form through the API")
+	t0 = time.Now()
+	key, err := f.Setup(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	rep.Setup.APISetupSeconds = time.Since(t0).Seconds()
+
+	load := newLoader(f.URL, key, max(maxOf(opts.Concurrency), opts.OpenWorkers), opts.ClientIPs)
+	defer load.client.CloseIdleConnections()
+	if err := load.probe(ctx); err != nil {
+		return fail(fmt.Errorf("live POST /submit after setup: %w", err))
+	}
+	mon, err := newBacklogMonitor(ctx, dbURL)
+	if err != nil {
+		return fail(err)
+	}
+	defer mon.Close()
+	if opts.WarmupRequests > 0 {
+		progress(fmt.Sprintf("warm-up: %d requests at c=8", opts.WarmupRequests))
+		load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
+	}
+
+	// The open loop runs first, on an idle formd: the closed loop leaves a
+	// mail-delivery backlog behind that would otherwise compete with it.
+	progress(fmt.Sprintf("open loop: %.0f/s for %s", opts.Rate, opts.Open))
+	before := mon.Snapshot(ctx)
+	cpu := markCPU(f.PID())
+	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers)
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
+	}
+	rep.OpenLoop.CPU = cpuSince(cpu, f.PID())
+	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "open loop", before, rep.OpenLoop.Accepted))
+
+	before = mon.Snapshot(ctx)
+	accepted := 0
+	for _, c := range opts.Concurrency {
+		progress(fmt.Sprintf("closed loop: c=%d for %s", c, opts.Step))
+		cpu := markCPU(f.PID())
+		st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		st.CPU = cpuSince(cpu, f.PID())
+		accepted += st.Accepted
+		rep.ClosedLoop.Steps = append(rep.ClosedLoop.Steps, st)
+		if st.AcceptedPerSecond > rep.ClosedLoop.MaxAcceptedPerSecond {
+			rep.ClosedLoop.MaxAcceptedPerSecond, rep.ClosedLoop.AtConcurrency = st.AcceptedPerSecond, c
+		}
+	}
+	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "closed loop", before, accepted))
+	for _, d := range rep.Deliveries {
+		if d.DeliveredPerSecond < 0.9*d.AcceptedPerSecond {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+				"mail delivery falls behind during the %s (%s/s delivered for %s/s accepted): the backlog grows and its work competes with /submit",
+				d.Phase, thousands(d.DeliveredPerSecond), thousands(d.AcceptedPerSecond)))
+		}
+	}
+	if f.Exited() {
+		rep.Warnings = append(rep.Warnings, "formd exited during the measurement: see its log in the report")
+	}
+	rep.FormdStderrTail = f.StderrTail()
+	mon.Close()
+
+	// pgbench gets the machine (and the connection slots) to itself.
+	progress("stopping formd")
+	f.Stop()
+
+	peak := rep.ClosedLoop.AtConcurrency
+	if peak == 0 {
+		peak = opts.PgbenchRef
+		rep.Warnings = append(rep.Warnings, "formd accepted nothing in the closed loop; pgbench runs at the reference concurrency only")
+	}
+	conc := []int{peak}
+	if opts.PgbenchRef != peak {
+		conc = append(conc, opts.PgbenchRef)
+	}
+	secs := max(1, int(opts.Step.Round(time.Second)/time.Second))
+	runs, err := runPgbench(ctx, dbURL, tmp, conc, secs)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		rep.BaselineErrors = append(rep.BaselineErrors, err.Error())
+	}
+	rep.Pgbench = runs
+	for _, r := range runs {
+		if r.Note != "" {
+			rep.Warnings = append(rep.Warnings, r.Note)
+		}
+		if r.Error != "" {
+			rep.BaselineErrors = append(rep.BaselineErrors, r.Error)
+		}
+	}
+	judge(opts, rep)
+	if rep.LoadAvgStart != "" {
+		if l1, err := strconv.ParseFloat(strings.Fields(rep.LoadAvgStart)[0], 64); err == nil && l1 > float64(rep.CPUs) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+				"the machine was already busy at start (load average %s on %d CPUs): other work competes with formd, PostgreSQL and the load generator",
+				rep.LoadAvgStart, rep.CPUs))
+		}
+	}
+	return nil
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

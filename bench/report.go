@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Report is everything one run measured; it is written as JSON.
+type Report struct {
+	StartedAt       time.Time         `json:"startedAt"`
+	DurationSeconds float64           `json:"durationSeconds"`
+	GoVersion       string            `json:"goVersion"`
+	CPUs            int               `json:"cpus"`
+	LoadAvgStart    string            `json:"loadAvgStart"`
+	LoadAvgEnd      string            `json:"loadAvgEnd"`
+	Options         Options           `json:"options"`
+	Postgres        PGSettings        `json:"postgres"`
+	OpenLoop        *OpenResult       `json:"openLoop"`
+	ClosedLoop      ClosedReport      `json:"closedLoop"`
+	Deliveries      []PhaseDeliveries `json:"deliveries"`
+	Pgbench         []PgbenchRun      `json:"pgbench"`
+	Ratio           float64           `json:"ratio"`
+	RatioAtRef      float64           `json:"ratioAtReferenceConcurrency"`
+	Goals           []Goal            `json:"goals"`
+	Warnings        []string          `json:"warnings"`
+	FormdStderrTail string            `json:"formdStderrTail,omitempty"`
+	// BaselineErrors say why pgbench measured nothing; the run then exits 1.
+	BaselineErrors []string     `json:"baselineErrors,omitempty"`
+	Setup          SetupTimings `json:"setup"`
+}
+
+// ClosedReport is the closed-loop part of the report.
+type ClosedReport struct {
+	Steps                []*StepResult `json:"steps"`
+	MaxAcceptedPerSecond float64       `json:"maxAcceptedPerSecond"`
+	AtConcurrency        int           `json:"atConcurrency"`
+}
+
+// CPUUse is how many CPU cores' worth each party used during a phase.
+type CPUUse struct {
+	FormdCores float64 `json:"formdCores"`
+	BenchCores float64 `json:"loadGeneratorCores"`
+	// MachineCores is everything busy: formd, PostgreSQL, the load generator and any other work.
+	MachineCores float64 `json:"machineBusyCores"`
+}
+
+func (u *CPUUse) String() string {
+	if u == nil {
+		return "cpu n/a"
+	}
+	return fmt.Sprintf("cpu formd %.2f, load generator %.2f, machine %.2f cores", u.FormdCores, u.BenchCores, u.MachineCores)
+}
+
+// Goal is one pass/fail target of the run.
+type Goal struct {
+	Name   string  `json:"name"`
+	Target string  `json:"target"`
+	Value  float64 `json:"value"`
+	Pass   bool    `json:"pass"`
+	Known  bool    `json:"known"`
+}
+
+// judge computes the ratio and the goals.
+func judge(opts Options, rep *Report) {
+	var atPeak, atRef float64
+	for _, r := range rep.Pgbench {
+		if r.RequestedConcurrency == rep.ClosedLoop.AtConcurrency {
+			atPeak = r.TPS
+		}
+		if r.RequestedConcurrency == opts.PgbenchRef {
+			atRef = r.TPS
+		}
+	}
+	if atPeak > 0 {
+		rep.Ratio = rep.ClosedLoop.MaxAcceptedPerSecond / atPeak
+	}
+	for _, s := range rep.ClosedLoop.Steps {
+		if s.Concurrency == opts.PgbenchRef && atRef > 0 {
+			rep.RatioAtRef = s.AcceptedPerSecond / atRef
+		}
+	}
+	rep.Goals = append(rep.Goals, Goal{Name: "ratio", Target: fmt.Sprintf(">= %.2f", opts.GoalRatio),
+		Value: rep.Ratio, Known: atPeak > 0, Pass: atPeak > 0 && rep.Ratio >= opts.GoalRatio})
+	o := rep.OpenLoop
+	known := o != nil && o.Sent > 0
+	pass := known && o.P99Ms <= ms(opts.GoalP99) && o.Errors() == 0
+	var v float64
+	if o != nil {
+		v = o.P99Ms
+	}
+	rep.Goals = append(rep.Goals, Goal{Name: "open-loop p99 (no errors)", Target: fmt.Sprintf("<= %s", opts.GoalP99),
+		Value: v, Known: known, Pass: pass})
+}
+
+func writeJSON(path string, rep *Report) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// printReport writes the human-readable report.
+func printReport(w io.Writer, rep *Report) {
+	o := rep.Options
+	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	p("")
+	p("formd submission benchmark, %s (%s, %d CPUs, load average at start %s)",
+		rep.StartedAt.Format(time.RFC3339), rep.GoVersion, rep.CPUs, rep.LoadAvgStart)
+	p("PostgreSQL %s: synchronous_commit=%s fsync=%s wal_sync_method=%s commit_delay=%s",
+		rep.Postgres.Version, rep.Postgres.SynchronousCommit, rep.Postgres.Fsync, rep.Postgres.WalSyncMethod, rep.Postgres.CommitDelay)
+	if o.ClientIPs > 0 {
+		p("clients: %s addresses in X-Forwarded-For through a trusted proxy (127.0.0.1); formd's per-IP limit stays on",
+			thousands(float64(o.ClientIPs)))
+	} else {
+		p("clients: one address; formd's per-IP limit is off (FORMD_SUBMIT_RATE=0)")
+	}
+	if r := rep.OpenLoop; r != nil {
+		p("open loop %s/s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d)",
+			thousands(r.TargetRate), o.Open, r.AchievedRate, r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs, r.Late)
+		p("  latencies run from the scheduled time; send lag p50 %.2f ms p99 %.2f ms max %.1f ms; service time p50 %.1f ms p99 %.1f ms",
+			r.SendLagP50Ms, r.SendLagP99Ms, r.SendLagMaxMs, r.ServiceP50Ms, r.ServiceP99Ms)
+		p("  %s; errors: %s", r.CPU, r.errorSummary())
+	}
+	p("closed loop (%s steps, cap %s requests each):", o.Step, thousands(float64(o.StepRequests)))
+	for _, s := range rep.ClosedLoop.Steps {
+		note := ""
+		if s.CapReached {
+			note = "  (request cap reached)"
+		}
+		p("  c=%-4d %8s accepted/s  p50 %6.2f ms  p99 %7.2f ms  max %7.2f ms  %s  errors: %s%s",
+			s.Concurrency, thousands(s.AcceptedPerSecond), s.P50Ms, s.P99Ms, s.MaxMs, s.CPU, s.errorSummary(), note)
+	}
+	p("  max %s accepted/s at c=%d", thousands(rep.ClosedLoop.MaxAcceptedPerSecond), rep.ClosedLoop.AtConcurrency)
+	for _, d := range rep.Deliveries {
+		p("mail delivery during the %s: accepted %s/s, delivered %s/s (submissions awaiting delivery: %s → %s)",
+			d.Phase, thousands(d.AcceptedPerSecond), thousands(d.DeliveredPerSecond), thousands(float64(d.BacklogBefore)), thousands(float64(d.BacklogAfter)))
+	}
+	for _, r := range rep.Pgbench {
+		label := ""
+		if r.RequestedConcurrency == rep.ClosedLoop.AtConcurrency {
+			label = " (formd's peak)"
+		} else if r.RequestedConcurrency == o.PgbenchRef {
+			label = " (reference)"
+		}
+		if r.Concurrency != r.RequestedConcurrency {
+			label += fmt.Sprintf(" [ran with %d clients]", r.Concurrency)
+		}
+		if r.Error != "" {
+			p("pgbench single-row INSERT at c=%d%s: MEASURED NOTHING (see below)", r.RequestedConcurrency, label)
+			continue
+		}
+		p("pgbench single-row INSERT at c=%d%s: %s tps, latency avg %.2f ms (synchronous_commit=%s)",
+			r.RequestedConcurrency, label, thousands(r.TPS), r.LatencyAvgMs, rep.Postgres.SynchronousCommit)
+		if r.Failed != "" {
+			p("  !!! pgbench failed transactions: %s", r.Failed)
+		}
+	}
+	ref := ""
+	if rep.RatioAtRef > 0 && o.PgbenchRef != rep.ClosedLoop.AtConcurrency {
+		ref = fmt.Sprintf("; at c=%d: %.2f", o.PgbenchRef, rep.RatioAtRef)
+	}
+	ratio := "n/a"
+	if rep.Ratio > 0 {
+		ratio = fmt.Sprintf("%.2f", rep.Ratio)
+	}
+	p("ratio submissions/s ÷ pgbench inserts/s = %s (at c=%d)%s", ratio, rep.ClosedLoop.AtConcurrency, ref)
+	var goals []string
+	for _, g := range rep.Goals {
+		verdict := "FAIL"
+		switch {
+		case !g.Known:
+			verdict = "UNKNOWN"
+		case g.Pass:
+			verdict = "PASS"
+		}
+		goals = append(goals, fmt.Sprintf("%s %s (%.2f) … %s", g.Name, g.Target, g.Value, verdict))
+	}
+	p("goals: %s", strings.Join(goals, "; "))
+
+	var errs []string
+	for _, s := range rep.ClosedLoop.Steps {
+		if s.Errors() > 0 {
+			errs = append(errs, fmt.Sprintf("closed loop c=%d: %d of %d requests not accepted: %s", s.Concurrency, s.Errors(), s.Sent, s.errorSummary()))
+		}
+	}
+	if r := rep.OpenLoop; r != nil && r.Errors() > 0 {
+		errs = append(errs, fmt.Sprintf("open loop: %d of %d requests not accepted: %s", r.Errors(), r.Sent, r.errorSummary()))
+	}
+	if len(errs) > 0 {
+		p("")
+		p("!!!!!!!! ERRORS: formd did not accept every request !!!!!!!!")
+		for _, e := range errs {
+			p("!!! %s", e)
+		}
+		if rep.FormdStderrTail != "" {
+			p("!!! formd's error log (tail):\n%s", rep.FormdStderrTail)
+		}
+	}
+	for _, e := range rep.BaselineErrors {
+		p("!!! pgbench baseline failed: %s", e)
+	}
+	if len(rep.Warnings) > 0 {
+		p("warnings:")
+		for _, w := range rep.Warnings {
+			p("  - %s", w)
+		}
+	}
+	p("run took %.1f s (build %.1f s, formd start %.1f s, API setup %.2f s); load average at end %s",
+		rep.DurationSeconds, rep.Setup.BuildSeconds, rep.Setup.StartSeconds, rep.Setup.APISetupSeconds, rep.LoadAvgEnd)
+}
+
+// thousands formats a number rounded to an integer, with commas: 6,100.
+func thousands(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,209 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/form"
+)
+
+// The HTTP shapes of forms. They are the API's contract (checked against
+// openapi.json), so they are their own types: the domain's settings may
+// change without changing what clients send and receive.
+
+// formJSON is the spec's Form, plus the settings the spec leaves open
+// (documented in the README).
+type formJSON struct {
+	ID                string            `json:"id"`
+	WorkspaceID       string            `json:"workspaceId"`
+	Name              string            `json:"name"`
+	RecipientEmail    string            `json:"recipientEmail"`
+	RecipientVerified bool              `json:"recipientVerified"`
+	AccessKeyPrefix   string            `json:"accessKeyPrefix"`
+	AccessKey         string            `json:"accessKey,omitempty"`
+	AllowedDomains    []string          `json:"allowedDomains"`
+	SubjectDefault    string            `json:"subjectDefault"`
+	FromNameDefault   string            `json:"fromNameDefault"`
+	RedirectDefault   string            `json:"redirectDefault"`
+	ReplyToMode       string            `json:"replyToMode"`
+	ReplyToDefault    string            `json:"replyToDefault"`
+	Validation        validationJSON    `json:"validation"`
+	AllowedSenderIPs  []string          `json:"allowedSenderIps"`
+	UploadsEnabled    bool              `json:"uploadsEnabled"`
+	Autoresponder     autoresponderJSON `json:"autoresponder"`
+	Version           int               `json:"version"`
+	CreatedAt         time.Time         `json:"createdAt"`
+	UpdatedAt         time.Time         `json:"updatedAt"`
+}
+
+// validationJSON is the spec's FieldValidationSettings.
+type validationJSON struct {
+	Fields []fieldRuleJSON `json:"fields"`
+}
+
+// fieldRuleJSON is the spec's FieldValidationRule.
+type fieldRuleJSON struct {
+	Field     string        `json:"field"`
+	Required  bool          `json:"required,omitempty"`
+	Type      string        `json:"type,omitempty"`
+	MinLength *int          `json:"minLength,omitempty"`
+	MaxLength *int          `json:"maxLength,omitempty"`
+	Regex     string        `json:"regex,omitempty"`
+	File      *fileRuleJSON `json:"file,omitempty"`
+}
+
+type fileRuleJSON struct {
+	Required         bool     `json:"required,omitempty"`
+	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
+}
+
+type autoresponderJSON struct {
+	Enabled bool   `json:"enabled"`
+	Subject string `json:"subject,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func presentForm(f application.FormRecord) formJSON {
+	st := f.Settings
+	return formJSON{
+		ID: f.ID, WorkspaceID: f.WorkspaceID, Name: st.Name, RecipientEmail: st.RecipientEmail,
+		RecipientVerified: f.RecipientVerified, AccessKeyPrefix: f.AccessKeyPrefix,
+		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
+		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
+		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
+		Autoresponder: autoresponderJSON(st.Autoresponder), Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+	}
+}
+
+func presentValidation(v form.ValidationSettings) validationJSON {
+	var out validationJSON
+	if v.Fields != nil {
+		out.Fields = make([]fieldRuleJSON, len(v.Fields))
+	}
+	for i, r := range v.Fields {
+		out.Fields[i] = fieldRuleJSON{Field: r.Field, Required: r.Required, Type: r.Type,
+			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
+		if r.File != nil {
+			out.Fields[i].File = &fileRuleJSON{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
+		}
+	}
+	return out
+}
+
+func (v validationJSON) settings() form.ValidationSettings {
+	var out form.ValidationSettings
+	if v.Fields != nil {
+		out.Fields = make([]form.FieldRule, len(v.Fields))
+	}
+	for i, r := range v.Fields {
+		out.Fields[i] = form.FieldRule{Field: r.Field, Required: r.Required, Type: r.Type,
+			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
+		if r.File != nil {
+			out.Fields[i].File = &form.FileRule{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
+		}
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// formRequest is CreateForm; on PATCH every field is optional and a missing
+// (or null) field keeps its value.
+type formRequest struct {
+	Name             *string            `json:"name"`
+	RecipientEmail   *string            `json:"recipientEmail"`
+	WorkspaceID      *string            `json:"workspaceId"`
+	WorkspaceName    *string            `json:"workspaceName"`
+	AllowedDomains   *[]string          `json:"allowedDomains"`
+	SubjectDefault   *string            `json:"subjectDefault"`
+	FromNameDefault  *string            `json:"fromNameDefault"`
+	RedirectDefault  *string            `json:"redirectDefault"`
+	ReplyToMode      *string            `json:"replyToMode"`
+	ReplyToDefault   *string            `json:"replyToDefault"`
+	Validation       *validationJSON    `json:"validation"`
+	AllowedSenderIPs *[]string          `json:"allowedSenderIps"`
+	UploadsEnabled   *bool              `json:"uploadsEnabled"`
+	Autoresponder    *autoresponderJSON `json:"autoresponder"`
+}
+
+func (r formRequest) patch() form.Patch {
+	p := form.Patch{
+		Name: r.Name, RecipientEmail: r.RecipientEmail, AllowedDomains: r.AllowedDomains,
+		SubjectDefault: r.SubjectDefault, FromNameDefault: r.FromNameDefault, RedirectDefault: r.RedirectDefault,
+		ReplyToDefault: r.ReplyToDefault, AllowedSenderIPs: r.AllowedSenderIPs, UploadsEnabled: r.UploadsEnabled,
+	}
+	if r.ReplyToMode != nil {
+		m := form.ReplyToMode(*r.ReplyToMode)
+		p.ReplyToMode = &m
+	}
+	if r.Validation != nil {
+		v := r.Validation.settings()
+		p.Validation = &v
+	}
+	if r.Autoresponder != nil {
+		a := form.Autoresponder(*r.Autoresponder)
+		p.Autoresponder = &a
+	}
+	return p
+}
+
+// settings are the settings of a new form: a missing field is empty.
+func (r formRequest) settings() form.Settings {
+	p := r.patch()
+	return form.Settings{
+		Name: deref(p.Name), RecipientEmail: deref(p.RecipientEmail), AllowedDomains: deref(p.AllowedDomains),
+		SubjectDefault: deref(p.SubjectDefault), FromNameDefault: deref(p.FromNameDefault),
+		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
+		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
+		UploadsEnabled: deref(p.UploadsEnabled), Autoresponder: deref(p.Autoresponder),
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// historyJSON is one entry of a form's audit trail.
+type historyJSON struct {
+	Type       string            `json:"type"`
+	Version    int               `json:"version"`
+	RecordedAt time.Time         `json:"recordedAt"`
+	Actor      application.Actor `json:"actor"`
+	RequestID  string            `json:"requestId,omitempty"`
+	Changes    []changeJSON      `json:"changes"`
+}
+
+// changeJSON is one setting's value before and after an event.
+type changeJSON struct {
+	Field string          `json:"field"`
+	From  json.RawMessage `json:"from"`
+	To    json.RawMessage `json:"to"`
+}
+
+// changesOf says what an event changed, uniformly for every event type.
+func changesOf(e application.HistoryEntry) []changeJSON {
+	var changes []form.Change
+	switch ev := e.Event.(type) {
+	case form.Created:
+		changes = form.Diff(form.Settings{}, ev.Settings, true)
+	case form.SettingsChanged:
+		changes = ev.Changes
+	case form.RecipientVerified:
+		changes = []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	}
+	out := make([]changeJSON, len(changes))
+	for i, c := range changes {
+		out[i] = changeJSON(c)
+	}
+	return out
+}
