@@ -1,15 +1,9 @@
 package features_test
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net"
-	"net/mail"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,39 +12,25 @@ import (
 	"github.com/emersion/go-smtp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/formd/formd/adapters/mail/mailtest"
 )
 
 // The harness's mail side: an in-process SMTP server and the inbox it fills.
 
-// Mail is one email received by the test SMTP server.
+// Mail is one email received by the test SMTP server: its envelope, and the
+// message as adapters/mail/mailtest parses it (Raw, Header, Subject, Text,
+// HTML, Attachments).
 type Mail struct {
 	// From is the envelope sender (MAIL FROM).
 	From string
 	// To are the envelope recipients (RCPT TO).
 	To []string
-	// Raw is the message as received.
-	Raw []byte
-	// Header holds the message's headers, undecoded.
-	Header mail.Header
-	// Subject is the decoded Subject header.
-	Subject string
-	// Text is the first text/plain part, transfer-decoded.
-	Text string
-	// HTML is the first text/html part, transfer-decoded.
-	HTML string
-	// Attachments are the other parts.
-	Attachments []Attachment
+	mailtest.Message
 }
 
 // Attachment is a non-body part of a received email.
-type Attachment struct {
-	// Filename is the part's file name, if any.
-	Filename string
-	// ContentType is the part's media type, e.g. image/png.
-	ContentType string
-	// Data is the transfer-decoded content.
-	Data []byte
-}
+type Attachment = mailtest.Attachment
 
 // Inbox records every email the SMTP server receives.
 type Inbox struct {
@@ -193,76 +173,13 @@ func (s *smtpSession) Data(r io.Reader) error {
 	m, err := parseMail(s.from, append([]string(nil), s.to...), raw)
 	if err != nil {
 		fmt.Fprintf(GinkgoWriter, "smtp: unparsable message (%v):\n%s\n", err, raw)
-		m = Mail{From: s.from, To: append([]string(nil), s.to...), Raw: raw}
+		m = Mail{From: s.from, To: append([]string(nil), s.to...), Message: mailtest.Message{Raw: raw}}
 	}
 	s.inbox.add(m)
 	return nil
 }
 
 func parseMail(from string, to []string, raw []byte) (Mail, error) {
-	m := Mail{From: from, To: to, Raw: raw}
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		return m, err
-	}
-	m.Header = msg.Header
-	dec := new(mime.WordDecoder)
-	if m.Subject, err = dec.DecodeHeader(msg.Header.Get("Subject")); err != nil {
-		m.Subject = msg.Header.Get("Subject")
-	}
-	err = m.readPart(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"),
-		msg.Header.Get("Content-Disposition"), msg.Body)
-	return m, err
-}
-
-// readPart decodes one MIME entity, descending into multipart ones.
-func (m *Mail) readPart(contentType, encoding, disposition string, body io.Reader) error {
-	if contentType == "" {
-		contentType = "text/plain"
-	}
-	mediaType, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return err
-	}
-	if strings.HasPrefix(mediaType, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextPart()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			// multipart.Reader already undoes quoted-printable (and drops the header).
-			if err := m.readPart(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"),
-				p.Header.Get("Content-Disposition"), p); err != nil {
-				return err
-			}
-		}
-	}
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "quoted-printable":
-		body = quotedprintable.NewReader(body)
-	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, body) // ignores line breaks
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	_, dparams, _ := mime.ParseMediaType(disposition)
-	filename := dparams["filename"]
-	if filename == "" {
-		filename = params["name"]
-	}
-	switch {
-	case mediaType == "text/plain" && filename == "" && m.Text == "":
-		m.Text = string(data)
-	case mediaType == "text/html" && filename == "" && m.HTML == "":
-		m.HTML = string(data)
-	default:
-		m.Attachments = append(m.Attachments, Attachment{Filename: filename, ContentType: mediaType, Data: data})
-	}
-	return nil
+	msg, err := mailtest.Parse(raw)
+	return Mail{From: from, To: to, Message: msg}, err
 }
