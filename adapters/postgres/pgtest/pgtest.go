@@ -115,8 +115,18 @@ func ensureTemplate(ctx context.Context, admin *pgx.Conn, tpl string) error {
 	if _, err = admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, tpl)); err != nil {
 		return err
 	}
-	// Templates of older migrations are never used again.
-	rows, err := admin.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'formd\_tpl\_%' AND datname <> $1`, tpl)
+	// The comment dates the template, so the sweep below spares templates
+	// that another checkout (another branch's migrations) built recently and
+	// may be cloning right now.
+	if _, err = admin.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS '%d'", tpl, time.Now().Unix())); err != nil {
+		return err
+	}
+	// Templates of other migrations that were not built lately are stale.
+	rows, err := admin.Query(ctx, `SELECT d.datname FROM pg_database d
+		LEFT JOIN pg_shdescription c ON c.objoid = d.oid AND c.classoid = 'pg_database'::regclass
+		WHERE d.datname LIKE 'formd\_tpl\_%' AND d.datname <> $1
+		  AND coalesce(nullif(c.description, ''), '0') ~ '^[0-9]+$'
+		  AND coalesce(nullif(c.description, ''), '0')::bigint < $2`, tpl, time.Now().Add(-6*time.Hour).Unix())
 	if err != nil {
 		return err
 	}
