@@ -4,6 +4,7 @@ package mail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	netmail "net/mail"
 	"net/url"
@@ -135,7 +136,20 @@ func (s *SMTP) Send(ctx context.Context, m application.Mail) error {
 	if err != nil {
 		return err
 	}
-	return client.DialAndSendWithContext(ctx, msg)
+	return classify(client.DialAndSendWithContext(ctx, msg))
+}
+
+// classify marks a refusal with a 5xx reply (550 no such user, 554
+// rejected) as permanent: the server will answer the same mail the same way,
+// so the delivery fails at once instead of being retried. A 4xx reply (451
+// try again later, 452 mailbox full), a failure to connect and anything
+// without a reply code stay transient and are retried on the schedule.
+func classify(err error) error {
+	var sendErr *gomail.SendError
+	if errors.As(err, &sendErr) && !sendErr.IsTemp() && sendErr.ErrorCode() >= 500 && sendErr.ErrorCode() < 600 {
+		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
+	}
+	return err
 }
 
 // Spool writes each mail as <delivery id>.eml into a folder.

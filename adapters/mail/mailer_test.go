@@ -3,6 +3,7 @@ package mail_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,13 +96,67 @@ func TestSMTPSends(t *testing.T) {
 	checkMessage(t, got[0].Message, want)
 }
 
-func TestSMTPReportsARefusedRecipient(t *testing.T) {
+// Regression (security review, issue 8 item 1): a 550 refusal came back as
+// an ordinary error and was retried as if it might pass; the server will
+// answer the same mail the same way, so it is a permanent failure.
+func TestSMTPReportsARefusedRecipientAsPermanent(t *testing.T) {
 	s := server(t, "owner@example.com")
-	if err := send(t, smtpTo(t, s, "?tls=none"), sample()); err == nil {
-		t.Fatal("Send succeeded although the server refused the recipient")
+	err := send(t, smtpTo(t, s, "?tls=none"), sample())
+	if !errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("Send to a refused recipient = %v, want a permanent failure", err)
+	}
+	if !strings.Contains(err.Error(), "550") {
+		t.Errorf("the failure %q does not say what the server answered", err)
 	}
 	if n := len(s.Received()); n != 0 {
 		t.Fatalf("server received %d mails", n)
+	}
+}
+
+// A refused Cc is as final as a refused To: the server refuses the whole
+// mail, and would again.
+func TestSMTPReportsARefusedCcAsPermanent(t *testing.T) {
+	s := server(t, "team@example.com")
+	if err := send(t, smtpTo(t, s, "?tls=none"), sample()); !errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("Send with a refused Cc = %v, want a permanent failure", err)
+	}
+}
+
+// A 4xx reply asks to try again later: transient, so the delivery is
+// retried, and the retry goes through.
+func TestSMTPReportsADeferredRecipientAsTransient(t *testing.T) {
+	s := server(t)
+	s.Defer("owner@example.com", 1)
+	m := smtpTo(t, s, "?tls=none")
+	err := send(t, m, sample())
+	if err == nil || errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("Send to a deferred recipient = %v, want a transient failure", err)
+	}
+	if !strings.Contains(err.Error(), "451") {
+		t.Errorf("the failure %q does not say what the server answered", err)
+	}
+	if err := send(t, m, sample()); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if n := len(s.Received()); n != 1 {
+		t.Fatalf("server received %d mails, want the retried one", n)
+	}
+}
+
+// A server that cannot be reached may be back later: transient.
+func TestSMTPReportsAnUnreachableServerAsTransient(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there now
+	m, err := mail.NewSMTP("smtp://" + addr + "?tls=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := send(t, m, sample()); err == nil || errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("Send to a closed server = %v, want a transient failure", err)
 	}
 }
 

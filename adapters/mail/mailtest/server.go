@@ -18,20 +18,22 @@ type Received struct {
 }
 
 // Server is an SMTP server on 127.0.0.1 without authentication or TLS.
-// Recipients named in Refuse are refused at RCPT TO with a permanent 550.
+// Recipients given to StartServer are refused at RCPT TO with a permanent
+// 550; Defer has a recipient refused a few times with a transient 451.
 type Server struct {
 	// Addr is host:port to send to.
 	Addr string
 
-	srv    *smtp.Server
-	mu     sync.Mutex
-	got    []Received
-	refuse map[string]bool
+	srv      *smtp.Server
+	mu       sync.Mutex
+	got      []Received
+	refuse   map[string]bool
+	deferred map[string]int
 }
 
 // StartServer listens on a free loopback port; Close stops it.
 func StartServer(refuse ...string) (*Server, error) {
-	s := &Server{refuse: map[string]bool{}}
+	s := &Server{refuse: map[string]bool{}, deferred: map[string]int{}}
 	for _, r := range refuse {
 		s.refuse[r] = true
 	}
@@ -45,6 +47,14 @@ func StartServer(refuse ...string) (*Server, error) {
 	s.Addr = l.Addr().String()
 	go func() { _ = s.srv.Serve(l) }()
 	return s, nil
+}
+
+// Defer has the next n RCPT TO commands for rcpt answered with a transient
+// 451 (a greylisting server, say), and those after it accepted.
+func (s *Server) Defer(rcpt string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deferred[rcpt] = n
 }
 
 // Close stops the server.
@@ -74,6 +84,15 @@ func (x *session) Mail(from string, _ *smtp.MailOptions) error {
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if x.s.refuse[to] {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	x.s.mu.Lock()
+	deferred := x.s.deferred[to] > 0
+	if deferred {
+		x.s.deferred[to]--
+	}
+	x.s.mu.Unlock()
+	if deferred {
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "greylisted, try again later"}
 	}
 	x.to = append(x.to, to)
 	return nil
