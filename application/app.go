@@ -19,10 +19,11 @@ type Commands struct {
 	Submit                      *SubmitHandler
 	// GrantFeature is the operator's `formd grant`.
 	GrantFeature *GrantFeatureHandler
-	// SendVerificationEmail and QueueDelivery handle events from their
-	// consumer groups; Deliver is run by the delivery workers.
-	SendVerificationEmail *SendVerificationEmailHandler
+	// QueueDelivery handles events from its consumer group, and
+	// RecordPoisonedMessage keeps the messages any group fails on for good;
+	// Deliver is run by the delivery workers (verification mails included).
 	QueueDelivery         *QueueDeliveryHandler
+	RecordPoisonedMessage *RecordPoisonedMessageHandler
 	Deliver               *DeliverHandler
 }
 

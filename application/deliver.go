@@ -16,27 +16,32 @@ import (
 const DeliveryLease = 10 * time.Minute
 
 // DeliverHandler performs deliveries (notification and autoresponder emails,
-// webhooks) with retries on a schedule with jitter.
+// webhooks, verification mails) with retries on a schedule with jitter.
 type DeliverHandler struct {
-	store    DeliveryStore
-	sealer   Sealer
-	mailer   Mailer
-	webhooks WebhookSender
-	settings MailSettings
-	clock    Clock
+	store         DeliveryStore
+	sealer        Sealer
+	mailer        Mailer
+	webhooks      WebhookSender
+	verifications Verifications
+	tokens        LinkTokens
+	settings      MailSettings
+	clock         Clock
 }
 
 // NewDeliverHandler builds the handler; every dependency is required.
-func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender, settings MailSettings, clock Clock) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || webhooks == nil || clock == nil {
+func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender,
+	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock) *DeliverHandler {
+	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
-	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks, settings: settings, clock: clock}
+	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks,
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock}
 }
 
 // Handles reports whether this handler performs deliveries of kind.
 func (h *DeliverHandler) Handles(kind string) bool {
-	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook
+	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook ||
+		delivery.IsVerification(kind)
 }
 
 // attempt makes one attempt at a claimed delivery; the delivery decides
@@ -48,6 +53,10 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	switch {
 	case !h.Handles(d.Kind()):
 		sendErr = fmt.Errorf("%w: no sender for kind %s", ErrPermanent, d.Kind())
+	case delivery.IsVerification(d.Kind()):
+		// A verification mail has no sealed payload: it is rebuilt from
+		// the verification record.
+		sendErr = h.sendVerification(ctx, c.Queued)
 	case !found:
 		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	default:
@@ -78,7 +87,9 @@ func (h *DeliverHandler) Handle(ctx context.Context, cmd DeliverDue) (int, error
 	}
 	ids := make([]string, 0, len(due))
 	for _, c := range due {
-		ids = append(ids, c.SubmissionID)
+		if c.SubmissionID != "" { // verification mails have no submission
+			ids = append(ids, c.SubmissionID)
+		}
 	}
 	payloads, err := h.store.Payloads(ctx, ids)
 	if err != nil {

@@ -16,9 +16,11 @@ type oneDelivery struct {
 	claimed  ClaimedDelivery
 	payload  *SealedPayload
 	recorded []Attempt
+	asked    []string // submission ids whose payloads were read
 }
 
-func (s *oneDelivery) Payloads(context.Context, []string) (map[string]SealedPayload, error) {
+func (s *oneDelivery) Payloads(_ context.Context, ids []string) (map[string]SealedPayload, error) {
+	s.asked = append(s.asked, ids...)
 	if s.payload == nil {
 		return map[string]SealedPayload{}, nil
 	}
@@ -63,7 +65,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, MailSettings{}, fixedClock{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)

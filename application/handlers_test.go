@@ -9,6 +9,7 @@ import (
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -24,9 +25,9 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
 		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil) },
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
-		"SendMail":     func() { NewSendVerificationEmailHandler(nil, nil, MailSettings{}) },
+		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, MailSettings{}, nil) },
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },
@@ -72,6 +73,9 @@ func (m *memTx) LoadVerification(context.Context, string) (*verification.Verific
 	return nil, domain.ErrNotFound
 }
 func (m *memTx) SaveVerification(context.Context, *verification.Verification) error {
+	return errors.New("unexpected")
+}
+func (m *memTx) QueueDelivery(context.Context, delivery.Queued) error {
 	return errors.New("unexpected")
 }
 func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error {

@@ -30,6 +30,10 @@ type Tx interface {
 	SaveAccount(ctx context.Context, a *account.Account) error
 	LoadVerification(ctx context.Context, id string) (*verification.Verification, error)
 	SaveVerification(ctx context.Context, v *verification.Verification) error
+	// QueueDelivery appends a delivery.queued event that belongs to no
+	// submission (a verification mail), to be queued by the delivery-queue
+	// consumer group like every other delivery.
+	QueueDelivery(ctx context.Context, q delivery.Queued) error
 	// CreateSession stores a session under the hash of its token.
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
 }
@@ -124,6 +128,21 @@ type DeliveryQueue interface {
 	// writes in the transaction of the event message that ctx carries, the
 	// one that acknowledges the message.
 	Queue(ctx context.Context, q delivery.Queued) error
+}
+
+// Verifications finds verifications for the delivery workers, which rebuild
+// a verification mail from its record at send time.
+type Verifications interface {
+	VerificationByID(ctx context.Context, id string) (VerificationRecord, error)
+}
+
+// PoisonedMessages keeps the event messages a consumer group can never
+// handle, so the group records them and moves on instead of stalling.
+type PoisonedMessages interface {
+	// Record keeps the message in the transaction of the event message that
+	// ctx carries, the one that acknowledges it: the message is skipped if
+	// and only if it is recorded.
+	Record(ctx context.Context, p PoisonedMessage) error
 }
 
 // WebhookSender posts webhooks.

@@ -181,6 +181,17 @@ type Mail struct {
 	Text       string
 }
 
+// PoisonedMessage is an event message a consumer group failed on for good.
+type PoisonedMessage struct {
+	// Group is the consumer group (the handler's name), Topic its topic.
+	Group, Topic string
+	// MessageID is Watermill's message uuid.
+	MessageID string
+	Payload   []byte
+	// Reason is the handler's error.
+	Reason string
+}
+
 // MailSettings are the sender and public address used in outgoing mail.
 type MailSettings struct {
 	BaseURL string

@@ -7,8 +7,10 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// requestVerification records a pending verification whose email the
-// verification mailer sends when the event arrives.
+// requestVerification records a pending verification and queues the delivery
+// that mails its link, in the caller's transaction: the mail goes through the
+// delivery queue like a submission's, so it is retried on the delivery
+// schedule and a mail that can never be sent fails without holding up others.
 func requestVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens, kind verification.Kind, subjectID, accountID, email string, now time.Time) error {
 	id := ids.New()
 	v, err := verification.Request(verification.Requested{
@@ -18,5 +20,8 @@ func requestVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens,
 	if err != nil {
 		return err
 	}
-	return tx.SaveVerification(ctx, v)
+	if err := tx.SaveVerification(ctx, v); err != nil {
+		return err
+	}
+	return tx.QueueDelivery(ctx, v.Delivery())
 }

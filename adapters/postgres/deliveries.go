@@ -70,11 +70,11 @@ func (d *DeliveryStore) RecordAttempts(ctx context.Context, attempts []applicati
 func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []application.Attempt) error {
 	now := time.Now().UTC()
 	var (
-		streams                                 []StreamEvents
-		ids, subs, forms, kinds, statuses, errs []string
-		numbers                                 []int32
-		nexts                                   []*time.Time
-		finals                                  = map[string]int32{}
+		streams                                       []StreamEvents
+		ids, subs, forms, vers, kinds, statuses, errs []string
+		numbers                                       []int32
+		nexts                                         []*time.Time
+		finals                                        = map[string]int32{}
 	)
 	for _, a := range attempts {
 		q := a.Queued
@@ -91,20 +91,25 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 			reason = o.Reason
 		}
 		ids, subs, forms, kinds = append(ids, q.DeliveryID), append(subs, q.SubmissionID), append(forms, q.FormID), append(kinds, q.Kind)
+		vers = append(vers, q.VerificationID)
 		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, truncate(reason, 500))
 		numbers, nexts = append(numbers, int32(a.Number)), append(nexts, next)
-		if delivery.Final(a.Outcome) {
+		// Only a submission's deliveries hold its payload; a verification
+		// mail has none to redact.
+		if delivery.Final(a.Outcome) && q.SubmissionID != "" {
 			finals[q.SubmissionID]++
 		}
 	}
 	state := &pgx.Batch{}
 	state.Queue(`
-		INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, last_error, updated_at)
-		SELECT d.*, $9::timestamptz FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[],
-		                                        $7::timestamptz[], $8::text[]) AS d
+		INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, last_error, updated_at)
+		SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.status, d.attempts,
+		       d.next, d.err, $10::timestamptz
+		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+		            $8::timestamptz[], $9::text[]) AS d(id, sub, form, ver, kind, status, attempts, next, err)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
 		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-		ids, subs, forms, kinds, statuses, numbers, nexts, errs, now)
+		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now)
 	if err := d.store.AppendWith(ctx, tx, now, state, streams...); err != nil {
 		return err
 	}
@@ -158,13 +163,14 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 		UPDATE deliveries SET next_attempt_at = $2
 		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
-		RETURNING id::text, submission_id::text, form_id::text, kind, attempts`, now, now.Add(lease), limit)
+		RETURNING id::text, coalesce(submission_id::text, ''), coalesce(form_id::text, ''),
+		          coalesce(verification_id::text, ''), kind, attempts`, now, now.Add(lease), limit)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
 		var c application.ClaimedDelivery
-		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.Kind, &c.Attempts)
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Attempts)
 		return c, err
 	})
 }
@@ -194,10 +200,11 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	// One statement, one round trip: the insert and the wake-up.
 	_, err := ex.ExecContext(ctx, `
 		WITH queued AS (
-			INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, next_attempt_at, updated_at)
-			VALUES ($1, $2, $3, $4, 'queued', 0, $5, $5) ON CONFLICT (id) DO NOTHING)
-		SELECT pg_notify($6, $7)`,
-		q.DeliveryID, q.SubmissionID, q.FormID, q.Kind, q.At, NotifyChannel, DeliveriesDue)
+			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, updated_at)
+			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, 'queued', 0, $6, $6)
+			ON CONFLICT (id) DO NOTHING)
+		SELECT pg_notify($7, $8)`,
+		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue)
 	return err
 }
 

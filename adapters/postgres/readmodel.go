@@ -96,6 +96,11 @@ func (r *ReadModel) VerificationByTokenHash(ctx context.Context, hash []byte) (a
 	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications WHERE token_hash = $1`, hash))
 }
 
+// VerificationByID implements application.Verifications.
+func (r *ReadModel) VerificationByID(ctx context.Context, id string) (application.VerificationRecord, error) {
+	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications WHERE id = $1`, id))
+}
+
 // LatestVerification finds the newest verification of a subject.
 func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (application.VerificationRecord, error) {
 	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications

@@ -14,6 +14,7 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -183,6 +184,13 @@ func (u *unitOfWork) SaveVerification(ctx context.Context, v *verification.Verif
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status`,
 		v.VerificationID, v.Kind, v.SubjectID, v.Email, v.TokenHash, v.DeliveryID, v.Status(), v.ExpiresAt, v.At)
 	return err
+}
+
+// QueueDelivery implements application.Tx: the delivery's stream starts
+// with its delivery.queued event, which the delivery-queue consumer group
+// projects into the queue as it does a submission's deliveries.
+func (u *unitOfWork) QueueDelivery(ctx context.Context, q delivery.Queued) error {
+	return u.append(ctx, StreamDelivery, q.DeliveryID, 0, []Event{q})
 }
 
 func (u *unitOfWork) CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error {

@@ -55,24 +55,25 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	valueHasher := secrets.NewValueHasher(key)
 	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
+	deliveryQueue := postgres.NewDeliveryQueue()
+	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
+	poisonedMessages := postgres.NewPoisonedMessages()
+	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
+	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
 	mailer, err := provideMailer(cfg)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	mailSettings := provideMailSettings(cfg)
-	sendVerificationEmailHandler := application.NewSendVerificationEmailHandler(mailer, linkTokens, mailSettings)
-	deliveryQueue := postgres.NewDeliveryQueue()
-	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
-	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
 	sender, err := provideWebhookSender(cfg)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
+	mailSettings := provideMailSettings(cfg)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -81,8 +82,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ResendRecipientVerification: resendRecipientVerificationHandler,
 		Submit:                      submitHandler,
 		GrantFeature:                grantFeatureHandler,
-		SendVerificationEmail:       sendVerificationEmailHandler,
 		QueueDelivery:               queueDeliveryHandler,
+		RecordPoisonedMessage:       recordPoisonedMessageHandler,
 		Deliver:                     deliverHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)

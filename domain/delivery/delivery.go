@@ -10,7 +10,18 @@ const (
 	KindEmail         = "email"
 	KindAutoresponder = "autoresponder"
 	KindWebhook       = "webhook"
+	// KindAccountVerification and KindRecipientVerification are the mails
+	// with a verification link. They send what the verification record says
+	// at send time (the link token is derived from the verification id and
+	// never stored), so they have no submission and no sealed payload.
+	KindAccountVerification   = "account_verification"
+	KindRecipientVerification = "recipient_verification"
 )
+
+// IsVerification reports whether kind is a verification mail.
+func IsVerification(kind string) bool {
+	return kind == KindAccountVerification || kind == KindRecipientVerification
+}
 
 // Event type names as stored.
 const (
@@ -46,13 +57,18 @@ func Status(e Event) string {
 }
 
 // Queued records a delivery waiting to be attempted. What it sends lives in
-// the submission's sealed payload, never in the event.
+// the submission's sealed payload, or for a verification mail in the
+// verification it names, never in the event.
 type Queued struct {
-	DeliveryID   string    `json:"deliveryId"`
-	SubmissionID string    `json:"submissionId"`
-	FormID       string    `json:"formId"`
-	Kind         string    `json:"kind"`
-	At           time.Time `json:"at"`
+	DeliveryID string `json:"deliveryId"`
+	// SubmissionID is empty for a verification mail.
+	SubmissionID string `json:"submissionId"`
+	// FormID is empty for an account verification mail.
+	FormID string `json:"formId"`
+	// VerificationID is set only for a verification mail.
+	VerificationID string    `json:"verificationId,omitempty"`
+	Kind           string    `json:"kind"`
+	At             time.Time `json:"at"`
 }
 
 // EventType implements the event interface.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
 )
 
 // Kind says what a verification proves.
@@ -57,6 +58,18 @@ type Requested struct {
 // EventType implements Event.
 func (Requested) EventType() string { return RequestedType }
 
+// Delivery is the delivery that mails the link: queued with the request, in
+// the same transaction, so the mail goes through the one delivery queue
+// (attempts, retries with jitter, a final failure) and a mail that can never
+// be sent holds up no other.
+func (r Requested) Delivery() delivery.Queued {
+	q := delivery.Queued{DeliveryID: r.DeliveryID, VerificationID: r.VerificationID, Kind: delivery.KindAccountVerification, At: r.At}
+	if r.Kind == KindRecipient {
+		q.Kind, q.FormID = delivery.KindRecipientVerification, r.SubjectID
+	}
+	return q
+}
+
 // Completed records that the link was followed in time.
 type Completed struct {
 	At time.Time `json:"at"`
@@ -86,8 +99,8 @@ type Verification struct {
 
 // Request records a new pending verification.
 func Request(r Requested, now time.Time) (*Verification, error) {
-	if r.VerificationID == "" || r.SubjectID == "" || r.TokenHash == "" || r.Email == "" {
-		return nil, errors.New("verification: id, subject, email and token hash are required")
+	if r.VerificationID == "" || r.SubjectID == "" || r.TokenHash == "" || r.Email == "" || r.DeliveryID == "" {
+		return nil, errors.New("verification: id, subject, email, token hash and delivery id are required")
 	}
 	if r.Kind != KindAccount && r.Kind != KindRecipient {
 		return nil, errors.New("verification: unknown kind")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -72,6 +73,35 @@ func TestRequest(t *testing.T) {
 	}
 }
 
+// A verification's mail is a delivery like any other: it carries the
+// request's delivery id (the Message-ID) and names the verification, whose
+// record the sender reads at send time; a recipient verification belongs to
+// its form's delivery log, an account verification to no form.
+func TestARequestIsMailedByItsOwnDelivery(t *testing.T) {
+	for kind, want := range map[verification.Kind]delivery.Queued{
+		verification.KindAccount: {DeliveryID: "del-1", VerificationID: "ver-1",
+			Kind: delivery.KindAccountVerification, At: verificationT0.UTC()},
+		verification.KindRecipient: {DeliveryID: "del-1", VerificationID: "ver-1", FormID: "form-1",
+			Kind: delivery.KindRecipientVerification, At: verificationT0.UTC()},
+	} {
+		v, err := verification.Request(verificationRequested(kind), verificationT0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Delivery(); got != want {
+			t.Errorf("%s: Delivery() = %+v, want %+v", kind, got, want)
+		}
+		if !delivery.IsVerification(want.Kind) {
+			t.Errorf("%s is not a verification kind", want.Kind)
+		}
+	}
+	for _, kind := range []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook, ""} {
+		if delivery.IsVerification(kind) {
+			t.Errorf("IsVerification(%q) = true", kind)
+		}
+	}
+}
+
 func TestRequestRejects(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -81,6 +111,7 @@ func TestRequestRejects(t *testing.T) {
 		{name: "no subject", mutate: func(r *verification.Requested) { r.SubjectID = "" }},
 		{name: "no email", mutate: func(r *verification.Requested) { r.Email = "" }},
 		{name: "no token hash", mutate: func(r *verification.Requested) { r.TokenHash = "" }},
+		{name: "no delivery id", mutate: func(r *verification.Requested) { r.DeliveryID = "" }},
 		{name: "no kind", mutate: func(r *verification.Requested) { r.Kind = "" }},
 		{name: "unknown kind", mutate: func(r *verification.Requested) { r.Kind = "password" }},
 		{name: "kind wrong case", mutate: func(r *verification.Requested) { r.Kind = "Account" }},

@@ -17,14 +17,19 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/delivery"
-	"github.com/formd/formd/domain/verification"
 )
 
 // Consumer group names; renaming one replays its topic from the start.
 const (
-	GroupVerificationMailer = "verification-mailer"
-	GroupDeliveryQueue      = "delivery-queue"
+	GroupDeliveryQueue = "delivery-queue"
 )
+
+// GroupVerificationMailer was the consumer group that mailed verification
+// links from the ordered verification topic; those mails are deliveries now.
+// The name stays reserved: a group under it again would start from that
+// group's old offset, where migration 00005 removed it, and so mail again
+// every verification still in the topic.
+const GroupVerificationMailer = "verification-mailer"
 
 // Subscribe builds the subscriber of one consumer group on one topic.
 // cmd/formd provides it (watermill-sql on PostgreSQL, woken by NOTIFY), so
@@ -47,38 +52,26 @@ type Router struct {
 	due     DeliveriesDue
 }
 
-// NewRouter subscribes each handler as its own consumer group.
+// NewRouter subscribes each handler as its own consumer group. A message a
+// handler fails on for good is recorded and acknowledged (see poison), so no
+// message holds up its group; any other failure is retried, as a database
+// outage should be.
 func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, decodeEvent Decode, logger watermill.LoggerAdapter) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
 	}
-	r.AddMiddleware(middleware.Recoverer)
-	sub, err := subscribe(application.TopicVerification, GroupVerificationMailer)
-	if err != nil {
-		return nil, err
-	}
-	mailer := app.Commands.SendVerificationEmail
-	r.AddConsumerHandler(GroupVerificationMailer, application.TopicVerification, sub, func(msg *message.Message) error {
-		e, err := decode(msg)
-		if err != nil || e.Type != verification.RequestedType {
-			return err
-		}
-		req, err := decodeAs[verification.Requested](decodeEvent, e)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(msg.Context(), 30*time.Second)
-		defer cancel()
-		return mailer.Handle(ctx, req)
-	})
+	// poison wraps Recoverer, so a handler that panics on a message is
+	// recorded and moves on too.
+	r.AddMiddleware(poison(app.Commands.RecordPoisonedMessage, logger), middleware.Recoverer)
 	deliveries, err := subscribe(application.TopicDelivery, GroupDeliveryQueue)
 	if err != nil {
 		return nil, err
 	}
 	// Queued deliveries are projected into the queue in the transaction that
 	// acknowledges them (the message context carries it); the delivery
-	// workers claim them from there concurrently.
+	// workers claim them from there concurrently. Verification mails are
+	// deliveries too, queued with their verification.
 	queue := app.Commands.QueueDelivery
 	r.AddConsumerHandler(GroupDeliveryQueue, application.TopicDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)
@@ -128,24 +121,27 @@ func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger
 	wg.Wait()
 }
 
+// decode reads a message's envelope. A message that cannot be read never
+// will be: the failure is permanent.
 func decode(msg *message.Message) (application.EventMessage, error) {
 	var e application.EventMessage
 	if err := json.Unmarshal(msg.Payload, &e); err != nil {
-		return e, fmt.Errorf("decode stored event: %w", err)
+		return e, fmt.Errorf("%w: decode stored event: %v", application.ErrPermanent, err)
 	}
 	return e, nil
 }
 
-// decodeAs decodes e into the domain event type E.
+// decodeAs decodes e into the domain event type E; like decode, a failure is
+// permanent (an unknown type or schema version is for an operator to see).
 func decodeAs[E any](decodeEvent Decode, e application.EventMessage) (E, error) {
 	var zero E
 	v, err := decodeEvent(e)
 	if err != nil {
-		return zero, fmt.Errorf("decode %s: %w", e.Type, err)
+		return zero, fmt.Errorf("%w: decode %s: %v", application.ErrPermanent, e.Type, err)
 	}
 	out, ok := v.(E)
 	if !ok {
-		return zero, fmt.Errorf("decode %s: got %T", e.Type, v)
+		return zero, fmt.Errorf("%w: decode %s: got %T", application.ErrPermanent, e.Type, v)
 	}
 	return out, nil
 }

@@ -116,6 +116,10 @@ var storedShapes = []struct {
 	{submission.Redacted{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at},
 		`{"deliveryId":"d1","submissionId":"s1","formId":"f1","kind":"webhook","at":"2026-03-01T12:30:00Z"}`},
+	// A verification mail's delivery: no submission, and for an account's no
+	// form either; the verification it mails is named instead.
+	{delivery.Queued{DeliveryID: "d2", VerificationID: "v1", Kind: delivery.KindAccountVerification, At: at},
+		`{"deliveryId":"d2","submissionId":"","formId":"","verificationId":"v1","kind":"account_verification","at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Succeeded{Attempt: 2, At: at}, `{"attempt":2,"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: at.Add(time.Minute), At: at},
 		`{"attempt":1,"reason":"timeout","nextAt":"2026-03-01T12:31:00Z","at":"2026-03-01T12:30:00Z"}`},

@@ -8,9 +8,11 @@ import (
 
 func init() {
 	Register(func(e delivery.Queued) deliveryQueuedV1 {
-		return deliveryQueuedV1{DeliveryID: e.DeliveryID, SubmissionID: e.SubmissionID, FormID: e.FormID, Kind: e.Kind, At: e.At}
+		return deliveryQueuedV1{DeliveryID: e.DeliveryID, SubmissionID: e.SubmissionID, FormID: e.FormID,
+			VerificationID: e.VerificationID, Kind: e.Kind, At: e.At}
 	}, func(s deliveryQueuedV1) delivery.Queued {
-		return delivery.Queued{DeliveryID: s.DeliveryID, SubmissionID: s.SubmissionID, FormID: s.FormID, Kind: s.Kind, At: s.At}
+		return delivery.Queued{DeliveryID: s.DeliveryID, SubmissionID: s.SubmissionID, FormID: s.FormID,
+			VerificationID: s.VerificationID, Kind: s.Kind, At: s.At}
 	})
 	Register(func(e delivery.Succeeded) deliverySucceededV1 {
 		return deliverySucceededV1{Attempt: e.Attempt, At: e.At}
@@ -31,13 +33,17 @@ func init() {
 }
 
 // deliveryQueuedV1 is delivery.queued.v1 as stored. What the delivery sends
-// lives in the sealed payload, never here.
+// lives in the sealed payload (or the verification it names), never here.
+// VerificationID came later; it is omitted when empty, so a submission's
+// delivery is stored exactly as before and older rows read unchanged, with
+// no new schema version needed.
 type deliveryQueuedV1 struct {
-	DeliveryID   string    `json:"deliveryId"`
-	SubmissionID string    `json:"submissionId"`
-	FormID       string    `json:"formId"`
-	Kind         string    `json:"kind"`
-	At           time.Time `json:"at"`
+	DeliveryID     string    `json:"deliveryId"`
+	SubmissionID   string    `json:"submissionId"`
+	FormID         string    `json:"formId"`
+	VerificationID string    `json:"verificationId,omitempty"`
+	Kind           string    `json:"kind"`
+	At             time.Time `json:"at"`
 }
 
 // deliverySucceededV1 is delivery.succeeded.v1 as stored.

@@ -1,0 +1,168 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/verification"
+)
+
+// noVerifications knows no verification.
+type noVerifications struct{}
+
+func (noVerifications) VerificationByID(context.Context, string) (VerificationRecord, error) {
+	return VerificationRecord{}, domain.ErrNotFound
+}
+
+// oneVerification knows one verification.
+type oneVerification struct{ rec VerificationRecord }
+
+func (o oneVerification) VerificationByID(_ context.Context, id string) (VerificationRecord, error) {
+	if id != o.rec.ID {
+		return VerificationRecord{}, domain.ErrNotFound
+	}
+	return o.rec, nil
+}
+
+// prefixTokens derives a link token visibly from the verification id.
+type prefixTokens struct{}
+
+func (prefixTokens) Token(id string) string { return "tok-" + id }
+
+// mailResult records the mails it is asked to send and answers err.
+type mailResult struct {
+	err  error
+	sent *[]Mail
+}
+
+func (m mailResult) Send(_ context.Context, mail Mail) error {
+	*m.sent = append(*m.sent, mail)
+	return m.err
+}
+
+// A verification mail is a delivery with no submission and no sealed
+// payload: the sender rebuilds it from the verification record, and what a
+// failure means is decided like any delivery's (a 5xx refusal is final at
+// once, anything else is retried on the schedule).
+func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
+	now := fixedClock{}.Now()
+	account := VerificationRecord{ID: "ver-1", Kind: verification.KindAccount, SubjectID: "acct-1", Email: "ada@example.com",
+		DeliveryID: "del-1", Status: verification.StatusPending, ExpiresAt: now.Add(verification.Lifetime)}
+	recipient := account
+	recipient.Kind, recipient.SubjectID, recipient.Email = verification.KindRecipient, "form-1", "inbox@example.com"
+	expired := account
+	expired.ExpiresAt = now.Add(-time.Second)
+	tests := []struct {
+		name    string
+		kind    string
+		rec     VerificationRecord
+		before  int
+		sendErr error
+		want    string // delivery.Status of the outcome
+		mailed  bool
+		subject string
+	}{
+		{name: "an account verification is sent", kind: delivery.KindAccountVerification, rec: account,
+			want: "succeeded", mailed: true, subject: "Verify your formd account email"},
+		{name: "a recipient verification is sent", kind: delivery.KindRecipientVerification, rec: recipient,
+			want: "succeeded", mailed: true, subject: "Confirm you want to receive form submissions"},
+		{name: "a refused address fails at once", kind: delivery.KindAccountVerification, rec: account,
+			sendErr: fmt.Errorf("%w: 550 5.1.1 no such user", ErrPermanent), want: "failed", mailed: true},
+		{name: "a transient failure is retried", kind: delivery.KindAccountVerification, rec: account,
+			sendErr: errors.New("451 4.3.0 try again later"), want: "retrying", mailed: true},
+		{name: "the last transient failure gives up", kind: delivery.KindAccountVerification, rec: account, before: delivery.MaxAttempts - 1,
+			sendErr: errors.New("451 4.3.0 try again later"), want: "failed", mailed: true},
+		{name: "an unknown verification fails at once", kind: delivery.KindAccountVerification, rec: VerificationRecord{ID: "other"},
+			want: "failed"},
+		{name: "an expired link is not mailed", kind: delivery.KindAccountVerification, rec: expired,
+			want: "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &oneDelivery{claimed: ClaimedDelivery{Attempts: tt.before,
+				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
+			var sent []Mail
+			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{},
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{})
+			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
+			if err != nil || n != 1 {
+				t.Fatalf("Handle: %d, %v", n, err)
+			}
+			if len(store.asked) != 0 {
+				t.Errorf("read sealed payloads of %q for a delivery that has none", store.asked)
+			}
+			if len(store.recorded) != 1 {
+				t.Fatalf("recorded %+v", store.recorded)
+			}
+			a := store.recorded[0]
+			if got := delivery.Status(a.Outcome); got != tt.want || a.Number != tt.before+1 {
+				t.Errorf("outcome %#v (status %s), attempt %d; want %s at attempt %d", a.Outcome, got, a.Number, tt.want, tt.before+1)
+			}
+			if !tt.mailed {
+				if len(sent) != 0 {
+					t.Errorf("mailed %+v", sent)
+				}
+				return
+			}
+			if len(sent) != 1 {
+				t.Fatalf("sent %d mails, want 1", len(sent))
+			}
+			m := sent[0]
+			if m.To != tt.rec.Email || m.DeliveryID != "del-1" || m.MessageID != "del-1@formd" || m.From != "formd@formd.example" {
+				t.Errorf("mail %+v: want to %s with the delivery's id", m, tt.rec.Email)
+			}
+			if !strings.Contains(m.Text, "https://formd.example/verify/tok-ver-1\n") {
+				t.Errorf("text %q lacks the link derived from the verification id", m.Text)
+			}
+			if tt.subject != "" && m.Subject != tt.subject {
+				t.Errorf("subject %q, want %q", m.Subject, tt.subject)
+			}
+		})
+	}
+}
+
+// recordingTx records what a unit of work saved.
+type recordingTx struct {
+	memTx
+	verifications []*verification.Verification
+	queued        []delivery.Queued
+}
+
+func (r *recordingTx) SaveVerification(_ context.Context, v *verification.Verification) error {
+	r.verifications = append(r.verifications, v)
+	return nil
+}
+
+func (r *recordingTx) QueueDelivery(_ context.Context, q delivery.Queued) error {
+	r.queued = append(r.queued, q)
+	return nil
+}
+
+// A verification's mail is queued in the transaction that requests it, so
+// it exists exactly when the verification does.
+func TestRequestingAVerificationQueuesItsMail(t *testing.T) {
+	tx := &recordingTx{}
+	now := fixedClock{}.Now()
+	err := requestVerification(context.Background(), tx, &seqIDs{}, prefixTokens{}, verification.KindRecipient, "form-1", "acct-1", "inbox@example.com", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tx.verifications) != 1 {
+		t.Fatalf("saved %d verifications", len(tx.verifications))
+	}
+	v := tx.verifications[0]
+	want := []delivery.Queued{{DeliveryID: v.DeliveryID, VerificationID: v.VerificationID, FormID: "form-1",
+		Kind: delivery.KindRecipientVerification, At: now}}
+	if len(tx.queued) != 1 || tx.queued[0] != want[0] {
+		t.Errorf("queued %+v, want %+v", tx.queued, want)
+	}
+	if v.TokenHash != hexHash("tok-"+v.VerificationID) {
+		t.Errorf("token hash %s is not the hash of the derived token", v.TokenHash)
+	}
+}

@@ -1,0 +1,175 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/delivery"
+)
+
+// recorder is a delivery queue and a poisoned-message store in memory.
+type recorder struct {
+	mu       sync.Mutex
+	queued   []delivery.Queued
+	poisoned []application.PoisonedMessage
+	queueErr []error // answers of successive Queue calls; nil after
+}
+
+func (r *recorder) Queue(_ context.Context, q delivery.Queued) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queueErr) > 0 {
+		err := r.queueErr[0]
+		r.queueErr = r.queueErr[1:]
+		if err != nil {
+			return err
+		}
+	}
+	r.queued = append(r.queued, q)
+	return nil
+}
+
+func (r *recorder) Record(_ context.Context, p application.PoisonedMessage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.poisoned = append(r.poisoned, p)
+	return nil
+}
+
+func (r *recorder) state() ([]delivery.Queued, []application.PoisonedMessage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery.Queued(nil), r.queued...), append([]application.PoisonedMessage(nil), r.poisoned...)
+}
+
+// startRouter runs the event router on an in-memory, ordered pub/sub and
+// returns where to publish.
+func startRouter(t *testing.T, rec *recorder) message.Publisher {
+	t.Helper()
+	logger := watermill.NopLogger{}
+	ps := gochannel.NewGoChannel(gochannel.Config{Persistent: true}, logger)
+	app := &application.Application{Commands: application.Commands{
+		QueueDelivery:         application.NewQueueDeliveryHandler(rec),
+		RecordPoisonedMessage: application.NewRecordPoisonedMessageHandler(rec),
+	}}
+	subscribe := func(string, string) (message.Subscriber, error) { return ps, nil }
+	decodeEvent := func(e application.EventMessage) (any, error) {
+		if e.Type != delivery.QueuedType {
+			return nil, fmt.Errorf("unknown event type %q", e.Type)
+		}
+		var q delivery.Queued
+		err := json.Unmarshal(e.Data, &q)
+		return q, err
+	}
+	r, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		_ = ps.Close()
+	})
+	<-r.Running()
+	return ps
+}
+
+func queuedMessage(t *testing.T, id string) *message.Message {
+	t.Helper()
+	data, _ := json.Marshal(delivery.Queued{DeliveryID: id, Kind: delivery.KindEmail})
+	payload, err := json.Marshal(application.EventMessage{StreamType: application.TopicDelivery, StreamID: id, Version: 1,
+		Type: delivery.QueuedType, SchemaVersion: 1, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return message.NewMessage(id, payload)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Regression (security review, issue 8 item 1): a message its handler
+// failed on for good was retried forever, and its ordered consumer group
+// handled nothing behind it. It is now recorded, once, and skipped.
+func TestAMessageThatCanNeverBeHandledIsRecordedAndSkipped(t *testing.T) {
+	rec := &recorder{}
+	pub := startRouter(t, rec)
+	bad := message.NewMessage("bad-1", []byte("not an event"))
+	unknown := queuedMessage(t, "unknown-1")
+	unknown.Payload = []byte(`{"type":"delivery.queued.v1","schemaVersion":1,"data":"not an object"}`)
+	if err := pub.Publish(application.TopicDelivery, bad, unknown, queuedMessage(t, "d-after")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delivery behind the poisoned messages", func() bool { q, _ := rec.state(); return len(q) == 1 })
+	queued, poisoned := rec.state()
+	if queued[0].DeliveryID != "d-after" {
+		t.Errorf("queued %+v", queued)
+	}
+	if len(poisoned) != 2 {
+		t.Fatalf("poisoned %+v, want both unreadable messages once", poisoned)
+	}
+	byID := map[string]application.PoisonedMessage{}
+	for _, p := range poisoned {
+		byID[p.MessageID] = p
+	}
+	for _, want := range []*message.Message{bad, unknown} {
+		p := byID[want.UUID]
+		if string(p.Payload) != string(want.Payload) || p.Group != GroupDeliveryQueue ||
+			p.Topic != application.TopicDelivery || p.Reason == "" {
+			t.Errorf("recorded %+v, want message %s of group %s on %s with its reason", p, want.UUID, GroupDeliveryQueue, application.TopicDelivery)
+		}
+	}
+}
+
+// A failure that may pass (the database is down, say) is retried, not
+// skipped: skipping it would lose the delivery.
+func TestATransientFailureIsRetriedNotSkipped(t *testing.T) {
+	rec := &recorder{queueErr: []error{errors.New("connection refused"), errors.New("connection refused")}}
+	pub := startRouter(t, rec)
+	if err := pub.Publish(application.TopicDelivery, queuedMessage(t, "d-1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delivery after its retries", func() bool { q, _ := rec.state(); return len(q) == 1 })
+	if _, poisoned := rec.state(); len(poisoned) != 0 {
+		t.Errorf("a transient failure was recorded as poisoned: %+v", poisoned)
+	}
+}
+
+// A handler that panics on a message would panic again on every retry.
+func TestAPanickingHandlerIsRecordedAndSkipped(t *testing.T) {
+	rec := &recorder{}
+	mw := poison(application.NewRecordPoisonedMessageHandler(rec), watermill.NopLogger{})
+	h := mw(middleware.Recoverer(func(*message.Message) ([]*message.Message, error) { panic("boom") }))
+	if _, err := h(message.NewMessage("p-1", []byte("x"))); err != nil {
+		t.Fatalf("a panic was returned (%v), so the message would be retried forever", err)
+	}
+	if _, poisoned := rec.state(); len(poisoned) != 1 || poisoned[0].MessageID != "p-1" {
+		t.Errorf("poisoned %+v", poisoned)
+	}
+	failing := mw(func(*message.Message) ([]*message.Message, error) { return nil, errors.New("timeout") })
+	if _, err := failing(message.NewMessage("t-1", nil)); err == nil {
+		t.Error("a transient failure was swallowed")
+	}
+}
