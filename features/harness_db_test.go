@@ -89,10 +89,46 @@ func (db *DB) AcceptedSubmissions(formID string) []DBEvent {
 	return db.Events(`event_type = 'submission.accepted.v1' AND data->>'formId' = $1`, formID)
 }
 
-// QueuedDeliveries returns the delivery.queued.v1 events of a form.
+// QueuedDeliveries returns the delivery.queued.v1 events of a form's
+// submissions. (The mail that verifies a form's recipient is a delivery of
+// the form too, but of no submission.)
 func (db *DB) QueuedDeliveries(formID string) []DBEvent {
 	GinkgoHelper()
-	return db.Events(`event_type = 'delivery.queued.v1' AND data->>'formId' = $1`, formID)
+	return db.Events(`event_type = 'delivery.queued.v1' AND data->>'formId' = $1 AND data->>'submissionId' <> ''`, formID)
+}
+
+// Text runs a query that answers one text value.
+func (db *DB) Text(query string, args ...any) string {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	var s string
+	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&s)).To(Succeed(), "%s", query)
+	return s
+}
+
+// Exec runs a statement (to move formd's clock-driven state along, say).
+func (db *DB) Exec(query string, args ...any) {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	_, err := db.pool.Exec(ctx, query, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s", query)
+}
+
+// AccountVerificationDelivery is the delivery id of the newest mail that
+// verifies the account registered with email.
+func (db *DB) AccountVerificationDelivery(email string) string {
+	GinkgoHelper()
+	return db.Text(`SELECT v.delivery_id::text FROM verifications v JOIN accounts a ON a.id = v.subject_id
+		WHERE a.email = $1 AND v.kind = 'account' ORDER BY v.created_at DESC LIMIT 1`, email)
+}
+
+// MakeDue brings a delivery waiting for its retry forward to now, as if its
+// wait (30 s and more) had passed.
+func (db *DB) MakeDue(deliveryID string) {
+	GinkgoHelper()
+	db.Exec(`UPDATE deliveries SET next_attempt_at = now() WHERE id = $1 AND status = 'retrying'`, deliveryID)
 }
 
 // AcceptedByRequest returns the one submission.accepted.v1 event of a request

@@ -32,11 +32,45 @@ type Mail struct {
 // Attachment is a non-body part of a received email.
 type Attachment = mailtest.Attachment
 
-// Inbox records every email the SMTP server receives.
+// Inbox records every email the SMTP server receives. Refuse and Defer make
+// the server turn a recipient away, as real servers do.
 type Inbox struct {
 	mu       sync.Mutex
 	messages []Mail
 	taken    map[int]bool
+	refused  map[string]bool
+	deferred map[string]int
+}
+
+// Refuse has the SMTP server refuse every mail to the envelope recipient to
+// at RCPT TO with a permanent 550 5.1.1 (no such user).
+func (in *Inbox) Refuse(to string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.refused[strings.ToLower(to)] = true
+}
+
+// Defer has the SMTP server answer the next n RCPT TO commands for to with a
+// transient 451 4.7.1 (greylisting), and accept those after them.
+func (in *Inbox) Defer(to string, n int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.deferred[strings.ToLower(to)] = n
+}
+
+// rcpt answers a RCPT TO command: nil to accept it.
+func (in *Inbox) rcpt(to string) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	to = strings.ToLower(to)
+	if in.refused[to] {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	if in.deferred[to] > 0 {
+		in.deferred[to]--
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "greylisted, try again later"}
+	}
+	return nil
 }
 
 // All returns every email received so far, in order.
@@ -111,7 +145,7 @@ func (in *Inbox) add(m Mail) {
 // TLS, and stops it at the end of the calling node.
 func startSMTP() (*Inbox, string) {
 	GinkgoHelper()
-	inbox := &Inbox{taken: map[int]bool{}}
+	inbox := &Inbox{taken: map[int]bool{}, refused: map[string]bool{}, deferred: map[string]int{}}
 	server := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{inbox: inbox}, nil
 	}))
@@ -158,8 +192,12 @@ func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
 	return nil
 }
 
-// Rcpt implements smtp.Session: it records an envelope recipient.
+// Rcpt implements smtp.Session: it records an envelope recipient, unless
+// the inbox has it refused or deferred.
 func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if err := s.inbox.rcpt(to); err != nil {
+		return err
+	}
 	s.to = append(s.to, to)
 	return nil
 }
