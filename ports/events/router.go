@@ -25,10 +25,10 @@ const (
 )
 
 // GroupVerificationMailer was the consumer group that mailed verification
-// links from the ordered verification topic; those mails are deliveries now.
-// The name stays reserved: a group under it again would start from that
-// group's old offset, where migration 00005 removed it, and so mail again
-// every verification still in the topic.
+// links from the ordered verification topic; those mails are deliveries now,
+// and migration 00005 queued the ones it had not sent and removed its
+// offset. The name stays reserved: a group under it again would read the
+// topic from its start and act on every verification still in it.
 const GroupVerificationMailer = "verification-mailer"
 
 // Subscribe builds the subscriber of one consumer group on one topic.
