@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/formd/formd/domain/delivery"
 )
@@ -29,6 +30,12 @@ func NewQueueDeliveryHandler(queue DeliveryQueue) *QueueDeliveryHandler {
 // Handle queues the delivery, due at once. ctx is the message's: the queue
 // writes in the transaction that acknowledges it, so a delivery is queued
 // once however often the message is redelivered.
+//
+// An event that names nothing to send is refused as a permanent failure
+// before anything is written, so its consumer group records it and moves on.
 func (h *QueueDeliveryHandler) Handle(ctx context.Context, cmd QueueDelivery) error {
+	if err := cmd.Queued.Check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
 	return h.queue.Queue(ctx, cmd.Queued)
 }

@@ -3,7 +3,10 @@
 // Message-ID or webhook-id, so a retried attempt is recognisable downstream.
 package delivery
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Kinds of delivery.
 const (
@@ -73,6 +76,16 @@ type Queued struct {
 
 // EventType implements the event interface.
 func (Queued) EventType() string { return QueuedType }
+
+// Check reports a queued event that names nothing to send: no delivery id,
+// no kind, or neither a submission nor a verification. Such an event can
+// never be delivered, whatever is retried.
+func (q Queued) Check() error {
+	if q.DeliveryID == "" || q.Kind == "" || (q.SubmissionID == "" && q.VerificationID == "") {
+		return fmt.Errorf("delivery: queued event %q names nothing to send", q.DeliveryID)
+	}
+	return nil
+}
 
 // Succeeded records a delivery that reached its target.
 type Succeeded struct {

@@ -81,3 +81,21 @@ func TestFinalAndStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestAQueuedEventMustNameSomethingToSend(t *testing.T) {
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for name, tt := range map[string]struct {
+		q  delivery.Queued
+		ok bool
+	}{
+		"a submission's":        {delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}, true},
+		"a verification's":      {delivery.Queued{DeliveryID: "d1", VerificationID: "v1", Kind: delivery.KindAccountVerification, At: at}, true},
+		"no delivery id":        {delivery.Queued{SubmissionID: "s1", Kind: delivery.KindEmail}, false},
+		"no kind":               {delivery.Queued{DeliveryID: "d1", SubmissionID: "s1"}, false},
+		"nothing it would send": {delivery.Queued{DeliveryID: "d1", FormID: "f1", Kind: delivery.KindEmail}, false},
+	} {
+		if err := tt.q.Check(); (err == nil) != tt.ok {
+			t.Errorf("%s: Check() = %v, want ok %v", name, err, tt.ok)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func startRouter(t *testing.T, rec *recorder) message.Publisher {
 
 func queuedMessage(t *testing.T, id string) *message.Message {
 	t.Helper()
-	data, _ := json.Marshal(delivery.Queued{DeliveryID: id, Kind: delivery.KindEmail})
+	data, _ := json.Marshal(delivery.Queued{DeliveryID: id, SubmissionID: "s-" + id, Kind: delivery.KindEmail})
 	payload, err := json.Marshal(application.EventMessage{StreamType: application.TopicDelivery, StreamID: id, Version: 1,
 		Type: delivery.QueuedType, SchemaVersion: 1, Data: data})
 	if err != nil {
@@ -119,7 +119,9 @@ func TestAMessageThatCanNeverBeHandledIsRecordedAndSkipped(t *testing.T) {
 	bad := message.NewMessage("bad-1", []byte("not an event"))
 	unknown := queuedMessage(t, "unknown-1")
 	unknown.Payload = []byte(`{"type":"delivery.queued.v1","schemaVersion":1,"data":"not an object"}`)
-	if err := pub.Publish(application.TopicDelivery, bad, unknown, queuedMessage(t, "d-after")); err != nil {
+	empty := queuedMessage(t, "empty-1") // names nothing to send
+	empty.Payload = []byte(`{"type":"delivery.queued.v1","schemaVersion":1,"data":{"deliveryId":"empty-1","kind":"email"}}`)
+	if err := pub.Publish(application.TopicDelivery, bad, unknown, empty, queuedMessage(t, "d-after")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the delivery behind the poisoned messages", func() bool { q, _ := rec.state(); return len(q) == 1 })
@@ -127,14 +129,14 @@ func TestAMessageThatCanNeverBeHandledIsRecordedAndSkipped(t *testing.T) {
 	if queued[0].DeliveryID != "d-after" {
 		t.Errorf("queued %+v", queued)
 	}
-	if len(poisoned) != 2 {
-		t.Fatalf("poisoned %+v, want both unreadable messages once", poisoned)
+	if len(poisoned) != 3 {
+		t.Fatalf("poisoned %+v, want the three undeliverable messages once each", poisoned)
 	}
 	byID := map[string]application.PoisonedMessage{}
 	for _, p := range poisoned {
 		byID[p.MessageID] = p
 	}
-	for _, want := range []*message.Message{bad, unknown} {
+	for _, want := range []*message.Message{bad, unknown, empty} {
 		p := byID[want.UUID]
 		if string(p.Payload) != string(want.Payload) || p.Group != GroupDeliveryQueue ||
 			p.Topic != application.TopicDelivery || p.Reason == "" {
