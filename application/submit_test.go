@@ -129,3 +129,41 @@ func TestIdempotencyKeyReusedForAnotherBodyIsRefused(t *testing.T) {
 		t.Fatalf("the same body replays with its echo rebuilt: %+v, %v", out.Response, err)
 	}
 }
+
+// countingEntitlements grants nothing and counts the lookups: one per
+// judgement of a request that needs one.
+type countingEntitlements struct{ lookups int }
+
+func (c *countingEntitlements) Has(context.Context, string, string) (bool, error) {
+	c.lookups++
+	return false, nil
+}
+
+// Security review: a refusal was judged twice even when the fresh form was
+// the same version, running its regex rules (up to the whole budget) again.
+func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
+	cmd := post("https://example.com")
+	cmd.Fields = append(cmd.Fields, submission.Field{Name: "ccemail", Value: "boss@example.com"}) // needs cc_recipients
+	for _, tt := range []struct {
+		name          string
+		freshVersion  int
+		wantJudgments int
+	}{
+		{"same version", 1, 1},
+		{"changed since it was cached", 2, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
+			ent := &countingEntitlements{}
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{})
+			_, err := h.Handle(context.Background(), cmd)
+			var rejected *SubmissionRejected
+			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {
+				t.Fatalf("err = %v, want the paid_features refusal", err)
+			}
+			if forms.freshReads != 1 || ent.lookups != tt.wantJudgments {
+				t.Errorf("fresh reads %d, judgements %d; want 1 and %d", forms.freshReads, ent.lookups, tt.wantJudgments)
+			}
+		})
+	}
+}
