@@ -43,6 +43,9 @@ type ReadModel interface {
 	FormByAccessKeyHash(ctx context.Context, hash []byte) (FormRecord, error)
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
+	// VerificationRequestTimes says when the verifications of a subject, and
+	// those to an address (any kind or subject), were requested since a time.
+	VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 }
 

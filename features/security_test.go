@@ -2,6 +2,7 @@ package features_test
 
 import (
 	"net/http"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -144,6 +145,25 @@ var _ = Describe("Security hardening", func() {
 			Expect(actor(first)).To(Equal(1), "the submitter is a hash, and the IP is nowhere in the metadata")
 			Expect(db.Int(`SELECT count(DISTINCT metadata->'actor'->>'id') FROM events WHERE event_type = 'submission.accepted.v1'
 				AND data->>'requestId' IN ($1, $2)`, first, second)).To(Equal(1), "one address, one hash: abuse can be correlated")
+		})
+	})
+
+	Describe("recipient verification resends", func() {
+		It("are limited per form: a sixth mail in an hour is refused with 429 and Retry-After", func() {
+			f := shared
+			token, _ := f.RegisteredVerifiedUser()
+			recipient := UniqueEmail("flooded")
+			form, _ := f.CreateForm(token, contactForm(map[string]any{"recipientEmail": recipient}))
+			id := form["id"].(string)
+			path := "/v1/forms/" + id + "/recipient-verifications"
+			for range 4 { // the creation's mail and four resends: five in the hour
+				Expect(f.Post(token, path, nil).Status).To(Equal(http.StatusCreated))
+			}
+			r := f.Post(token, path, nil)
+			ExpectError(r, http.StatusTooManyRequests, "Too many verification emails")
+			Expect(r.Header.Get("Retry-After")).To(MatchRegexp(`^[0-9]+$`))
+			Eventually(func() int { return len(f.Mail.To(recipient)) }).Should(Equal(5))
+			Consistently(func() int { return len(f.Mail.To(recipient)) }).WithTimeout(300 * time.Millisecond).Should(Equal(5))
 		})
 	})
 })
