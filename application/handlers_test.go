@@ -22,7 +22,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
-		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil) },
+		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil) },
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"SendMail":     func() { NewSendVerificationEmailHandler(nil, nil, MailSettings{}) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },

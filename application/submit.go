@@ -42,14 +42,18 @@ type SubmitHandler struct {
 	hasher ValueHasher
 	ids    IDs
 	clock  Clock
+
+	autoresponders AutoresponderLimits
 }
 
 // NewSubmitHandler builds the handler; every dependency is required.
-func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher, ids IDs, clock Clock) *SubmitHandler {
-	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil {
+func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher,
+	ids IDs, clock Clock, autoresponders AutoresponderLimits) *SubmitHandler {
+	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
-	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock}
+	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
+		autoresponders: autoresponders}
 }
 
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.

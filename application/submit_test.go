@@ -45,6 +45,13 @@ func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*Stored
 	return nil, nil
 }
 
+// freeAutoresponders never holds an autoresponder back.
+type freeAutoresponders struct{}
+
+func (freeAutoresponders) Reserve(context.Context, string, string, string, time.Time) (bool, error) {
+	return true, nil
+}
+
 type noEntitlements struct{}
 
 func (noEntitlements) Has(context.Context, string, string) (bool, error) { return false, nil }
@@ -75,7 +82,7 @@ func liveForm(version int, allowed ...string) FormRecord {
 }
 
 func newTestSubmitHandler(forms *fakeForms, store *fakeStore) *SubmitHandler {
-	return NewSubmitHandler(forms, store, noEntitlements{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{})
+	return NewSubmitHandler(forms, store, noEntitlements{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{})
 }
 
 func post(origin string) Submit {
@@ -155,7 +162,7 @@ func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
 			ent := &countingEntitlements{}
-			h := NewSubmitHandler(forms, &fakeStore{}, ent, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{})
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{})
 			_, err := h.Handle(context.Background(), cmd)
 			var rejected *SubmissionRejected
 			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {

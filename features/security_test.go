@@ -125,6 +125,24 @@ var _ = Describe("Security hardening", func() {
 			Expect(m.Header.Get("Reply-To")).To(BeEmpty(), "no replyToDefault: no Reply-To, and never the recipient's address")
 			Expect(string(m.Raw)).NotTo(ContainSubstring(lf.Recipient))
 		})
+
+		It("goes to one address at most once an hour per form", func() {
+			f := shared
+			lf := f.LiveForm(map[string]any{"autoresponder": map[string]any{"enabled": true}})
+			victim := UniqueEmail("victim")
+			post := func() *Response {
+				r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "email": victim, "message": "hi"}, fromExampleCom())
+				Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+				return r
+			}
+			Expect(post().JSON).To(HaveKey("autoresponderDeliveryId"))
+			second := post()
+			Expect(second.JSON).NotTo(HaveKey("autoresponderDeliveryId"), "the submission is accepted, without an autoresponder")
+			Expect(second.JSON).To(HaveKey("deliveryId"))
+			mailWithID(f, lf.Recipient, second.JSON["deliveryId"].(string))
+			Eventually(func() int { return len(f.Mail.To(victim)) }).Should(Equal(1))
+			Consistently(func() int { return len(f.Mail.To(victim)) }).WithTimeout(300 * time.Millisecond).Should(Equal(1))
+		})
 	})
 
 	Describe("the audit trail of submissions", func() {

@@ -141,7 +141,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return err
 }
 
-// maintain prunes expired Idempotency-Key records and acknowledged Watermill
+// maintain prunes expired Idempotency-Key records, autoresponder reservations and acknowledged Watermill
 // messages, hourly. Several processes may run it at once: both deletes are
 // idempotent.
 func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
@@ -152,6 +152,9 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 			log.Warn("pruning idempotency keys", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)
+		}
+		if _, err := postgres.PruneAutoresponderSends(ctx, pool); err != nil && ctx.Err() == nil {
+			log.Warn("pruning autoresponder reservations", "err", err)
 		}
 		for _, topic := range application.Topics {
 			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {

@@ -38,6 +38,8 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.DeliveryStore), new(*postgres.DeliveryStore)),
 	postgres.NewDeliveryQueue,
 	wire.Bind(new(application.DeliveryQueue), new(*postgres.DeliveryQueue)),
+	postgres.NewAutoresponderLimits,
+	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
 	provideSealer,
 	provideWebhookSender,
 	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),

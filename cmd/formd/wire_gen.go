@@ -53,7 +53,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	valueHasher := secrets.NewValueHasher(key)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
+	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	mailer, err := provideMailer(cfg)
 	if err != nil {
