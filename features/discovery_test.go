@@ -77,6 +77,9 @@ var _ = Describe("Discovery", func() {
 		own.DropDatabase()
 		Eventually(func() int { return own.Get("", "/healthz").Status }).
 			WithTimeout(10 * time.Second).Should(Equal(http.StatusServiceUnavailable))
+		By("formd staying up meanwhile (its event router restarts instead of taking the process down)")
+		Consistently(func() int { return own.Session.ExitCode() }).WithTimeout(2 * time.Second).Should(Equal(-1))
+		Expect(own.Get("", "/healthz").Status).To(Equal(http.StatusServiceUnavailable))
 	})
 
 	It("uses FORMD_BASE_URL in discovery documents and email links", func() {

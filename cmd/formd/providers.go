@@ -93,6 +93,7 @@ var portSet = wire.NewSet(
 	provideDeliveriesDue,
 	provideDecode,
 	events.NewRouter,
+	provideRouterFactory,
 	wire.Struct(new(Service), "*"),
 )
 
@@ -164,15 +165,26 @@ func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *s
 
 // Service is everything `formd serve` runs.
 type Service struct {
-	Config  Config
-	Log     *slog.Logger
-	Pool    *pgxpool.Pool
-	Wakers  *watermillpg.Wakers
-	Router  *events.Router
-	Handler http.Handler
+	Config Config
+	Log    *slog.Logger
+	Pool   *pgxpool.Pool
+	Wakers *watermillpg.Wakers
+	Router *events.Router
+	// NewRouter builds another event router when the running one stops on a
+	// database failure (serve restarts it).
+	NewRouter RouterFactory
+	Handler   http.Handler
 	// Submissions is the group-commit store; it is closed after the HTTP
 	// server drains so every accepted request gets its commit.
 	Submissions *postgres.SubmissionStore
+}
+
+// RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).
+type RouterFactory func() (*events.Router, error)
+
+func provideRouterFactory(app *application.Application, subscribe events.Subscribe, due events.DeliveriesDue,
+	decode events.Decode, logger watermill.LoggerAdapter) RouterFactory {
+	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger) }
 }
 
 func newLogger(level string) *slog.Logger {

@@ -110,6 +110,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
+	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
@@ -118,6 +119,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Pool:        pool,
 		Wakers:      wakers,
 		Router:      router,
+		NewRouter:   routerFactory,
 		Handler:     handler,
 		Submissions: submissionStore,
 	}
