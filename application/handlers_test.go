@@ -21,7 +21,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
 		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil) },
 		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil) },
-		"LinkView":     func() { NewVerificationLinkHandler(nil) },
+		"LinkView":     func() { NewVerificationLinkHandler(nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },

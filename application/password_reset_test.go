@@ -225,6 +225,9 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: newer, Password: "another long password"}); !errors.Is(err, verification.ErrAlreadyUsed) {
 		t.Errorf("the link again: %v, want ErrAlreadyUsed", err)
 	}
+	if _, err := NewVerificationLinkHandler(w, clock).Handle(context.Background(), VerificationLinkQuery{Token: newer}); !errors.Is(err, verification.ErrAlreadyUsed) {
+		t.Errorf("opening the used link: %v, want ErrAlreadyUsed (no password form)", err)
+	}
 	if len(w.hashed) != hashesBefore {
 		t.Error("a used link still cost a password hash")
 	}
@@ -240,6 +243,9 @@ func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 	clock.t = clock.t.Add(time.Hour)
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-id-1", Password: "the owner's new password"}); !errors.Is(err, verification.ErrExpired) {
 		t.Errorf("an hour later: %v, want ErrExpired", err)
+	}
+	if _, err := NewVerificationLinkHandler(w, clock).Handle(context.Background(), VerificationLinkQuery{Token: "tok-id-1"}); !errors.Is(err, verification.ErrExpired) {
+		t.Errorf("opening the expired link: %v, want ErrExpired", err)
 	}
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-unknown", Password: "the owner's new password"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown token: %v, want ErrNotFound", err)
@@ -267,14 +273,14 @@ func TestVerificationLinkChangesNothing(t *testing.T) {
 	v, _ := verification.Request(verification.Requested{VerificationID: "acct-link", Kind: verification.KindAccount, SubjectID: "acct-1",
 		AccountID: "acct-1", Email: "owner@example.com", TokenHash: hexHash("tok-acct-link"), DeliveryID: "d"}, fixedClock{}.Now())
 	_ = w.SaveVerification(context.Background(), v)
-	view, err := NewVerificationLinkHandler(w).Handle(context.Background(), VerificationLinkQuery{Token: "tok-acct-link"})
+	view, err := NewVerificationLinkHandler(w, fixedClock{}).Handle(context.Background(), VerificationLinkQuery{Token: "tok-acct-link"})
 	if err != nil || view != (LinkView{Kind: verification.KindAccount, Email: "owner@example.com"}) {
 		t.Errorf("view = %+v, %v", view, err)
 	}
 	if w.verifications["acct-link"].Status() != verification.StatusPending || w.acc.EmailVerified() {
 		t.Error("opening the link verified something")
 	}
-	if _, err := NewVerificationLinkHandler(w).Handle(context.Background(), VerificationLinkQuery{Token: "nope"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := NewVerificationLinkHandler(w, fixedClock{}).Handle(context.Background(), VerificationLinkQuery{Token: "nope"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown token: %v", err)
 	}
 }

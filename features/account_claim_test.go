@@ -97,9 +97,12 @@ var _ = Describe("Claiming an account before its owner", func() {
 		owner := f.Register(victim, ownerPassword)
 		f.CreateForm(owner, contactForm(nil))
 
-		By("the used link changing nothing again")
+		By("the used link changing nothing again, and its page asking for no password")
 		again := f.ConfirmLink(link, "password", attackerPassword)
 		Expect(again.Status).To(Equal(http.StatusBadRequest), "%s", again)
+		opened := f.Get("", link)
+		Expect(opened.Status).To(Equal(http.StatusBadRequest), "%s", opened)
+		Expect(string(opened.Body)).To(SatisfyAll(ContainSubstring("already used"), Not(ContainSubstring("<form"))))
 		Expect(f.Get(owner, "/v1/forms").Status).To(Equal(http.StatusOK))
 	})
 

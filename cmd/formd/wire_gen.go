@@ -90,7 +90,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliver:                     deliverHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
-	verificationLinkHandler := application.NewVerificationLinkHandler(readModel)
+	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
