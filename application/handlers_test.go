@@ -19,6 +19,9 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	constructors := map[string]func(){
 		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
 		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
+		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil) },
+		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil) },
+		"LinkView":     func() { NewVerificationLinkHandler(nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
@@ -77,6 +80,7 @@ func (m *memTx) SaveVerification(context.Context, *verification.Verification) er
 func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error {
 	return errors.New("unexpected")
 }
+func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
 
 // oneAccount is a read model that knows one account by email.
 type oneAccount struct {

@@ -32,6 +32,9 @@ type Tx interface {
 	SaveVerification(ctx context.Context, v *verification.Verification) error
 	// CreateSession stores a session under the hash of its token.
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
+	// EndSessions ends every session of the account (a password reset): in
+	// the transaction, so a new password and the old sessions never coexist.
+	EndSessions(ctx context.Context, accountID string) error
 }
 
 // ReadModel answers queries from projections kept by the adapters.

@@ -28,6 +28,9 @@ const (
 	ActorSubmitter = "submitter"
 	// ActorOperator runs formd's command line (`formd grant`).
 	ActorOperator = "operator"
+	// ActorAnonymous is a caller without a credential asking for a password
+	// reset link; it has no id, the link it asks for goes to the mailbox.
+	ActorAnonymous = "anonymous"
 )
 
 // Metadata travels with every stored event: the actor, the HTTP request that

@@ -39,6 +39,8 @@ func (h *SendVerificationEmailHandler) Handle(ctx context.Context, e verificatio
 		m.Subject = "Verify your formd account email"
 		m.Text = fmt.Sprintf("Welcome to formd.\n\nFollow this link to verify your account email and start creating forms:\n\n%s\n\nThe link expires at %s.\nIf you did not register, ignore this email.\n",
 			link, e.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
+	case verification.KindPasswordReset:
+		m.Subject, m.Text = passwordResetMail(link, e.ExpiresAt)
 	default:
 		m.Subject = "Confirm you want to receive form submissions"
 		m.Text = fmt.Sprintf("A formd form names %s as the recipient of its submissions.\n\nFollow this link to confirm and start receiving them:\n\n%s\n\nThe link expires at %s.\nIf you did not expect this, ignore this email and no submissions will be sent to you.\n",

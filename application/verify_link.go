@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/verification"
 )
 
-// VerifyLink is a click on a verification link.
+// VerifyLink confirms a verification link: the POST of the button on the
+// page the link opens (GET changes nothing, see VerificationLinkHandler), so
+// a mail scanner that fetches every link verifies nothing.
 type VerifyLink struct {
 	Token     string
 	RequestID string
@@ -69,7 +72,7 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 				return err
 			}
 			return tx.SaveAccount(ctx, a)
-		default:
+		case verification.KindRecipient:
 			f, err := tx.LoadForm(ctx, v.SubjectID)
 			if err != nil {
 				return err
@@ -84,6 +87,10 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 				return err
 			}
 			return tx.SaveForm(ctx, f)
+		default:
+			// A password reset link completes only with a new password
+			// (ResetPasswordHandler); confirming it alone does nothing.
+			return domain.ErrNotFound
 		}
 	})
 	return LinkVerified{Kind: rec.Kind, Email: rec.Email}, err

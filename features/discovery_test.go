@@ -99,7 +99,7 @@ var _ = Describe("Discovery", func() {
 		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_-]+)`).FindStringSubmatch(m.Text)
 		Expect(link).To(HaveLen(2), "a link under %s in %q", base, m.Text)
 		path := link[1]
-		Expect(own.Get("", path).Status).To(Equal(http.StatusOK))
+		Expect(own.FollowLink(path).Status).To(Equal(http.StatusOK)) // open, then confirm (issue 8, item 6)
 		Expect(shared.Get("", path).Status).To(Equal(http.StatusNotFound), "a link is only valid on the formd that issued it")
 		own.CreateForm(token, contactForm(nil))
 	})

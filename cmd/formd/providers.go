@@ -67,6 +67,9 @@ var adapterSet = wire.NewSet(
 var applicationSet = wire.NewSet(
 	application.NewRegisterHandler,
 	application.NewVerifyLinkHandler,
+	application.NewRequestPasswordResetHandler,
+	application.NewResetPasswordHandler,
+	application.NewVerificationLinkHandler,
 	application.NewCreateFormHandler,
 	application.NewUpdateFormHandler,
 	application.NewResendRecipientVerificationHandler,

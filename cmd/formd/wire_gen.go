@@ -41,6 +41,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	linkTokens := secrets.NewLinkTokens(key)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
 	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
+	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
+	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
@@ -77,6 +79,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
+		RequestPasswordReset:        requestPasswordResetHandler,
+		ResetPassword:               resetPasswordHandler,
 		CreateForm:                  createFormHandler,
 		UpdateForm:                  updateFormHandler,
 		ResendRecipientVerification: resendRecipientVerificationHandler,
@@ -87,11 +91,13 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliver:                     deliverHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
+	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
+		VerificationLink:      verificationLinkHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		RecipientVerification: recipientVerificationHandler,
