@@ -93,6 +93,9 @@ type HistoryEntry struct {
 // SealedPayload is a submission's raw content encrypted under its own data
 // key, which is itself wrapped by the server's sealing key.
 type SealedPayload struct {
+	// KeyID names the server key that wrapped the data key (a fingerprint,
+	// never the key); empty for payloads sealed before key ids existed.
+	KeyID      string
 	WrappedKey []byte
 	Ciphertext []byte
 }

@@ -26,7 +26,7 @@ import (
 // adapterSet binds the driven adapters to the application's interfaces.
 var adapterSet = wire.NewSet(
 	providePool,
-	provideKey,
+	provideKeys,
 	provideMailer,
 	provideWatermillLogger,
 	postgres.NewEventStore,
@@ -102,8 +102,8 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 	return pool, pool.Close, nil
 }
 
-func provideKey(cfg Config, log *slog.Logger) (secrets.Key, error) {
-	return secrets.LoadKey(cfg.SecretKey, cfg.DataDir, log)
+func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
+	return secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
 }
 
 func provideMailer(cfg Config) (application.Mailer, error) {
@@ -154,7 +154,7 @@ func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
 	return webhook.NewSender(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
 }
 
-func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }
+func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
 
 func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
 	return httpapi.NewServer(app, pool, log, cfg)

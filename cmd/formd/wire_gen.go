@@ -33,12 +33,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	readModel := postgres.NewReadModel(pool, eventStore)
 	argon2 := secrets.Argon2{}
 	uuiDs := system.UUIDs{}
-	key, err := provideKey(cfg, log)
+	keyring, err := provideKeys(cfg, log)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	linkTokens := secrets.NewLinkTokens(key)
+	linkTokens := secrets.NewLinkTokens(keyring)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
 	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
@@ -46,13 +46,13 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
-	sealer, err := provideSealer(key)
+	sealer, err := provideSealer(keyring)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	valueHasher := secrets.NewValueHasher(key)
+	valueHasher := secrets.NewValueHasher(keyring)
 	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	mailer, err := provideMailer(cfg)
