@@ -26,7 +26,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"SendMail":     func() { NewSendVerificationEmailHandler(nil, nil, MailSettings{}) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil, nil) },
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },

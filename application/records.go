@@ -164,6 +164,13 @@ type ClaimedDelivery struct {
 // receiver refused the request).
 var ErrPermanent = errors.New("permanent failure")
 
+// ErrUnsealable marks a sealed payload that none of the configured keys
+// opens: the key that sealed it is missing or wrong. That is the operator's
+// to fix, not the receiver's, so its deliveries wait and the payload is kept
+// until formd runs with that key (delivery.Postpone); giving up would redact
+// the payload and lose the submission.
+var ErrUnsealable = errors.New("sealing key wrong or missing")
+
 // Webhook is one JSON POST.
 type Webhook struct {
 	ID   string

@@ -72,7 +72,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock, log)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
