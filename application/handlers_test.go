@@ -18,7 +18,7 @@ import (
 func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	constructors := map[string]func(){
 		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
-		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
+		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },

@@ -40,7 +40,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	linkTokens := secrets.NewLinkTokens(keyring)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
-	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
+	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
