@@ -71,7 +71,7 @@ func loadConfig() (Config, error) {
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	// Malformed keys are refused by every command, before anything runs.
-	if c.SecretKey != "" {
+	if strings.TrimSpace(c.SecretKey) != "" {
 		if _, err := secrets.ParseKey("FORMD_SECRET_KEY", c.SecretKey); err != nil {
 			return c, err
 		}
