@@ -102,8 +102,19 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 	return pool, pool.Close, nil
 }
 
+// provideKeys loads the keyring and logs its key ids (never the keys), so an
+// operator rotating keys can tell which payloads still need an old one.
 func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
-	return secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
+	r, err := secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
+	if err != nil {
+		return r, err
+	}
+	old := make([]string, len(r.Old))
+	for i, k := range r.Old {
+		old[i] = k.ID()
+	}
+	log.Info("secret keys", "currentKeyId", r.Current.ID(), "oldKeyIds", old)
+	return r, nil
 }
 
 func provideMailer(cfg Config) (application.Mailer, error) {
