@@ -18,9 +18,9 @@ import (
 func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	constructors := map[string]func(){
 		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
-		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
+		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil, nil) },
 		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil) },
-		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil) },
+		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil, nil) },
 		"LinkView":     func() { NewVerificationLinkHandler(nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
@@ -29,7 +29,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"SendMail":     func() { NewSendVerificationEmailHandler(nil, nil, MailSettings{}) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, MailSettings{}, nil, nil) },
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },

@@ -128,6 +128,10 @@ type idTokens struct{}
 
 func (idTokens) Token(id string) string { return "tok-" + id }
 
+func (t idTokens) Tokens(id string) []string { return []string{t.Token(id)} }
+
+func (t idTokens) Verify(id, token string) bool { return token == t.Token(id) }
+
 // clockAt is a clock the test moves.
 type clockAt struct{ t time.Time }
 
@@ -180,7 +184,7 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 	clock := &clockAt{t: fixedClock{}.Now()}
 	ids := &seqIDs{}
 	request := NewRequestPasswordResetHandler(w, w, ids, clock, idTokens{})
-	reset := NewResetPasswordHandler(w, w, w, clock)
+	reset := NewResetPasswordHandler(w, w, w, clock, idTokens{})
 	if err := request.Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +247,7 @@ func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 	if err := NewRequestPasswordResetHandler(w, w, &seqIDs{}, clock, idTokens{}).Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	reset := NewResetPasswordHandler(w, w, w, clock)
+	reset := NewResetPasswordHandler(w, w, w, clock, idTokens{})
 	clock.t = clock.t.Add(time.Hour)
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-id-1", Password: "the owner's new password"}); !errors.Is(err, verification.ErrExpired) {
 		t.Errorf("an hour later: %v, want ErrExpired", err)
@@ -264,7 +268,7 @@ func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 		t.Errorf("an account link as reset: %v, want ErrNotFound", err)
 	}
 	clock.t = fixedClock{}.Now()
-	if _, err := NewVerifyLinkHandler(w, w, clock).Handle(context.Background(), VerifyLink{Token: "tok-id-1"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := NewVerifyLinkHandler(w, w, clock, idTokens{}).Handle(context.Background(), VerifyLink{Token: "tok-id-1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("a reset link through VerifyLink: %v, want ErrNotFound", err)
 	}
 	if len(w.accountSaved) != 0 || len(w.sessionsEnded) != 0 {

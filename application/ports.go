@@ -71,8 +71,18 @@ type IDs interface{ New() string }
 
 // LinkTokens derives the one-time token of a verification link from the
 // verification id and the server secret, so the token itself is never stored.
+// A token names the key that made it; after a key rotation the old key's
+// tokens stay valid while that key is still accepted for reading.
 type LinkTokens interface {
+	// Token is the verification's token under the current key.
 	Token(verificationID string) string
+	// Tokens is the verification's token under each accepted key, the
+	// current key's first: the mail of a verification requested before a
+	// rotation carries the token it was requested with.
+	Tokens(verificationID string) []string
+	// Verify reports whether token was made for the verification by a key
+	// that is still accepted.
+	Verify(verificationID, token string) bool
 }
 
 // SubmissionForms finds the form a submission is routed to. It may answer

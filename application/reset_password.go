@@ -31,14 +31,15 @@ type ResetPasswordHandler struct {
 	read   ReadModel
 	hasher PasswordHasher
 	clock  Clock
+	tokens LinkTokens
 }
 
 // NewResetPasswordHandler builds the handler; every dependency is required.
-func NewResetPasswordHandler(tx Transactor, read ReadModel, hasher PasswordHasher, clock Clock) *ResetPasswordHandler {
-	if tx == nil || read == nil || hasher == nil || clock == nil {
+func NewResetPasswordHandler(tx Transactor, read ReadModel, hasher PasswordHasher, clock Clock, tokens LinkTokens) *ResetPasswordHandler {
+	if tx == nil || read == nil || hasher == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of ResetPasswordHandler")
 	}
-	return &ResetPasswordHandler{tx: tx, read: read, hasher: hasher, clock: clock}
+	return &ResetPasswordHandler{tx: tx, read: read, hasher: hasher, clock: clock, tokens: tokens}
 }
 
 // Handle sets the new password. A token that is not a password reset link's
@@ -49,7 +50,8 @@ func (h *ResetPasswordHandler) Handle(ctx context.Context, cmd ResetPassword) (P
 	if err != nil {
 		return PasswordChanged{}, err
 	}
-	if rec.Kind != verification.KindPasswordReset {
+	// A link made by a key that was retired (it leaked, say) resets nothing.
+	if rec.Kind != verification.KindPasswordReset || !h.tokens.Verify(rec.ID, cmd.Token) {
 		return PasswordChanged{}, domain.ErrNotFound
 	}
 	if err := account.ValidatePassword(cmd.Password); err != nil {

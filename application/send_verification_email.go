@@ -26,7 +26,11 @@ func NewSendVerificationEmailHandler(mailer Mailer, tokens LinkTokens, settings 
 
 // Handle sends the mail with the one-time link.
 func (h *SendVerificationEmailHandler) Handle(ctx context.Context, e verification.Requested) error {
-	link := strings.TrimRight(h.settings.BaseURL, "/") + "/verify/" + h.tokens.Token(e.VerificationID)
+	token, err := requestedToken(h.tokens, e)
+	if err != nil {
+		return err
+	}
+	link := strings.TrimRight(h.settings.BaseURL, "/") + "/verify/" + token
 	m := Mail{
 		DeliveryID: e.DeliveryID,
 		MessageID:  e.DeliveryID + "@formd",
@@ -47,4 +51,17 @@ func (h *SendVerificationEmailHandler) Handle(ctx context.Context, e verificatio
 			e.Email, link, e.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
 	return h.mailer.Send(ctx, m)
+}
+
+// requestedToken is the token the verification was requested with: the one
+// whose hash the event holds. After a key rotation between the request and
+// this mail, that is the old key's token, not the current key's.
+func requestedToken(tokens LinkTokens, e verification.Requested) (string, error) {
+	for _, t := range tokens.Tokens(e.VerificationID) {
+		if hexHash(t) == e.TokenHash {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("%w: verification %s was requested under a secret key formd no longer accepts, so its link cannot work: ask for a new link",
+		ErrPermanent, e.VerificationID)
 }

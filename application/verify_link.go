@@ -24,17 +24,18 @@ type LinkVerified struct {
 
 // VerifyLinkHandler completes account and recipient verifications.
 type VerifyLinkHandler struct {
-	tx    Transactor
-	read  ReadModel
-	clock Clock
+	tx     Transactor
+	read   ReadModel
+	clock  Clock
+	tokens LinkTokens
 }
 
 // NewVerifyLinkHandler builds the handler.
-func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock) *VerifyLinkHandler {
-	if tx == nil || read == nil || clock == nil {
+func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock, tokens LinkTokens) *VerifyLinkHandler {
+	if tx == nil || read == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of VerifyLinkHandler")
 	}
-	return &VerifyLinkHandler{tx: tx, read: read, clock: clock}
+	return &VerifyLinkHandler{tx: tx, read: read, clock: clock, tokens: tokens}
 }
 
 // Handle verifies the link's subject: the account email, or a form's recipient.
@@ -42,6 +43,12 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 	rec, err := h.read.VerificationByTokenHash(ctx, HashSecret(cmd.Token))
 	if err != nil {
 		return LinkVerified{}, err
+	}
+	// The stored hash finds the verification; the key check makes retiring
+	// a key (dropping it from the old keys) end the links it issued, which
+	// matters when it leaked.
+	if !h.tokens.Verify(rec.ID, cmd.Token) {
+		return LinkVerified{}, domain.ErrNotFound
 	}
 	latest, err := h.read.LatestVerification(ctx, rec.Kind, rec.SubjectID)
 	if err != nil {

@@ -96,7 +96,7 @@ var _ = Describe("Discovery", func() {
 		email := UniqueEmail("based")
 		token := own.Register(email, "")
 		m := own.Mail.WaitForMail(email)
-		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_-]+)`).FindStringSubmatch(m.Text)
+		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_.-]+)`).FindStringSubmatch(m.Text)
 		Expect(link).To(HaveLen(2), "a link under %s in %q", base, m.Text)
 		path := link[1]
 		Expect(own.FollowLink(path).Status).To(Equal(http.StatusOK)) // open, then confirm (issue 8, item 6)

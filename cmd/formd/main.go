@@ -97,6 +97,11 @@ func withPool(ctx context.Context, cfg Config, fn func(*pgxpool.Pool) error) err
 }
 
 func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
+	// Before anything connects or listens: the one line main prints says
+	// what to set.
+	if err := cfg.requireSecretKey(); err != nil {
+		return err
+	}
 	svc, cleanup, err := buildService(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ import (
 // adapterSet binds the driven adapters to the application's interfaces.
 var adapterSet = wire.NewSet(
 	providePool,
-	provideKey,
+	provideKeys,
 	provideMailer,
 	provideWatermillLogger,
 	postgres.NewEventStore,
@@ -108,8 +108,19 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 	return pool, pool.Close, nil
 }
 
-func provideKey(cfg Config, log *slog.Logger) (secrets.Key, error) {
-	return secrets.LoadKey(cfg.SecretKey, cfg.DataDir, log)
+// provideKeys loads the keyring and logs its key ids (never the keys), so an
+// operator rotating keys can tell which payloads still need an old one.
+func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
+	r, err := secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
+	if err != nil {
+		return r, err
+	}
+	old := make([]string, len(r.Old))
+	for i, k := range r.Old {
+		old[i] = k.ID()
+	}
+	log.Info("secret keys", "currentKeyId", r.Current.ID(), "oldKeyIds", old)
+	return r, nil
 }
 
 func provideMailer(cfg Config) (application.Mailer, error) {
@@ -160,7 +171,7 @@ func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
 	return webhook.NewSender(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
 }
 
-func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }
+func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
 
 func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
 	return httpapi.NewServer(app, pool, log, cfg)

@@ -33,28 +33,28 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	readModel := postgres.NewReadModel(pool, eventStore)
 	argon2 := secrets.Argon2{}
 	uuiDs := system.UUIDs{}
-	key, err := provideKey(cfg, log)
+	keyring, err := provideKeys(cfg, log)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	linkTokens := secrets.NewLinkTokens(key)
+	linkTokens := secrets.NewLinkTokens(keyring)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
-	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
+	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock, linkTokens)
 	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
-	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock)
+	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
-	sealer, err := provideSealer(key)
+	sealer, err := provideSealer(keyring)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	valueHasher := secrets.NewValueHasher(key)
+	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
 	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
@@ -75,7 +75,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, mailSettings, clock, log)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
