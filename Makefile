@@ -17,8 +17,9 @@ help: ## list targets
 build: ## build bin/formd
 	$(GO) build -o bin/formd ./cmd/formd
 
-run: build ## start formd with its PostgreSQL (see README: Configuration)
-	FORMD_DATABASE_URL="$${FORMD_DATABASE_URL:-$(DB_URL)}" ./bin/formd serve
+run: build ## start formd in development mode with its PostgreSQL (see README: Configuration)
+	@[ -n "$$FORMD_SECRET_KEY" ] || [ -n "$$FORMD_DEV" ] || echo "make run: development mode (FORMD_DEV=true): without FORMD_SECRET_KEY, formd generates a key into $${FORMD_DATA_DIR:-.data}/secret.key; never run production this way"
+	FORMD_DEV="$${FORMD_DEV:-true}" FORMD_DATABASE_URL="$${FORMD_DATABASE_URL:-$(DB_URL)}" ./bin/formd serve
 
 test: check unit fuzz-short features ## every test: checks, unit and adapter tests, short fuzzing, acceptance suite
 

@@ -13,6 +13,8 @@ type Application struct {
 type Commands struct {
 	Register                    *RegisterHandler
 	VerifyLink                  *VerifyLinkHandler
+	RequestPasswordReset        *RequestPasswordResetHandler
+	ResetPassword               *ResetPasswordHandler
 	CreateForm                  *CreateFormHandler
 	UpdateForm                  *UpdateFormHandler
 	ResendRecipientVerification *ResendRecipientVerificationHandler
@@ -30,6 +32,7 @@ type Commands struct {
 // Queries read state and change nothing.
 type Queries struct {
 	Authenticate          *AuthenticateHandler
+	VerificationLink      *VerificationLinkHandler
 	ListForms             *ListFormsHandler
 	FormHistory           *FormHistoryHandler
 	RecipientVerification *RecipientVerificationHandler

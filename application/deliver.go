@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -26,16 +27,18 @@ type DeliverHandler struct {
 	tokens        LinkTokens
 	settings      MailSettings
 	clock         Clock
+	log           *slog.Logger
 }
 
-// NewDeliverHandler builds the handler; every dependency is required.
+// NewDeliverHandler builds the handler; every dependency is required. log
+// gets an error for each payload the configured keys cannot open.
 func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender,
-	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil {
+	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger) *DeliverHandler {
+	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil || log == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks,
-		verifications: verifications, tokens: tokens, settings: settings, clock: clock}
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log}
 }
 
 // Handles reports whether this handler performs deliveries of kind.
@@ -64,9 +67,16 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	}
 	now := h.clock.Now()
 	var err error
-	if sendErr == nil {
+	switch {
+	case sendErr == nil:
 		_, err = d.Succeed(now)
-	} else {
+	case errors.Is(sendErr, ErrUnsealable):
+		// Loud, once per attempt: only the operator can fix it, and until
+		// then the submission waits undelivered.
+		h.log.Error("a sealed payload cannot be opened with the configured keys: its delivery waits and the payload is kept until formd runs with the key that sealed it",
+			"deliveryId", c.DeliveryID, "submissionId", c.SubmissionID, "err", sendErr)
+		_, err = d.Postpone(sendErr.Error()+"; the payload is kept and the delivery retried until formd runs with that key", now, rand.Float64())
+	default:
 		_, err = d.Fail(sendErr.Error(), errors.Is(sendErr, ErrPermanent), now, rand.Float64())
 	}
 	return Attempt{Queued: d.Queued(), Number: d.Attempts(), Outcome: d.Outcome()}, err

@@ -1,10 +1,14 @@
 package application
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +69,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog)
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -78,5 +82,48 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 				t.Errorf("outcome %#v (status %s), attempt %d; want %s at attempt %d", a.Outcome, got, a.Number, tt.want, tt.before+1)
 			}
 		})
+	}
+}
+
+var discardLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// wrongKeySealer opens nothing, as a formd run without the key that sealed
+// the payload.
+type wrongKeySealer struct{ plainSealer }
+
+func (wrongKeySealer) Open(string, SealedPayload) ([]byte, error) {
+	return nil, errors.New("sealed under key 1a2b3c4d, which is not configured")
+}
+
+// Regression (issue 8, item 10): a payload formd could not unseal made its
+// delivery give up at once (ErrPermanent), and then redaction deleted the
+// payload: a submission lost to a missing key. Now the delivery waits on the
+// retry schedule, never gives up for it, says why, and the failure is logged
+// as an error naming the delivery and the submission.
+func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	for _, before := range []int{0, delivery.MaxAttempts - 1, delivery.MaxAttempts + 2} {
+		store := &oneDelivery{payload: &SealedPayload{KeyID: "1a2b3c4d", Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: before,
+			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+		var logged bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logged, nil))
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log)
+		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if len(store.recorded) != 1 {
+			t.Fatalf("recorded %+v", store.recorded)
+		}
+		failed, ok := store.recorded[0].Outcome.(delivery.AttemptFailed)
+		if !ok {
+			t.Fatalf("after %d attempts: outcome %#v; want a retry, never a final failure (it would redact the payload)", before, store.recorded[0].Outcome)
+		}
+		if !strings.Contains(failed.Reason, "sealing key wrong or missing") || !strings.Contains(failed.Reason, "1a2b3c4d") || !failed.NextAt.After(fixedClock{}.Now()) {
+			t.Errorf("reason %q, next at %v; want the key named as the cause and a later retry", failed.Reason, failed.NextAt)
+		}
+		line := logged.String()
+		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "deliveryId=d1") || !strings.Contains(line, "submissionId=s1") {
+			t.Errorf("log %q; want an error naming delivery d1 and submission s1", line)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package application
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,24 @@ func (h *DeliverHandler) sendVerification(ctx context.Context, q delivery.Queued
 	if !h.clock.Now().Before(v.ExpiresAt) {
 		return fmt.Errorf("%w: the link expired before it could be mailed", ErrPermanent)
 	}
-	return h.mailer.Send(ctx, verificationMail(v, q.DeliveryID, h.tokens.Token(v.ID), h.settings))
+	token, err := requestedToken(h.tokens, v)
+	if err != nil {
+		return err
+	}
+	return h.mailer.Send(ctx, verificationMail(v, q.DeliveryID, token, h.settings))
+}
+
+// requestedToken is the token the verification was requested with: the one
+// whose hash the record holds. After a key rotation between the request and
+// this mail, that is the old key's token, not the current key's.
+func requestedToken(tokens LinkTokens, v VerificationRecord) (string, error) {
+	for _, t := range tokens.Tokens(v.ID) {
+		if bytes.Equal(HashSecret(t), v.TokenHash) {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("%w: verification %s was requested under a secret key formd no longer accepts, so its link cannot work: ask for a new link",
+		ErrPermanent, v.ID)
 }
 
 // verificationMail is the mail with the one-time link of v.
@@ -44,6 +62,8 @@ func verificationMail(v VerificationRecord, deliveryID, token string, settings M
 		To:         v.Email,
 	}
 	switch v.Kind {
+	case verification.KindPasswordReset:
+		m.Subject, m.Text = passwordResetMail(link, v.ExpiresAt)
 	case verification.KindAccount:
 		m.Subject = "Verify your formd account email"
 		m.Text = fmt.Sprintf("Welcome to formd.\n\nFollow this link to verify your account email and start creating forms:\n\n%s\n\nThe link expires at %s.\nIf you did not register, ignore this email.\n",

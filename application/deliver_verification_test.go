@@ -35,6 +35,10 @@ type prefixTokens struct{}
 
 func (prefixTokens) Token(id string) string { return "tok-" + id }
 
+func (t prefixTokens) Tokens(id string) []string { return []string{t.Token(id)} }
+
+func (t prefixTokens) Verify(id, token string) bool { return token == t.Token(id) }
+
 // mailResult records the mails it is asked to send and answers err.
 type mailResult struct {
 	err  error
@@ -53,7 +57,7 @@ func (m mailResult) Send(_ context.Context, mail Mail) error {
 func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 	now := fixedClock{}.Now()
 	account := VerificationRecord{ID: "ver-1", Kind: verification.KindAccount, SubjectID: "acct-1", Email: "ada@example.com",
-		DeliveryID: "del-1", Status: verification.StatusPending, ExpiresAt: now.Add(verification.Lifetime)}
+		DeliveryID: "del-1", Status: verification.StatusPending, ExpiresAt: now.Add(verification.Lifetime), TokenHash: HashSecret("tok-ver-1")}
 	recipient := account
 	recipient.Kind, recipient.SubjectID, recipient.Email = verification.KindRecipient, "form-1", "inbox@example.com"
 	expired := account
@@ -89,7 +93,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
 			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{},
-				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{})
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog)
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)

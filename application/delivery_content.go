@@ -22,7 +22,7 @@ type webhookBody struct {
 func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
 	plain, err := h.sealer.Open(q.SubmissionID, sealed)
 	if err != nil {
-		return fmt.Errorf("%w: unseal payload: %v", ErrPermanent, err)
+		return fmt.Errorf("%w: %v", ErrUnsealable, err)
 	}
 	var p Payload
 	if err := json.Unmarshal(plain, &p); err != nil {

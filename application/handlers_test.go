@@ -19,15 +19,18 @@ import (
 func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	constructors := map[string]func(){
 		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
-		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil) },
+		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil, nil) },
+		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil) },
+		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil, nil) },
+		"LinkView":     func() { NewVerificationLinkHandler(nil, nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
-		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil) },
+		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil) },
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, MailSettings{}, nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil) },
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },
@@ -81,6 +84,7 @@ func (m *memTx) QueueDelivery(context.Context, delivery.Queued) error {
 func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error {
 	return errors.New("unexpected")
 }
+func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
 
 // oneAccount is a read model that knows one account by email.
 type oneAccount struct {

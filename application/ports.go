@@ -36,6 +36,9 @@ type Tx interface {
 	QueueDelivery(ctx context.Context, q delivery.Queued) error
 	// CreateSession stores a session under the hash of its token.
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
+	// EndSessions ends every session of the account (a password reset): in
+	// the transaction, so a new password and the old sessions never coexist.
+	EndSessions(ctx context.Context, accountID string) error
 }
 
 // ReadModel answers queries from projections kept by the adapters.
@@ -47,6 +50,9 @@ type ReadModel interface {
 	FormByAccessKeyHash(ctx context.Context, hash []byte) (FormRecord, error)
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
+	// VerificationRequestTimes says when the verifications of a subject, and
+	// those to an address (any kind or subject), were requested since a time.
+	VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 }
 
@@ -69,8 +75,18 @@ type IDs interface{ New() string }
 
 // LinkTokens derives the one-time token of a verification link from the
 // verification id and the server secret, so the token itself is never stored.
+// A token names the key that made it; after a key rotation the old key's
+// tokens stay valid while that key is still accepted for reading.
 type LinkTokens interface {
+	// Token is the verification's token under the current key.
 	Token(verificationID string) string
+	// Tokens is the verification's token under each accepted key, the
+	// current key's first: the mail of a verification requested before a
+	// rotation carries the token it was requested with.
+	Tokens(verificationID string) []string
+	// Verify reports whether token was made for the verification by a key
+	// that is still accepted.
+	Verify(verificationID, token string) bool
 }
 
 // SubmissionForms finds the form a submission is routed to. It may answer
@@ -84,6 +100,14 @@ type SubmissionForms interface {
 type Sealer interface {
 	Seal(submissionID string, plaintext []byte) (SealedPayload, error)
 	Open(submissionID string, p SealedPayload) ([]byte, error)
+}
+
+// AutoresponderLimits allows one autoresponder per address per form per hour,
+// counted in the database so every process shares it. Reserve takes the
+// address's slot for this request and reports whether it got it; a retry of
+// the same request gets it again.
+type AutoresponderLimits interface {
+	Reserve(ctx context.Context, formID, addressHash, requestID string, now time.Time) (bool, error)
 }
 
 // ValueHasher makes keyed hashes of field values, so events can say whether

@@ -28,6 +28,9 @@ const (
 	ActorSubmitter = "submitter"
 	// ActorOperator runs formd's command line (`formd grant`).
 	ActorOperator = "operator"
+	// ActorAnonymous is a caller without a credential asking for a password
+	// reset link; it has no id, the link it asks for goes to the mailbox.
+	ActorAnonymous = "anonymous"
 )
 
 // Metadata travels with every stored event: the actor, the HTTP request that
@@ -78,6 +81,9 @@ type VerificationRecord struct {
 	DeliveryID string
 	Status     verification.Status
 	ExpiresAt  time.Time
+	// TokenHash is the hash of the link's token (HashSecret), which says
+	// which accepted key made the token the request mailed.
+	TokenHash []byte
 }
 
 // HistoryEntry is one event of a form's audit trail.
@@ -93,6 +99,9 @@ type HistoryEntry struct {
 // SealedPayload is a submission's raw content encrypted under its own data
 // key, which is itself wrapped by the server's sealing key.
 type SealedPayload struct {
+	// KeyID names the server key that wrapped the data key (a fingerprint,
+	// never the key); empty for payloads sealed before key ids existed.
+	KeyID      string
 	WrappedKey []byte
 	Ciphertext []byte
 }
@@ -160,6 +169,13 @@ type ClaimedDelivery struct {
 // ErrPermanent marks failures no retry can fix (the payload is gone, the
 // receiver refused the request).
 var ErrPermanent = errors.New("permanent failure")
+
+// ErrUnsealable marks a sealed payload that none of the configured keys
+// opens: the key that sealed it is missing or wrong. That is the operator's
+// to fix, not the receiver's, so its deliveries wait and the payload is kept
+// until formd runs with that key (delivery.Postpone); giving up would redact
+// the payload and lose the submission.
+var ErrUnsealable = errors.New("sealing key wrong or missing")
 
 // Webhook is one JSON POST.
 type Webhook struct {

@@ -42,14 +42,18 @@ type SubmitHandler struct {
 	hasher ValueHasher
 	ids    IDs
 	clock  Clock
+
+	autoresponders AutoresponderLimits
 }
 
 // NewSubmitHandler builds the handler; every dependency is required.
-func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher, ids IDs, clock Clock) *SubmitHandler {
-	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil {
+func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher,
+	ids IDs, clock Clock, autoresponders AutoresponderLimits) *SubmitHandler {
+	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
-	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock}
+	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
+		autoresponders: autoresponders}
 }
 
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
@@ -70,6 +74,8 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		RemoteIP: cmd.RemoteIP, HasFiles: len(cmd.Files) > 0, JSONClient: cmd.JSONClient, DryRun: cmd.DryRun}
 	fresh := false
 	keyHash := HashSecret(key)
+	var refused *FormRecord // the cached form a first judgement refused
+	var refusal submission.Verdict
 	for attempt := 0; ; attempt++ {
 		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -77,6 +83,12 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		if err != nil {
 			return SubmitOutcome{}, err
+		}
+		// Judging is not free (a form's regex rules may spend the whole
+		// matching budget): the same version of the form, with the same
+		// entitlements looked up a moment ago, would refuse the same way.
+		if refused != nil && rec.ID == refused.ID && rec.Version == refused.Version {
+			return SubmitOutcome{}, rejection(cmd, data, refusal, refused.RecipientVerified)
 		}
 		if cmd.IdempotencyKey != "" && !cmd.DryRun {
 			prior, err := h.store.IdempotentResponse(ctx, rec.ID, cmd.IdempotencyKey)
@@ -92,7 +104,8 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 			return SubmitOutcome{}, err
 		}
 		if v.Err() != nil && !fresh {
-			fresh = true // a cached form may be stale: judge a rejection on fresh data
+			fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
+			refused, refusal = &rec, v
 			continue
 		}
 		if v.Err() != nil {

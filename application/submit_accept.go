@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/submission"
@@ -15,6 +16,18 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	st := rec.Settings
 	submissionID := h.ids.New()
 	plan := submission.PlanDeliveries(st, env)
+	if _, ok := plan.Autoresponder(); ok {
+		// The submitter picks where an autoresponder goes: one an hour per
+		// address keeps a form from being a mail cannon.
+		address := h.hasher.HashValue(rec.ID, autoresponderToField, strings.ToLower(plan.SubmitterEmail()))
+		free, err := h.autoresponders.Reserve(ctx, rec.ID, address, cmd.RequestID, now)
+		if err != nil {
+			return SubmitOutcome{}, err
+		}
+		if !free {
+			plan = plan.WithoutAutoresponder()
+		}
+	}
 	resp := newResponse(true, SuccessMessage, cmd.RequestID, nil)
 	resp.Body.Data = nil
 
@@ -80,6 +93,9 @@ func payloadOf(p submission.Plan, formName string, data []submission.Field) Payl
 	}
 	return out
 }
+
+// autoresponderToField names the autoresponder's address in its keyed hash.
+const autoresponderToField = "\x00autoresponder-to"
 
 // submitterIPField names the submitter's address in the keyed hash; field
 // names cannot hold a NUL, so it never collides with a submitted field.

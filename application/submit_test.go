@@ -45,6 +45,13 @@ func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*Stored
 	return nil, nil
 }
 
+// freeAutoresponders never holds an autoresponder back.
+type freeAutoresponders struct{}
+
+func (freeAutoresponders) Reserve(context.Context, string, string, string, time.Time) (bool, error) {
+	return true, nil
+}
+
 type noEntitlements struct{}
 
 func (noEntitlements) Has(context.Context, string, string) (bool, error) { return false, nil }
@@ -75,7 +82,7 @@ func liveForm(version int, allowed ...string) FormRecord {
 }
 
 func newTestSubmitHandler(forms *fakeForms, store *fakeStore) *SubmitHandler {
-	return NewSubmitHandler(forms, store, noEntitlements{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{})
+	return NewSubmitHandler(forms, store, noEntitlements{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{})
 }
 
 func post(origin string) Submit {
@@ -127,5 +134,43 @@ func TestIdempotencyKeyReusedForAnotherBodyIsRefused(t *testing.T) {
 	out, err := replay(first, "key", data, prior)
 	if err != nil || out.Response.Body.Data["message"] != "Hi" {
 		t.Fatalf("the same body replays with its echo rebuilt: %+v, %v", out.Response, err)
+	}
+}
+
+// countingEntitlements grants nothing and counts the lookups: one per
+// judgement of a request that needs one.
+type countingEntitlements struct{ lookups int }
+
+func (c *countingEntitlements) Has(context.Context, string, string) (bool, error) {
+	c.lookups++
+	return false, nil
+}
+
+// Security review: a refusal was judged twice even when the fresh form was
+// the same version, running its regex rules (up to the whole budget) again.
+func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
+	cmd := post("https://example.com")
+	cmd.Fields = append(cmd.Fields, submission.Field{Name: "ccemail", Value: "boss@example.com"}) // needs cc_recipients
+	for _, tt := range []struct {
+		name          string
+		freshVersion  int
+		wantJudgments int
+	}{
+		{"same version", 1, 1},
+		{"changed since it was cached", 2, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
+			ent := &countingEntitlements{}
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{})
+			_, err := h.Handle(context.Background(), cmd)
+			var rejected *SubmissionRejected
+			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {
+				t.Fatalf("err = %v, want the paid_features refusal", err)
+			}
+			if forms.freshReads != 1 || ent.lookups != tt.wantJudgments {
+				t.Errorf("fresh reads %d, judgements %d; want 1 and %d", forms.freshReads, ent.lookups, tt.wantJudgments)
+			}
+		})
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/verification"
 )
 
-// VerifyLink is a click on a verification link.
+// VerifyLink confirms a verification link: the POST of the button on the
+// page the link opens (GET changes nothing, see VerificationLinkHandler), so
+// a mail scanner that fetches every link verifies nothing.
 type VerifyLink struct {
 	Token     string
 	RequestID string
@@ -21,17 +24,18 @@ type LinkVerified struct {
 
 // VerifyLinkHandler completes account and recipient verifications.
 type VerifyLinkHandler struct {
-	tx    Transactor
-	read  ReadModel
-	clock Clock
+	tx     Transactor
+	read   ReadModel
+	clock  Clock
+	tokens LinkTokens
 }
 
 // NewVerifyLinkHandler builds the handler.
-func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock) *VerifyLinkHandler {
-	if tx == nil || read == nil || clock == nil {
+func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock, tokens LinkTokens) *VerifyLinkHandler {
+	if tx == nil || read == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of VerifyLinkHandler")
 	}
-	return &VerifyLinkHandler{tx: tx, read: read, clock: clock}
+	return &VerifyLinkHandler{tx: tx, read: read, clock: clock, tokens: tokens}
 }
 
 // Handle verifies the link's subject: the account email, or a form's recipient.
@@ -39,6 +43,12 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 	rec, err := h.read.VerificationByTokenHash(ctx, HashSecret(cmd.Token))
 	if err != nil {
 		return LinkVerified{}, err
+	}
+	// The stored hash finds the verification; the key check makes retiring
+	// a key (dropping it from the old keys) end the links it issued, which
+	// matters when it leaked.
+	if !h.tokens.Verify(rec.ID, cmd.Token) {
+		return LinkVerified{}, domain.ErrNotFound
 	}
 	latest, err := h.read.LatestVerification(ctx, rec.Kind, rec.SubjectID)
 	if err != nil {
@@ -69,7 +79,7 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 				return err
 			}
 			return tx.SaveAccount(ctx, a)
-		default:
+		case verification.KindRecipient:
 			f, err := tx.LoadForm(ctx, v.SubjectID)
 			if err != nil {
 				return err
@@ -84,6 +94,10 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 				return err
 			}
 			return tx.SaveForm(ctx, f)
+		default:
+			// A password reset link completes only with a new password
+			// (ResetPasswordHandler); confirming it alone does nothing.
+			return domain.ErrNotFound
 		}
 	})
 	return LinkVerified{Kind: rec.Kind, Email: rec.Email}, err

@@ -100,7 +100,8 @@ func (f *Formd) call(ctx context.Context, method, path, bearer string, body any,
 	return nil
 }
 
-var verifyLinkRE = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_-]+`)
+// A token is "<key id>.<MAC>": the dot belongs to it.
+var verifyLinkRE = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_.-]+`)
 
 // followVerification waits (up to 15 s) for a mail to `to` that is not in
 // seen and carries a verification link, and GETs the link.

@@ -5,6 +5,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // InvalidInputError reports a broken rule about one input field. Ports map it
@@ -38,3 +39,12 @@ func (e *ForbiddenError) Error() string { return e.Message }
 // ErrConcurrency is returned when a stream was changed by someone else between
 // load and append; repositories retry the command on it.
 var ErrConcurrency = errors.New("concurrent modification of the stream")
+
+// TooManyRequestsError refuses an action that came too often; it may be tried
+// again after RetryAfter.
+type TooManyRequestsError struct {
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (e *TooManyRequestsError) Error() string { return e.Message }

@@ -77,6 +77,9 @@ var _ = Describe("Discovery", func() {
 		own.DropDatabase()
 		Eventually(func() int { return own.Get("", "/healthz").Status }).
 			WithTimeout(10 * time.Second).Should(Equal(http.StatusServiceUnavailable))
+		By("formd staying up meanwhile (its event router restarts instead of taking the process down)")
+		Consistently(func() int { return own.Session.ExitCode() }).WithTimeout(2 * time.Second).Should(Equal(-1))
+		Expect(own.Get("", "/healthz").Status).To(Equal(http.StatusServiceUnavailable))
 	})
 
 	It("uses FORMD_BASE_URL in discovery documents and email links", func() {
@@ -93,10 +96,10 @@ var _ = Describe("Discovery", func() {
 		email := UniqueEmail("based")
 		token := own.Register(email, "")
 		m := own.Mail.WaitForMail(email)
-		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_-]+)`).FindStringSubmatch(m.Text)
+		link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/verify/[A-Za-z0-9_.-]+)`).FindStringSubmatch(m.Text)
 		Expect(link).To(HaveLen(2), "a link under %s in %q", base, m.Text)
 		path := link[1]
-		Expect(own.Get("", path).Status).To(Equal(http.StatusOK))
+		Expect(own.FollowLink(path).Status).To(Equal(http.StatusOK)) // open, then confirm (issue 8, item 6)
 		Expect(shared.Get("", path).Status).To(Equal(http.StatusNotFound), "a link is only valid on the formd that issued it")
 		own.CreateForm(token, contactForm(nil))
 	})

@@ -52,6 +52,26 @@ func (db *DB) Int(query string, args ...any) int {
 	return n
 }
 
+// String runs a query that answers one text value.
+func (db *DB) String(query string, args ...any) string {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	var s string
+	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&s)).To(Succeed(), "%s", query)
+	return s
+}
+
+// Exec runs a statement, to put formd's state where a spec needs it (a
+// retry due now rather than in minutes, say).
+func (db *DB) Exec(query string, args ...any) {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	_, err := db.pool.Exec(ctx, query, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s", query)
+}
+
 // DBEvent is one row of the events table.
 type DBEvent struct {
 	StreamType string
@@ -105,15 +125,6 @@ func (db *DB) Text(query string, args ...any) string {
 	var s string
 	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&s)).To(Succeed(), "%s", query)
 	return s
-}
-
-// Exec runs a statement (to move formd's clock-driven state along, say).
-func (db *DB) Exec(query string, args ...any) {
-	GinkgoHelper()
-	ctx, cancel := dbContext()
-	defer cancel()
-	_, err := db.pool.Exec(ctx, query, args...)
-	Expect(err).NotTo(HaveOccurred(), "%s", query)
 }
 
 // AccountVerificationDelivery is the delivery id of the newest mail that

@@ -124,7 +124,9 @@ func (m Mail) isFor(to string) bool {
 	return false
 }
 
-var verifyLink = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_-]+`)
+// A token is "<key id>.<MAC>" (the key id since key rotation, README: Key
+// rotation), so the dot belongs to it.
+var verifyLink = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_.-]+`)
 
 // Link returns the first http://…/verify/<token> URL in the email's text,
 // failing the spec when there is none.

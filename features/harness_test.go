@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -263,14 +264,15 @@ func (f *Formd) Register(email, password string) (token string) {
 }
 
 // VerifyAccount reads the next email to email, follows its verification link
-// and expects 200.
+// (opens it and confirms with the page's button) and expects 200.
 func (f *Formd) VerifyAccount(email string) {
 	GinkgoHelper()
 	f.followLink(email)
 }
 
 // VerifyRecipient reads the next email to a form recipient, follows its
-// verification link and expects 200.
+// verification link (opens it and confirms with the page's button) and
+// expects 200.
 func (f *Formd) VerifyRecipient(email string) {
 	GinkgoHelper()
 	f.followLink(email)
@@ -279,9 +281,40 @@ func (f *Formd) VerifyRecipient(email string) {
 func (f *Formd) followLink(email string) *Response {
 	GinkgoHelper()
 	m := f.Mail.WaitForMail(email)
-	r := f.Get("", Link(m))
+	r := f.FollowLink(Link(m))
 	Expect(r.Status).To(Equal(http.StatusOK), "following %s: %s", Link(m), r)
 	return r
+}
+
+// OpenLink opens a link from a mail as a mail scanner or a browser does
+// (GET), expects its confirmation page (200, a form that posts back) and
+// returns it. Opening a link changes nothing.
+func (f *Formd) OpenLink(link string) *Response {
+	GinkgoHelper()
+	r := f.Get("", link)
+	Expect(r.Status).To(Equal(http.StatusOK), "opening %s: %s", link, r)
+	Expect(string(r.Body)).To(ContainSubstring(`<form method="post"`), "the page of %s", link)
+	return r
+}
+
+// ConfirmLink sends what the button of a link's page sends: a POST of the
+// page's form to the link, with fields as name, value pairs (a password
+// reset's "password"). It returns the answer, whatever its status.
+func (f *Formd) ConfirmLink(link string, fields ...string) *Response {
+	GinkgoHelper()
+	form := url.Values{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		form.Add(fields[i], fields[i+1])
+	}
+	return f.Post("", link, RawBody{ContentType: "application/x-www-form-urlencoded", Data: []byte(form.Encode())})
+}
+
+// FollowLink opens a link and presses its page's button, as the person who
+// reads the mail does, and returns the answer to the button.
+func (f *Formd) FollowLink(link string, fields ...string) *Response {
+	GinkgoHelper()
+	f.OpenLink(link)
+	return f.ConfirmLink(link, fields...)
 }
 
 // RegisteredVerifiedUser registers a new account under a UniqueEmail with

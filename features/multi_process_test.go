@@ -75,7 +75,7 @@ var _ = Describe("Several formd processes on one database", Ordered, ContinueOnF
 		By("following A's recipient verification link on B")
 		m := a.Mail.WaitForMail(recipient)
 		Expect(Link(m)).To(HavePrefix(a.URL + "/verify/"))
-		page := b.Get("", b.On(Link(m)))
+		page := b.FollowLink(b.On(Link(m))) // open, then confirm with the page's button (issue 8, item 6)
 		Expect(page.Status).To(Equal(http.StatusOK), "%s", page)
 		Expect(a.FormByID(token, form["id"].(string))).To(HaveKeyWithValue("recipientVerified", true))
 

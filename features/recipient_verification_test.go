@@ -46,8 +46,8 @@ var _ = Describe("Recipient verification", func() {
 		Expect(m.Header.Get("Message-Id")).To(ContainSubstring(v["deliveryId"].(string)), "the mail is the delivery the API names")
 		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
 
-		By("the recipient following the link")
-		page := f.Get("", Link(m))
+		By("the recipient following the link: opening it, then confirming with its page's button (issue 8, item 6)")
+		page := f.FollowLink(Link(m))
 		Expect(page.Status).To(Equal(http.StatusOK), "%s", page)
 		Expect(string(page.Body)).To(ContainSubstring(recipient))
 
@@ -62,7 +62,7 @@ var _ = Describe("Recipient verification", func() {
 		Expect(events[1]["requestId"]).To(Equal(page.RequestID()))
 
 		By("following the link again changing nothing")
-		Expect(f.Get("", Link(m)).Status).To(Equal(http.StatusOK))
+		Expect(f.FollowLink(Link(m)).Status).To(Equal(http.StatusOK))
 		Expect(f.Events(token, id)).To(HaveLen(2))
 	})
 
@@ -87,7 +87,7 @@ var _ = Describe("Recipient verification", func() {
 		Expect(Link(second)).NotTo(Equal(Link(first)))
 
 		By("the new link verifying the recipient")
-		Expect(f.Get("", Link(second)).Status).To(Equal(http.StatusOK))
+		Expect(f.FollowLink(Link(second)).Status).To(Equal(http.StatusOK))
 		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
 	})
 
@@ -128,7 +128,7 @@ var _ = Describe("Recipient verification", func() {
 		Expect(f.Patch(token, "/v1/forms/"+id, map[string]any{"recipientEmail": newRecipient}).Status).To(Equal(http.StatusOK))
 
 		By("the old recipient following the old link")
-		page := f.Get("", Link(oldMail))
+		page := f.ConfirmLink(Link(oldMail)) // the page's button: links verify by POST (issue 8, item 6)
 		Expect(page.Status).To(Equal(http.StatusBadRequest), "%s", page)
 		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
 		Expect(verificationOf()).To(HaveKeyWithValue("status", "pending"))

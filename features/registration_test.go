@@ -63,8 +63,8 @@ var _ = Describe("Account registration", func() {
 		link := Link(m)
 		Expect(link).To(HavePrefix(f.URL + "/verify/"))
 
-		By("following the link")
-		page := f.Get("", link)
+		By("following the link: opening it, then confirming with its page's button (issue 8: opening alone verifies nothing)")
+		page := f.FollowLink(link)
 		Expect(page.Status).To(Equal(http.StatusOK), "%s", page)
 		Expect(page.Header.Get("Content-Type")).To(HavePrefix("text/html"))
 		Expect(string(page.Body)).To(ContainSubstring(email))

@@ -2,6 +2,7 @@ package features_test
 
 import (
 	"net/http"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -40,8 +41,9 @@ var _ = Describe("Security hardening", func() {
 			first := UniqueEmail("first")
 			form, _ := f.CreateForm(token, contactForm(map[string]any{"recipientEmail": first}))
 			id := form["id"].(string)
+			// Links verify with the POST of their page's button (issue 8, item 6).
 			used := Link(f.Mail.WaitForMail(first))
-			Expect(f.Get("", used).Status).To(Equal(http.StatusOK))
+			Expect(f.FollowLink(used).Status).To(Equal(http.StatusOK))
 
 			By("changing the recipient to another address and back")
 			other := UniqueEmail("other")
@@ -50,16 +52,16 @@ var _ = Describe("Security hardening", func() {
 			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
 
 			By("the old, used link verifying nothing")
-			r := f.Get("", used)
+			r := f.ConfirmLink(used)
 			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r)
 			Expect(string(r.Body)).To(ContainSubstring("already used"))
 			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", false))
 
 			By("the new link verifying the address")
-			Expect(f.Get("", Link(f.Mail.WaitForMail(first))).Status).To(Equal(http.StatusOK))
+			Expect(f.FollowLink(Link(f.Mail.WaitForMail(first))).Status).To(Equal(http.StatusOK))
 			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
 			By("following it twice is still harmless")
-			Expect(f.Get("", used).Status).To(Equal(http.StatusOK))
+			Expect(f.FollowLink(used).Status).To(Equal(http.StatusOK))
 		})
 
 		It("verifies only with the newest link once a new one was sent", func() {
@@ -71,10 +73,10 @@ var _ = Describe("Security hardening", func() {
 			Expect(f.Post(token, "/v1/forms/"+id+"/recipient-verifications", nil).Status).To(Equal(http.StatusCreated))
 			newer := Link(f.Mail.WaitForMail(recipient))
 
-			r := f.Get("", older)
+			r := f.ConfirmLink(older) // links verify with the POST of their page's button (issue 8, item 6)
 			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r)
 			Expect(string(r.Body)).To(ContainSubstring("newer verification email"))
-			Expect(f.Get("", newer).Status).To(Equal(http.StatusOK))
+			Expect(f.FollowLink(newer).Status).To(Equal(http.StatusOK))
 			Expect(f.FormByID(token, id)).To(HaveKeyWithValue("recipientVerified", true))
 		})
 	})
@@ -124,6 +126,24 @@ var _ = Describe("Security hardening", func() {
 			Expect(m.Header.Get("Reply-To")).To(BeEmpty(), "no replyToDefault: no Reply-To, and never the recipient's address")
 			Expect(string(m.Raw)).NotTo(ContainSubstring(lf.Recipient))
 		})
+
+		It("goes to one address at most once an hour per form", func() {
+			f := shared
+			lf := f.LiveForm(map[string]any{"autoresponder": map[string]any{"enabled": true}})
+			victim := UniqueEmail("victim")
+			post := func() *Response {
+				r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "email": victim, "message": "hi"}, fromExampleCom())
+				Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+				return r
+			}
+			Expect(post().JSON).To(HaveKey("autoresponderDeliveryId"))
+			second := post()
+			Expect(second.JSON).NotTo(HaveKey("autoresponderDeliveryId"), "the submission is accepted, without an autoresponder")
+			Expect(second.JSON).To(HaveKey("deliveryId"))
+			mailWithID(f, lf.Recipient, second.JSON["deliveryId"].(string))
+			Eventually(func() int { return len(f.Mail.To(victim)) }).Should(Equal(1))
+			Consistently(func() int { return len(f.Mail.To(victim)) }).WithTimeout(300 * time.Millisecond).Should(Equal(1))
+		})
 	})
 
 	Describe("the audit trail of submissions", func() {
@@ -144,6 +164,25 @@ var _ = Describe("Security hardening", func() {
 			Expect(actor(first)).To(Equal(1), "the submitter is a hash, and the IP is nowhere in the metadata")
 			Expect(db.Int(`SELECT count(DISTINCT metadata->'actor'->>'id') FROM events WHERE event_type = 'submission.accepted.v1'
 				AND data->>'requestId' IN ($1, $2)`, first, second)).To(Equal(1), "one address, one hash: abuse can be correlated")
+		})
+	})
+
+	Describe("recipient verification resends", func() {
+		It("are limited per form: a sixth mail in an hour is refused with 429 and Retry-After", func() {
+			f := shared
+			token, _ := f.RegisteredVerifiedUser()
+			recipient := UniqueEmail("flooded")
+			form, _ := f.CreateForm(token, contactForm(map[string]any{"recipientEmail": recipient}))
+			id := form["id"].(string)
+			path := "/v1/forms/" + id + "/recipient-verifications"
+			for range 4 { // the creation's mail and four resends: five in the hour
+				Expect(f.Post(token, path, nil).Status).To(Equal(http.StatusCreated))
+			}
+			r := f.Post(token, path, nil)
+			ExpectError(r, http.StatusTooManyRequests, "Too many verification emails")
+			Expect(r.Header.Get("Retry-After")).To(MatchRegexp(`^[0-9]+$`))
+			Eventually(func() int { return len(f.Mail.To(recipient)) }).Should(Equal(5))
+			Consistently(func() int { return len(f.Mail.To(recipient)) }).WithTimeout(300 * time.Millisecond).Should(Equal(5))
 		})
 	})
 })

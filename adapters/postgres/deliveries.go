@@ -30,16 +30,16 @@ func NewDeliveryStore(pool *pgxpool.Pool, store *EventStore) *DeliveryStore {
 
 // Payloads implements application.DeliveryStore.
 func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (map[string]application.SealedPayload, error) {
-	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, wrapped_key, ciphertext FROM submission_payloads
+	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, key_id, wrapped_key, ciphertext FROM submission_payloads
 		WHERE submission_id = ANY($1::uuid[])`, submissionIDs)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]application.SealedPayload, len(submissionIDs))
-	var id string
+	var id, keyID string
 	var key, text []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &key, &text}, func() error {
-		out[id] = application.SealedPayload{WrappedKey: slices.Clone(key), Ciphertext: slices.Clone(text)}
+	_, err = pgx.ForEachRow(rows, []any{&id, &keyID, &key, &text}, func() error {
+		out[id] = application.SealedPayload{KeyID: keyID, WrappedKey: slices.Clone(key), Ciphertext: slices.Clone(text)}
 		return nil
 	})
 	return out, err

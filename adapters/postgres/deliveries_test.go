@@ -38,3 +38,45 @@ func TestRecordAttemptsKeepsALongMultibyteReason(t *testing.T) {
 		t.Fatalf("stored %q (%d bytes, status %s), want a valid prefix of at most 500 bytes", stored, len(stored), status)
 	}
 }
+
+// Key rotation: the id of the key that sealed a payload is stored with it
+// and read back, so a formd with other keys knows which one opens it; a
+// payload whose delivery waits for its key (a failed, not final, attempt)
+// stays stored.
+func TestPayloadsKeepTheirKeyIDAndAWaitingDeliveryKeepsIt(t *testing.T) {
+	g := newGroupEnv(t)
+	s := g.accepted(g.version, "")
+	s.Payload.KeyID = "1a2b3c4d"
+	if _, err := g.subs.Accept(g.ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	id := s.Accepted.SubmissionID
+	got, err := store.Payloads(g.ctx, []string{id})
+	if err != nil || got[id].KeyID != "1a2b3c4d" || string(got[id].Ciphertext) != "sealed "+id {
+		t.Fatalf("Payloads = %+v, %v; want key id 1a2b3c4d and the ciphertext", got, err)
+	}
+
+	now := time.Now().UTC()
+	reason := "sealing key wrong or missing: sealed under key 1a2b3c4d, which is not configured"
+	err = store.RecordAttempts(g.ctx, []application.Attempt{{Queued: s.Queued[0], Number: 1,
+		Outcome: delivery.AttemptFailed{Attempt: 1, Reason: reason, NextAt: now.Add(time.Minute), At: now}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.Payloads(g.ctx, []string{id}); err != nil || len(got) != 1 {
+		t.Fatalf("after an attempt waiting for its key, Payloads = %+v, %v; want the payload kept", got, err)
+	}
+	var lastError string
+	if err := g.pool.QueryRow(g.ctx, `SELECT last_error FROM deliveries WHERE id = $1`, s.Queued[0].DeliveryID).Scan(&lastError); err != nil || lastError != reason {
+		t.Fatalf("last_error %q (%v), want %q", lastError, err, reason)
+	}
+
+	// A payload stored before key ids existed reads with an empty key id.
+	if _, err := g.pool.Exec(g.ctx, `UPDATE submission_payloads SET key_id = DEFAULT WHERE submission_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.Payloads(g.ctx, []string{id}); err != nil || got[id].KeyID != "" {
+		t.Fatalf("a payload without key id: %+v, %v", got, err)
+	}
+}

@@ -83,11 +83,11 @@ func (r *ReadModel) FormByAccessKeyHash(ctx context.Context, hash []byte) (appli
 	return scanForm(r.pool.QueryRow(ctx, `SELECT `+formColumns+` FROM forms WHERE access_key_hash = $1`, hash))
 }
 
-const verificationColumns = `id::text, kind, subject_id::text, email, delivery_id::text, status, expires_at`
+const verificationColumns = `id::text, kind, subject_id::text, email, delivery_id::text, status, expires_at, token_hash`
 
 func scanVerification(row pgx.Row) (application.VerificationRecord, error) {
 	var v application.VerificationRecord
-	err := row.Scan(&v.ID, &v.Kind, &v.SubjectID, &v.Email, &v.DeliveryID, &v.Status, &v.ExpiresAt)
+	err := row.Scan(&v.ID, &v.Kind, &v.SubjectID, &v.Email, &v.DeliveryID, &v.Status, &v.ExpiresAt, &v.TokenHash)
 	return v, notFound(err)
 }
 
@@ -105,6 +105,33 @@ func (r *ReadModel) VerificationByID(ctx context.Context, id string) (applicatio
 func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (application.VerificationRecord, error) {
 	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications
 		WHERE subject_id = $1 AND kind = $2 ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind)))
+}
+
+// VerificationRequestTimes implements application.ReadModel: when the
+// verifications of a subject, and those to an address (any kind, any
+// subject), were requested since a time.
+func (r *ReadModel) VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error) {
+	rows, err := r.pool.Query(ctx, `SELECT created_at, subject_id = $2 AND kind = $3, lower(email) = lower($1) FROM verifications
+		WHERE created_at > $4 AND (lower(email) = lower($1) OR (subject_id = $2 AND kind = $3))`,
+		email, subjectID, string(kind), since)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at time.Time
+		var ofSubject, toAddress bool
+		if err := rows.Scan(&at, &ofSubject, &toAddress); err != nil {
+			return nil, nil, err
+		}
+		if ofSubject {
+			forSubject = append(forSubject, at)
+		}
+		if toAddress {
+			forAddress = append(forAddress, at)
+		}
+	}
+	return forSubject, forAddress, rows.Err()
 }
 
 // StreamHistory reads a stream's events for the audit trail.

@@ -110,6 +110,7 @@ func allLive(batch []*pendingSubmission) []bool {
 type writeRows struct {
 	streams     []StreamEvents
 	ids, forms  []string
+	keyIDs      []string
 	keys, texts [][]byte
 	pending     []int32
 }
@@ -123,6 +124,7 @@ func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
 		sub := p.sub
 		w.streams = append(w.streams, submissionStreams(sub)...)
 		w.ids, w.forms = append(w.ids, sub.Accepted.SubmissionID), append(w.forms, sub.FormID)
+		w.keyIDs = append(w.keyIDs, sub.Payload.KeyID)
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
 	}
@@ -131,9 +133,9 @@ func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
 
 func (w writeRows) queuePayloads(b *pgx.Batch) {
 	b.Queue(`
-		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending)
-		SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[])`,
-		w.ids, w.forms, w.keys, w.texts, w.pending)
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id)
+		SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[], $6::text[])`,
+		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs)
 }
 
 // submissionStreams are the streams one accepted submission appends to.

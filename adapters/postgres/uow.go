@@ -199,6 +199,11 @@ func (u *unitOfWork) CreateSession(ctx context.Context, tokenHash []byte, accoun
 	return err
 }
 
+func (u *unitOfWork) EndSessions(ctx context.Context, accountID string) error {
+	_, err := u.tx.Exec(ctx, `DELETE FROM sessions WHERE account_id = $1`, accountID)
+	return err
+}
+
 // isRetryable reports PostgreSQL errors that a fresh attempt resolves:
 // serialization failures and deadlocks.
 func isRetryable(err error) bool {

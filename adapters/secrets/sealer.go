@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 
 	"github.com/formd/formd/application"
 )
@@ -15,15 +16,26 @@ import (
 // Sealer implements application.Sealer: each payload gets its own random
 // AES-256-GCM data key, wrapped by a key derived from the server secret.
 // Deleting the wrapped key and ciphertext destroys the payload for good.
-type Sealer struct{ kek cipher.AEAD }
+// It seals under the current key and opens under any key of the ring, found
+// by the key id stored with the payload.
+type Sealer struct {
+	current string
+	keks    map[string]cipher.AEAD // by key id
+	order   []string               // key ids, the current one first
+}
 
-// NewSealer derives the key-encryption key from the server secret.
-func NewSealer(k Key) (*Sealer, error) {
-	aead, err := newGCM(k.Derive("payload-sealing"))
-	if err != nil {
-		return nil, err
+// NewSealer derives a key-encryption key from each key of the ring.
+func NewSealer(r Keyring) (*Sealer, error) {
+	s := &Sealer{current: r.Current.ID(), keks: map[string]cipher.AEAD{}}
+	for _, k := range r.All() {
+		aead, err := newGCM(k.Derive("payload-sealing"))
+		if err != nil {
+			return nil, err
+		}
+		s.keks[k.ID()] = aead
+		s.order = append(s.order, k.ID())
 	}
-	return &Sealer{kek: aead}, nil
+	return s, nil
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {
@@ -51,7 +63,7 @@ func open(aead cipher.AEAD, sealed, aad []byte) ([]byte, error) {
 	return aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], aad)
 }
 
-// Seal implements application.Sealer.
+// Seal implements application.Sealer, under the current key.
 func (s *Sealer) Seal(submissionID string, plaintext []byte) (application.SealedPayload, error) {
 	dataKey := make([]byte, 32)
 	if _, err := rand.Read(dataKey); err != nil {
@@ -65,15 +77,32 @@ func (s *Sealer) Seal(submissionID string, plaintext []byte) (application.Sealed
 	if err != nil {
 		return application.SealedPayload{}, err
 	}
-	wrapped, err := seal(s.kek, dataKey, []byte(submissionID))
-	return application.SealedPayload{WrappedKey: wrapped, Ciphertext: ct}, err
+	wrapped, err := seal(s.keks[s.current], dataKey, []byte(submissionID))
+	return application.SealedPayload{KeyID: s.current, WrappedKey: wrapped, Ciphertext: ct}, err
 }
 
-// Open implements application.Sealer.
+// Open implements application.Sealer. A payload sealed before key ids existed
+// (no KeyID) is tried under every key, the current one first. The errors
+// name key ids only, never keys.
 func (s *Sealer) Open(submissionID string, p application.SealedPayload) ([]byte, error) {
-	dataKey, err := open(s.kek, p.WrappedKey, []byte(submissionID))
+	ids := []string{p.KeyID}
+	if p.KeyID == "" {
+		ids = s.order
+	} else if _, ok := s.keks[p.KeyID]; !ok {
+		return nil, fmt.Errorf("sealed under key %s, which is neither FORMD_SECRET_KEY nor listed in FORMD_SECRET_KEYS_OLD", p.KeyID)
+	}
+	var dataKey []byte
+	var err error
+	for _, id := range ids {
+		if dataKey, err = open(s.keks[id], p.WrappedKey, []byte(submissionID)); err == nil {
+			break
+		}
+	}
 	if err != nil {
-		return nil, err
+		if p.KeyID == "" {
+			return nil, fmt.Errorf("sealed without a key id, and no configured key opens it: %w", err)
+		}
+		return nil, fmt.Errorf("sealed under key %s, which does not open it (the key or the data changed): %w", p.KeyID, err)
 	}
 	aead, err := newGCM(dataKey)
 	if err != nil {
@@ -85,8 +114,13 @@ func (s *Sealer) Open(submissionID string, p application.SealedPayload) ([]byte,
 // ValueHasher implements application.ValueHasher with HMAC-SHA256.
 type ValueHasher struct{ key []byte }
 
-// NewValueHasher derives the hashing key from the server secret.
-func NewValueHasher(k Key) *ValueHasher { return &ValueHasher{key: k.Derive("value-hashes")} }
+// NewValueHasher derives the hashing key from the current key only: hashes
+// are compared with each other, never opened, so old keys have no use here.
+// A rotation therefore changes the hash of every value: hashes recorded
+// before and after it are not comparable (README: Key rotation).
+func NewValueHasher(r Keyring) *ValueHasher {
+	return &ValueHasher{key: r.Current.Derive("value-hashes")}
+}
 
 // HashValue returns 128 bits of HMAC(key, form id, field, value) in hex.
 func (v *ValueHasher) HashValue(formID, field, value string) string {

@@ -2,6 +2,8 @@ package secrets_test
 
 import (
 	"bytes"
+	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/formd/formd/adapters/secrets"
@@ -10,9 +12,20 @@ import (
 
 func key(b byte) secrets.Key { return bytes.Repeat([]byte{b}, 32) }
 
-func newSealer(t *testing.T, k secrets.Key) *secrets.Sealer {
+// ring is the keyring of a formd run with current as FORMD_SECRET_KEY and
+// old as FORMD_SECRET_KEYS_OLD.
+func ring(t *testing.T, current secrets.Key, old ...secrets.Key) secrets.Keyring {
 	t.Helper()
-	s, err := secrets.NewSealer(k)
+	r, err := secrets.NewKeyring(current, old...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func newSealer(t *testing.T, k secrets.Key, old ...secrets.Key) *secrets.Sealer {
+	t.Helper()
+	s, err := secrets.NewSealer(ring(t, k, old...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +78,9 @@ func TestSealerRefuses(t *testing.T) {
 		{"tampered nonce", s, "sub-1", application.SealedPayload{WrappedKey: p.WrappedKey, Ciphertext: flip(p.Ciphertext, 0)}},
 		{"tampered wrapped key", s, "sub-1", application.SealedPayload{WrappedKey: flip(p.WrappedKey, 20), Ciphertext: p.Ciphertext}},
 		{"truncated ciphertext", s, "sub-1", application.SealedPayload{WrappedKey: p.WrappedKey, Ciphertext: p.Ciphertext[:5]}},
-		{"deleted key", s, "sub-1", application.SealedPayload{Ciphertext: p.Ciphertext}},
+		{"deleted key", s, "sub-1", application.SealedPayload{KeyID: p.KeyID, Ciphertext: p.Ciphertext}},
+		{"key id of another key", s, "sub-1", application.SealedPayload{KeyID: key(2).ID(), WrappedKey: p.WrappedKey, Ciphertext: p.Ciphertext}},
+		{"no key id, wrong server key", newSealer(t, key(2), key(3)), "sub-1", application.SealedPayload{WrappedKey: p.WrappedKey, Ciphertext: p.Ciphertext}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,10 +91,45 @@ func TestSealerRefuses(t *testing.T) {
 	}
 }
 
+// Key rotation: a payload names the key that sealed it, and a formd whose
+// current key is another one opens it while the old key is listed.
+func TestSealerOpensUnderAnOldKeyAfterRotation(t *testing.T) {
+	plain := []byte(`{"message":"sealed before the rotation"}`)
+	before, err := newSealer(t, key(1)).Seal("sub-1", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.KeyID != key(1).ID() {
+		t.Fatalf("payload key id %q, want the sealing key's id %q", before.KeyID, key(1).ID())
+	}
+	rotated := newSealer(t, key(2), key(1))
+	if got, err := rotated.Open("sub-1", before); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("after rotation, Open = %q, %v; want the payload", got, err)
+	}
+	after, err := rotated.Seal("sub-2", plain)
+	if err != nil || after.KeyID != key(2).ID() {
+		t.Fatalf("a rotated formd seals under key id %q (%v), want the current key's %q", after.KeyID, err, key(2).ID())
+	}
+	// A payload sealed before key ids existed is read under any accepted key.
+	legacy := before
+	legacy.KeyID = ""
+	if got, err := rotated.Open("sub-1", legacy); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("a payload without a key id: Open = %q, %v; want the payload", got, err)
+	}
+	// Without the old key, the error names the missing key by its id only.
+	_, err = newSealer(t, key(2)).Open("sub-1", before)
+	if err == nil || !strings.Contains(err.Error(), key(1).ID()) || !strings.Contains(err.Error(), "FORMD_SECRET_KEYS_OLD") {
+		t.Fatalf("Open without the sealing key: %v; want an error naming key %s and FORMD_SECRET_KEYS_OLD", err, key(1).ID())
+	}
+	if strings.Contains(err.Error(), hex.EncodeToString(key(1))) || strings.Contains(err.Error(), hex.EncodeToString(key(2))) {
+		t.Fatalf("an error shows a key: %v", err)
+	}
+}
+
 func TestValueHasher(t *testing.T) {
-	h := secrets.NewValueHasher(key(1))
+	h := secrets.NewValueHasher(ring(t, key(1)))
 	a := h.HashValue("form-1", "email", "a@example.com")
-	if len(a) != 32 || a != secrets.NewValueHasher(key(1)).HashValue("form-1", "email", "a@example.com") {
+	if len(a) != 32 || a != secrets.NewValueHasher(ring(t, key(1), key(3))).HashValue("form-1", "email", "a@example.com") {
 		t.Fatalf("hash %q is not 128 bits of hex or not stable", a)
 	}
 	for _, other := range []string{
@@ -87,7 +137,8 @@ func TestValueHasher(t *testing.T) {
 		h.HashValue("form-1", "mail", "a@example.com"),
 		h.HashValue("form-1", "email", "b@example.com"),
 		h.HashValue("form-1", "emai", "la@example.com"), // field and value are separated
-		secrets.NewValueHasher(key(2)).HashValue("form-1", "email", "a@example.com"),
+		// A rotation changes every hash (README: Key rotation).
+		secrets.NewValueHasher(ring(t, key(2), key(1))).HashValue("form-1", "email", "a@example.com"),
 	} {
 		if other == a {
 			t.Errorf("a different input hashed to %s too", a)

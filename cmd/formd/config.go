@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/formd/formd/adapters/secrets"
 )
 
 // DefaultDatabaseURL is the local server a fresh machine has (make run starts a
@@ -21,8 +23,14 @@ type Config struct {
 	MailSpool   string `env:"FORMD_MAIL_SPOOL" envDefault:".data/mail"`
 	MailFrom    string `env:"FORMD_MAIL_FROM" envDefault:"formd@localhost"`
 	DataDir     string `env:"FORMD_DATA_DIR" envDefault:".data"`
-	SecretKey   string `env:"FORMD_SECRET_KEY"`
-	LogLevel    string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+	// SecretKey is the current key (64 hex digits) and OldSecretKeys the keys
+	// it replaced, still accepted for reading (README: Key rotation).
+	SecretKey     string   `env:"FORMD_SECRET_KEY"`
+	OldSecretKeys []string `env:"FORMD_SECRET_KEYS_OLD" envSeparator:","`
+	// Dev is development mode: without FORMD_SECRET_KEY, a key is generated
+	// into DataDir. Outside it, `formd serve` refuses to start without one.
+	Dev      bool   `env:"FORMD_DEV"`
+	LogLevel string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
 	// DebugAddr, when set, serves Go's pprof profiles there (keep it on loopback).
 	DebugAddr string `env:"FORMD_DEBUG_ADDR"`
 	// TrustedProxies are proxy addresses or CIDRs allowed to set X-Forwarded-For.
@@ -62,5 +70,21 @@ func loadConfig() (Config, error) {
 		c.BaseURL = "http://" + net.JoinHostPort(host, port)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	// Malformed keys are refused by every command, before anything runs.
+	if strings.TrimSpace(c.SecretKey) != "" {
+		if _, err := secrets.ParseKey("FORMD_SECRET_KEY", c.SecretKey); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
+}
+
+// requireSecretKey refuses to serve without a configured key outside
+// development mode: a key generated into a data folder is lost with it, and
+// every payload sealed under it with it.
+func (c Config) requireSecretKey() error {
+	if strings.TrimSpace(c.SecretKey) == "" && !c.Dev {
+		return secrets.ErrNoKey
+	}
+	return nil
 }

@@ -15,12 +15,14 @@ import (
 	"os/signal"
 	"os/user"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/events"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -95,6 +97,11 @@ func withPool(ctx context.Context, cfg Config, fn func(*pgxpool.Pool) error) err
 }
 
 func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
+	// Before anything connects or listens: the one line main prints says
+	// what to set.
+	if err := cfg.requireSecretKey(); err != nil {
+		return err
+	}
 	svc, cleanup, err := buildService(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -107,10 +114,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		go serveDebug(cfg.DebugAddr, log)
 	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
-	routerDone := make(chan error, 1)
-	// The router stops through Close at shutdown, not by cancellation, so
-	// in-flight handler transactions finish instead of failing noisily.
-	go func() { routerDone <- svc.Router.Run(context.WithoutCancel(ctx)) }()
+	routers := &runningRouter{current: svc.Router}
+	go routers.run(ctx, svc.NewRouter, log)
 	go svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
 	go maintain(ctx, svc.Pool, log)
 
@@ -128,20 +133,83 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	case <-ctx.Done():
 	case err := <-serveDone:
 		return err
-	case err := <-routerDone:
-		if err != nil {
-			return fmt.Errorf("event router stopped: %w", err)
-		}
 	}
 	log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
-	_ = svc.Router.Close()
+	routers.close()
 	return err
 }
 
-// maintain prunes expired Idempotency-Key records and acknowledged Watermill
+// runningRouter keeps the event router running: when it stops on an error
+// (the database went away, say), a new one is built and run after a backoff,
+// so formd keeps answering HTTP (GET /healthz says 503) and its consumers
+// resume where their offsets are once the database is back, instead of the
+// whole process exiting.
+type runningRouter struct {
+	mu      sync.Mutex
+	current *events.Router
+	closed  bool
+}
+
+// run runs the current router, and its successors, until close.
+func (r *runningRouter) run(ctx context.Context, build RouterFactory, log *slog.Logger) {
+	backoff := time.Second
+	for {
+		r.mu.Lock()
+		router, closed := r.current, r.closed
+		r.mu.Unlock()
+		if closed {
+			return
+		}
+		var err error
+		if router != nil {
+			// The router stops through Close at shutdown, not by cancellation,
+			// so in-flight handler transactions finish instead of failing noisily.
+			err = router.Run(context.WithoutCancel(ctx))
+		}
+		r.mu.Lock()
+		closed = r.closed
+		r.current = nil
+		r.mu.Unlock()
+		if closed || ctx.Err() != nil {
+			return
+		}
+		log.Error("event router stopped; starting a new one", "err", err, "after", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+		next, err := build()
+		if err != nil {
+			log.Error("event router could not be built", "err", err)
+			continue
+		}
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			_ = next.Close()
+			return
+		}
+		r.current = next
+		r.mu.Unlock()
+	}
+}
+
+// close stops the running router and any restart.
+func (r *runningRouter) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.current != nil {
+		_ = r.current.Close()
+	}
+}
+
+// maintain prunes expired Idempotency-Key records, autoresponder reservations and acknowledged Watermill
 // messages, hourly. Several processes may run it at once: both deletes are
 // idempotent.
 func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
@@ -152,6 +220,9 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 			log.Warn("pruning idempotency keys", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)
+		}
+		if _, err := postgres.PruneAutoresponderSends(ctx, pool); err != nil && ctx.Err() == nil {
+			log.Warn("pruning autoresponder reservations", "err", err)
 		}
 		for _, topic := range application.Topics {
 			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {

@@ -26,7 +26,7 @@ import (
 // adapterSet binds the driven adapters to the application's interfaces.
 var adapterSet = wire.NewSet(
 	providePool,
-	provideKey,
+	provideKeys,
 	provideMailer,
 	provideWatermillLogger,
 	postgres.NewEventStore,
@@ -40,6 +40,8 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.DeliveryQueue), new(*postgres.DeliveryQueue)),
 	postgres.NewPoisonedMessages,
 	wire.Bind(new(application.PoisonedMessages), new(*postgres.PoisonedMessages)),
+	postgres.NewAutoresponderLimits,
+	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
 	provideSealer,
 	provideWebhookSender,
 	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),
@@ -68,6 +70,9 @@ var adapterSet = wire.NewSet(
 var applicationSet = wire.NewSet(
 	application.NewRegisterHandler,
 	application.NewVerifyLinkHandler,
+	application.NewRequestPasswordResetHandler,
+	application.NewResetPasswordHandler,
+	application.NewVerificationLinkHandler,
 	application.NewCreateFormHandler,
 	application.NewUpdateFormHandler,
 	application.NewResendRecipientVerificationHandler,
@@ -94,6 +99,7 @@ var portSet = wire.NewSet(
 	provideDeliveriesDue,
 	provideDecode,
 	events.NewRouter,
+	provideRouterFactory,
 	wire.Struct(new(Service), "*"),
 )
 
@@ -105,8 +111,19 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 	return pool, pool.Close, nil
 }
 
-func provideKey(cfg Config, log *slog.Logger) (secrets.Key, error) {
-	return secrets.LoadKey(cfg.SecretKey, cfg.DataDir, log)
+// provideKeys loads the keyring and logs its key ids (never the keys), so an
+// operator rotating keys can tell which payloads still need an old one.
+func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
+	r, err := secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
+	if err != nil {
+		return r, err
+	}
+	old := make([]string, len(r.Old))
+	for i, k := range r.Old {
+		old[i] = k.ID()
+	}
+	log.Info("secret keys", "currentKeyId", r.Current.ID(), "oldKeyIds", old)
+	return r, nil
 }
 
 func provideMailer(cfg Config) (application.Mailer, error) {
@@ -157,7 +174,7 @@ func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
 	return webhook.NewSender(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
 }
 
-func provideSealer(k secrets.Key) (*secrets.Sealer, error) { return secrets.NewSealer(k) }
+func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
 
 func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
 	return httpapi.NewServer(app, pool, log, cfg)
@@ -165,15 +182,26 @@ func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *s
 
 // Service is everything `formd serve` runs.
 type Service struct {
-	Config  Config
-	Log     *slog.Logger
-	Pool    *pgxpool.Pool
-	Wakers  *watermillpg.Wakers
-	Router  *events.Router
-	Handler http.Handler
+	Config Config
+	Log    *slog.Logger
+	Pool   *pgxpool.Pool
+	Wakers *watermillpg.Wakers
+	Router *events.Router
+	// NewRouter builds another event router when the running one stops on a
+	// database failure (serve restarts it).
+	NewRouter RouterFactory
+	Handler   http.Handler
 	// Submissions is the group-commit store; it is closed after the HTTP
 	// server drains so every accepted request gets its commit.
 	Submissions *postgres.SubmissionStore
+}
+
+// RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).
+type RouterFactory func() (*events.Router, error)
+
+func provideRouterFactory(app *application.Application, subscribe events.Subscribe, due events.DeliveriesDue,
+	decode events.Decode, logger watermill.LoggerAdapter) RouterFactory {
+	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger) }
 }
 
 func newLogger(level string) *slog.Logger {

@@ -33,27 +33,30 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	readModel := postgres.NewReadModel(pool, eventStore)
 	argon2 := secrets.Argon2{}
 	uuiDs := system.UUIDs{}
-	key, err := provideKey(cfg, log)
+	keyring, err := provideKeys(cfg, log)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	linkTokens := secrets.NewLinkTokens(key)
+	linkTokens := secrets.NewLinkTokens(keyring)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
-	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock)
+	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock, linkTokens)
+	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
+	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
-	sealer, err := provideSealer(key)
+	sealer, err := provideSealer(keyring)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	valueHasher := secrets.NewValueHasher(key)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock)
+	valueHasher := secrets.NewValueHasher(keyring)
+	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	deliveryQueue := postgres.NewDeliveryQueue()
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
@@ -73,10 +76,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	mailSettings := provideMailSettings(cfg)
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
+		RequestPasswordReset:        requestPasswordResetHandler,
+		ResetPassword:               resetPasswordHandler,
 		CreateForm:                  createFormHandler,
 		UpdateForm:                  updateFormHandler,
 		ResendRecipientVerification: resendRecipientVerificationHandler,
@@ -87,11 +92,13 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliver:                     deliverHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
+	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
+		VerificationLink:      verificationLinkHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		RecipientVerification: recipientVerificationHandler,
@@ -110,6 +117,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
+	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
@@ -118,6 +126,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Pool:        pool,
 		Wakers:      wakers,
 		Router:      router,
+		NewRouter:   routerFactory,
 		Handler:     handler,
 		Submissions: submissionStore,
 	}

@@ -21,6 +21,7 @@ const (
 	EmailVerifiedType    = "account.email_verified.v1"
 	WorkspaceCreatedType = "account.workspace_created.v1"
 	FeatureGrantedType   = "account.feature_granted.v1"
+	PasswordResetType    = "account.password_reset.v1"
 )
 
 // MinPasswordLength is the spec's registration password minimum.
@@ -68,6 +69,17 @@ type FeatureGranted struct {
 
 // EventType implements Event.
 func (FeatureGranted) EventType() string { return FeatureGrantedType }
+
+// PasswordReset records that the owner of the account's mailbox set a new
+// password through a password reset link. PasswordHash is an Argon2id PHC
+// string, as in Registered.
+type PasswordReset struct {
+	PasswordHash string    `json:"passwordHash"`
+	At           time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (PasswordReset) EventType() string { return PasswordResetType }
 
 // Account is the event-sourced account aggregate.
 type Account struct {
@@ -131,6 +143,21 @@ func (a *Account) VerifyEmail(now time.Time) {
 	}
 }
 
+// ResetPassword replaces the account's password with passwordHash, for the
+// owner of its mailbox (who followed a password reset link sent there). That
+// proves the address as a verification link does, so the email counts as
+// verified too: an account someone else registered under the address
+// becomes its owner's. Ending the account's sessions is the caller's part:
+// sessions are credentials kept beside the account, not events.
+func (a *Account) ResetPassword(passwordHash string, now time.Time) error {
+	if passwordHash == "" {
+		return errors.New("account: a password reset needs the new password's hash")
+	}
+	a.record(PasswordReset{PasswordHash: passwordHash, At: now.UTC()})
+	a.VerifyEmail(now)
+	return nil
+}
+
 // AddWorkspace records a further workspace.
 func (a *Account) AddWorkspace(id, name string, now time.Time) error {
 	name = strings.TrimSpace(name)
@@ -185,6 +212,8 @@ func (a *Account) apply(e Event) {
 		a.emailVerified = true
 	case WorkspaceCreated:
 		a.workspaces[e.WorkspaceID] = e.Name
+	case PasswordReset:
+		a.passwordHash = e.PasswordHash
 	case FeatureGranted:
 		if a.features == nil {
 			a.features = map[string]bool{}

@@ -335,6 +335,7 @@ func TestEventTypes(t *testing.T) {
 		{account.Registered{}, "account.registered.v1"},
 		{account.EmailVerified{}, "account.email_verified.v1"},
 		{account.WorkspaceCreated{}, "account.workspace_created.v1"},
+		{account.PasswordReset{}, "account.password_reset.v1"},
 	}
 	for _, tt := range tests {
 		if got := tt.event.EventType(); got != tt.want {

@@ -78,3 +78,23 @@ func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter flo
 	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
 	return d.outcome, nil
 }
+
+// Postpone records an attempt formd could not make for a fault of its own
+// that its operator can fix, such as a sealed payload that none of its keys
+// opens. Unlike Fail it never gives up: the delivery waits on the usual
+// schedule (capped by Backoff) however long the fault lasts, so the payload
+// it needs is never redacted and the first attempt after the fix delivers
+// it. Postponed attempts count toward MaxAttempts like any other.
+func (d *Delivery) Postpone(reason string, now time.Time, jitter float64) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
+	}
+	if jitter < 0 || jitter >= 1 {
+		return nil, fmt.Errorf("delivery: jitter %v is outside [0, 1)", jitter)
+	}
+	d.attempts++
+	wait := Backoff(d.attempts)
+	wait += time.Duration(jitter * MaxJitter * float64(wait))
+	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
+	return d.outcome, nil
+}

@@ -106,3 +106,29 @@ func TestAFailureAfterARetryIsStillRetried(t *testing.T) {
 		t.Errorf("second failure %#v, want attempt 2 retried after 1m", second)
 	}
 }
+
+// A delivery whose payload formd cannot open (its key is missing) waits and
+// is retried however many attempts that takes: giving up would redact the
+// payload, and the submission would be lost for a fault of formd's own.
+func TestAPostponedDeliveryNeverGivesUp(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	for _, before := range []int{0, delivery.MaxAttempts - 1, delivery.MaxAttempts + 5} {
+		d := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, before)
+		got, err := d.Postpone("sealing key missing", now, 0)
+		want := delivery.AttemptFailed{Attempt: before + 1, Reason: "sealing key missing", NextAt: now.Add(delivery.Backoff(before + 1)), At: now}
+		if err != nil || got != want || d.Final() {
+			t.Errorf("after %d attempts, Postpone = %#v, %v (final %v); want %#v", before, got, err, d.Final(), want)
+		}
+		if _, err := d.Succeed(now); err != nil {
+			t.Errorf("after %d attempts and a postponement, the key is back: Succeed = %v", before, err)
+		}
+	}
+	done := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0)
+	_, _ = done.Succeed(now)
+	if _, err := done.Postpone("x", now, 0); !errors.Is(err, delivery.ErrFinal) {
+		t.Errorf("Postpone after success: %v, want ErrFinal", err)
+	}
+	if _, err := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0).Postpone("x", now, 1); err == nil {
+		t.Error("jitter 1 accepted")
+	}
+}

@@ -19,11 +19,14 @@ const (
 	// never stored), so they have no submission and no sealed payload.
 	KindAccountVerification   = "account_verification"
 	KindRecipientVerification = "recipient_verification"
+	// KindPasswordReset is the mail with a password reset link, sent like
+	// the verification mails.
+	KindPasswordReset = "password_reset"
 )
 
 // IsVerification reports whether kind is a verification mail.
 func IsVerification(kind string) bool {
-	return kind == KindAccountVerification || kind == KindRecipientVerification
+	return kind == KindAccountVerification || kind == KindRecipientVerification || kind == KindPasswordReset
 }
 
 // Event type names as stored.

@@ -45,9 +45,21 @@ func (v ValidationSettings) Validate() error {
 	if len(v.Fields) > rulesMaxFieldRules {
 		return domain.Invalid("validation.fields", "at most %d field rules are allowed, got %d", rulesMaxFieldRules, len(v.Fields))
 	}
+	regexSteps := 0
 	for i, r := range v.Fields {
 		if err := rulesValidateOne(i, r); err != nil {
 			return err
+		}
+		if r.Regex != "" {
+			_, size, _ := saferegex.CompileSized(r.Regex) // rulesValidateOne compiled it already
+			regexSteps += size
+			// Every regex rule may meet a value of the longest length on one
+			// submission: together they must fit the matching budget.
+			if regexSteps*domain.MaxFieldValueBytes > domain.RegexBudget {
+				return domain.Invalid(rulesPath(i, "regex"),
+					"the regex rules together are too costly to check: at most %d compiled steps in all (simplify or remove some patterns)",
+					domain.RegexBudget/domain.MaxFieldValueBytes)
+			}
 		}
 		// At most 100 rules, so the quadratic scan is cheap and allocates nothing.
 		for j := 0; j < i; j++ {

@@ -92,6 +92,13 @@ func PlanDeliveries(st form.Settings, env Envelope) Plan {
 	return p
 }
 
+// WithoutAutoresponder is the plan without its autoresponder (one already
+// went to the address within the hour).
+func (p Plan) WithoutAutoresponder() Plan {
+	p.autoresponder = nil
+	return p
+}
+
 // Kinds are the deliveries the plan queues, notification first.
 func (p Plan) Kinds() []string {
 	kinds := []string{delivery.KindEmail}

@@ -47,7 +47,8 @@ const (
 // nil, without allocating, when nothing is broken.
 func CheckFields(settings form.ValidationSettings, fields map[string]string) []FieldError {
 	var errs []FieldError
-	var compiled map[string]*regexp.Regexp // per call; allocated on the first regex check
+	var compiled map[string]sizedRegexp // per call; allocated on the first regex check
+	budget := domain.RegexBudget
 	for i := range settings.Fields {
 		rule := &settings.Fields[i]
 		if rule.File != nil {
@@ -96,18 +97,35 @@ func CheckFields(settings form.ValidationSettings, fields map[string]string) []F
 		if rule.Regex != "" {
 			re, ok := compiled[rule.Regex]
 			if !ok {
-				re, _ = saferegex.Compile(rule.Regex) // nil when broken: the rule is skipped
+				re.re, re.size, _ = saferegex.CompileSized(rule.Regex) // nil when broken: the rule is skipped
 				if compiled == nil {
-					compiled = make(map[string]*regexp.Regexp, 4)
+					compiled = make(map[string]sizedRegexp, 4)
 				}
 				compiled[rule.Regex] = re
 			}
-			if re != nil && !re.MatchString(value) {
+			if re.re == nil {
+				continue
+			}
+			// The submission's matching budget: rules saved before it existed
+			// may exceed it on long values, which are then refused unmatched.
+			if cost := len(value) * re.size; cost > budget {
+				errs = append(errs, FieldError{rule.Field, RuleRegex, rule.Field + " is too long to check against its required format"})
+				continue
+			} else {
+				budget -= cost
+			}
+			if !re.re.MatchString(value) {
 				errs = append(errs, FieldError{rule.Field, RuleRegex, rule.Field + " does not match the required format"})
 			}
 		}
 	}
 	return errs
+}
+
+// sizedRegexp is a compiled regex rule with its program size in steps.
+type sizedRegexp struct {
+	re   *regexp.Regexp
+	size int
 }
 
 // CheckFiles runs the file rules of settings against attachments: files maps

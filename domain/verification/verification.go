@@ -1,5 +1,7 @@
 // Package verification holds the email verification aggregate used for both
-// handoffs of the spec: account email verification and recipient verification.
+// handoffs of the spec (account email verification and recipient
+// verification) and for formd's password reset by email link, which proves
+// the same thing: whoever follows the link reads the address's mail.
 // Each request is its own stream: pending -> verified.
 package verification
 
@@ -18,6 +20,9 @@ type Kind string
 const (
 	KindAccount   Kind = "account"
 	KindRecipient Kind = "recipient"
+	// KindPasswordReset lets the owner of an account's mailbox set a new
+	// password; its subject is the account.
+	KindPasswordReset Kind = "password_reset"
 )
 
 // Status is a verification's state.
@@ -31,6 +36,19 @@ const (
 
 // Lifetime is how long a verification link stays valid.
 const Lifetime = 72 * time.Hour
+
+// PasswordResetLifetime is how long a password reset link stays valid:
+// shorter than Lifetime, because the link hands over the whole account,
+// while a reset is asked for by someone waiting for the mail.
+const PasswordResetLifetime = time.Hour
+
+// LifetimeOf is how long a link of kind stays valid.
+func LifetimeOf(kind Kind) time.Duration {
+	if kind == KindPasswordReset {
+		return PasswordResetLifetime
+	}
+	return Lifetime
+}
 
 // Event is something that happened to a verification.
 type Event interface{ EventType() string }
@@ -64,8 +82,11 @@ func (Requested) EventType() string { return RequestedType }
 // be sent holds up no other.
 func (r Requested) Delivery() delivery.Queued {
 	q := delivery.Queued{DeliveryID: r.DeliveryID, VerificationID: r.VerificationID, Kind: delivery.KindAccountVerification, At: r.At}
-	if r.Kind == KindRecipient {
+	switch r.Kind {
+	case KindRecipient:
 		q.Kind, q.FormID = delivery.KindRecipientVerification, r.SubjectID
+	case KindPasswordReset:
+		q.Kind = delivery.KindPasswordReset
 	}
 	return q
 }
@@ -102,11 +123,11 @@ func Request(r Requested, now time.Time) (*Verification, error) {
 	if r.VerificationID == "" || r.SubjectID == "" || r.TokenHash == "" || r.Email == "" || r.DeliveryID == "" {
 		return nil, errors.New("verification: id, subject, email, token hash and delivery id are required")
 	}
-	if r.Kind != KindAccount && r.Kind != KindRecipient {
+	if r.Kind != KindAccount && r.Kind != KindRecipient && r.Kind != KindPasswordReset {
 		return nil, errors.New("verification: unknown kind")
 	}
 	r.At = now.UTC()
-	r.ExpiresAt = r.At.Add(Lifetime)
+	r.ExpiresAt = r.At.Add(LifetimeOf(r.Kind))
 	v := &Verification{}
 	v.record(r)
 	return v, nil

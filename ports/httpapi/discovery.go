@@ -20,9 +20,11 @@ func (s *Server) authMarkdown(c *gin.Context) {
 
 1. POST `+base+`/agent/auth with {"email": "you@example.com", "type": "user_claimed"} (optionally "password", at least 12 characters).
 2. The response's `+"`credential`"+` is a full-account session token: send it as "Authorization: Bearer <SESSION_TOKEN>". Treat it like a password; never log it or put it in a web page.
-3. Follow the link in the account verification email; until then POST /v1/forms is refused.
+3. Open the link in the account verification email and press its page's button (opening alone verifies nothing); until then POST /v1/forms is refused.
 4. POST `+base+`/v1/forms with {"name": ..., "recipientEmail": ...}; the response carries the form's public accessKey.
 5. The recipient follows the link in their verification email; then live submissions to `+base+`/submit are delivered. Dry runs (header X-Service-Dry-Run: true) work before that.
+
+Lost the password, or someone registered your address before you? POST `+base+`/agent/auth/password-reset with {"email": "you@example.com"}: the mail's link sets a new password and ends every session of the account.
 `))
 }
 

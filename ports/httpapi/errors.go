@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -46,6 +48,7 @@ func (s *Server) internalError(c *gin.Context) {
 func statusOf(err error) (int, string) {
 	var invalid *domain.InvalidInputError
 	var forbidden *domain.ForbiddenError
+	var tooMany *domain.TooManyRequestsError
 	switch {
 	case errors.As(err, &invalid):
 		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
@@ -54,6 +57,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, invalid.Message
 	case errors.As(err, &forbidden):
 		return http.StatusBadRequest, forbidden.Message
+	case errors.As(err, &tooMany):
+		return http.StatusTooManyRequests, tooMany.Message
 	case errors.Is(err, domain.ErrNotFound):
 		return http.StatusNotFound, "Not found."
 	case errors.Is(err, application.ErrUnauthenticated):
@@ -69,6 +74,10 @@ func (s *Server) respondError(c *gin.Context, err error) {
 		s.log.Error("request failed", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)
 		s.internalError(c)
 		return
+	}
+	var tooMany *domain.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(tooMany.RetryAfter.Seconds())))))
 	}
 	s.fail(c, status, msg)
 }

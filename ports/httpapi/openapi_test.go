@@ -399,6 +399,19 @@ func TestOpenAPIRequestShapes(t *testing.T) {
 		t.Errorf("AgentAuthRequest: %v", err)
 	}
 
+	raw, _ = json.Marshal(passwordResetRequest{Email: "a@example.com"})
+	var reset map[string]any
+	_ = json.Unmarshal(raw, &reset)
+	for _, key := range undeclared(schemaNamed(t, doc, "PasswordResetRequest"), reset, "PasswordResetRequest") {
+		t.Errorf("passwordResetRequest decodes %s, which PasswordResetRequest does not declare", key)
+	}
+	raw, _ = json.Marshal(passwordResetAnswer{Success: true, Message: MsgPasswordResetSent})
+	var answer map[string]any
+	_ = json.Unmarshal(raw, &answer)
+	if err := schemaNamed(t, doc, "PasswordResetAccepted").VisitJSON(answer, opts...); err != nil {
+		t.Errorf("PasswordResetAccepted: %v", err)
+	}
+
 	sub := map[string]any{"access_key": "k", "email": "a@example.com", "botcheck": false, "message": "hi",
 		"count": 3, "topics": []any{"a", 2, true, nil}, "note": nil}
 	if err := schemaNamed(t, doc, "Submission").VisitJSON(sub, opts...); err != nil {

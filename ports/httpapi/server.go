@@ -73,7 +73,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.GET(ErrorPagePath, s.errorPage)
 	r.GET(SuccessPagePath, s.successPage)
 	r.POST("/agent/auth", append([]gin.HandlerFunc{limitBody(64 << 10)}, s.guardPasswordChecks(config)...)...)
-	r.GET("/verify/:token", s.verifyLink)
+	r.POST("/agent/auth/password-reset", s.guardPasswordResets(config)...)
+	r.GET("/verify/:token", s.showLink)
+	r.POST("/verify/:token", limitBody(16<<10), s.confirmLink)
 	s.discoveryRoutes(r)
 	r.GET("/openapi.json", s.openAPI)
 

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -22,7 +23,7 @@ const (
 	MaxSubmissionBytes = 256 << 10
 	MaxFields          = 100
 	MaxFieldNameBytes  = 100
-	MaxFieldValueBytes = 32 << 10
+	MaxFieldValueBytes = domain.MaxFieldValueBytes
 	maxFiles           = 10
 )
 

@@ -26,6 +26,11 @@ func init() {
 	}, func(s accountFeatureGrantedV1) account.FeatureGranted {
 		return account.FeatureGranted{Feature: s.Feature, At: s.At}
 	})
+	Register(func(e account.PasswordReset) accountPasswordResetV1 {
+		return accountPasswordResetV1{PasswordHash: e.PasswordHash, At: e.At}
+	}, func(s accountPasswordResetV1) account.PasswordReset {
+		return account.PasswordReset{PasswordHash: s.PasswordHash, At: s.At}
+	})
 }
 
 // atV1 is the stored shape of events that carry only their time
@@ -58,4 +63,12 @@ type accountWorkspaceCreatedV1 struct {
 type accountFeatureGrantedV1 struct {
 	Feature string    `json:"feature"`
 	At      time.Time `json:"at"`
+}
+
+// accountPasswordResetV1 is account.password_reset.v1 as stored. The hash is
+// kept in the event, as in account.registered.v1: the account's password is
+// rebuilt from its stream.
+type accountPasswordResetV1 struct {
+	PasswordHash string    `json:"passwordHash"`
+	At           time.Time `json:"at"`
 }

@@ -108,6 +108,7 @@ var storedShapes = []struct {
 	{account.WorkspaceCreated{WorkspaceID: "w2", Name: "Side", At: at},
 		`{"workspaceId":"w2","name":"Side","at":"2026-03-01T12:30:00Z"}`},
 	{account.FeatureGranted{Feature: "cc_recipients", At: at}, `{"feature":"cc_recipients","at":"2026-03-01T12:30:00Z"}`},
+	{account.PasswordReset{PasswordHash: "$argon2id$y", At: at}, `{"passwordHash":"$argon2id$y","at":"2026-03-01T12:30:00Z"}`},
 	{verification.Requested{VerificationID: "v1", Kind: verification.KindRecipient, SubjectID: "f1", AccountID: "a1", Email: "owner@example.com", TokenHash: "cd", DeliveryID: "d1", ExpiresAt: at.Add(verification.Lifetime), At: at},
 		`{"verificationId":"v1","kind":"recipient","subjectId":"f1","accountId":"a1","email":"owner@example.com","tokenHash":"cd","deliveryId":"d1","expiresAt":"2026-03-04T12:30:00Z","at":"2026-03-01T12:30:00Z"}`},
 	{verification.Completed{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},

@@ -47,24 +47,33 @@ const (
 // syntax and returns the compiled regexp. The error message is readable by the
 // form's owner, e.g. "groups are not allowed in regex rules (at position 3)".
 func Compile(pattern string) (*regexp.Regexp, error) {
+	re, _, err := CompileSized(pattern)
+	return re, err
+}
+
+// CompileSized is Compile that also returns the compiled program's size in
+// steps: matching a value costs up to (its length x size) steps, which the
+// callers count against a budget.
+func CompileSized(pattern string) (*regexp.Regexp, int, error) {
 	goPattern, err := translate(pattern)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	parsed, err := syntax.Parse(goPattern, syntax.Perl)
 	if err != nil {
-		return nil, fmt.Errorf("regex cannot be compiled: %v", err)
+		return nil, 0, fmt.Errorf("regex cannot be compiled: %v", err)
 	}
 	// Matching costs up to (value length x program size) steps on every
 	// submission, so large counted repetitions are refused up front.
-	if prog, err := syntax.Compile(parsed.Simplify()); err != nil || len(prog.Inst) > MaxProgram {
-		return nil, fmt.Errorf("regex is too complex: use smaller repetition counts (at most %d compiled steps)", MaxProgram)
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil || len(prog.Inst) > MaxProgram {
+		return nil, 0, fmt.Errorf("regex is too complex: use smaller repetition counts (at most %d compiled steps)", MaxProgram)
 	}
 	re, err := regexp.Compile(goPattern)
 	if err != nil {
-		return nil, fmt.Errorf("regex cannot be compiled: %v", err)
+		return nil, 0, fmt.Errorf("regex cannot be compiled: %v", err)
 	}
-	return re, nil
+	return re, len(prog.Inst), nil
 }
 
 // MaxProgram caps the compiled size of a regex rule, bounding the
