@@ -69,13 +69,17 @@ var _ = Describe("Secret keys", func() {
 
 	Describe("rotation", func() {
 		It("delivers a submission sealed under the old key, and keeps one that no configured key opens until its key is back", func() {
-			// a accepts and seals but delivers nothing (no delivery workers),
-			// so the payload waits for the processes started after it; they
-			// share a's configuration but for what they set.
-			a := StartFormd("FORMD_DELIVERY_WORKERS=0")
-			db := a.OpenDB()
-			keyA := envValue(a.Env, "FORMD_SECRET_KEY")
-			lf := a.LiveForm(nil)
+			// The form is set up with delivery workers (verification mails are
+			// deliveries too); then a accepts and seals but delivers nothing
+			// (no delivery workers), so the payload waits for the processes
+			// started after it; they share a's configuration but for what
+			// they set.
+			setup := StartFormd()
+			db := setup.OpenDB()
+			keyA := envValue(setup.Env, "FORMD_SECRET_KEY")
+			lf := setup.LiveForm(nil)
+			setup.stop()
+			a := setup.StartTwin("FORMD_DELIVERY_WORKERS=0")
 
 			r := a.Post("", "/submit/"+lf.AccessKey, map[string]any{"message": "Sealed under key A"}, fromExampleCom())
 			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
