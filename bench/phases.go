@@ -88,6 +88,17 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 			extraEnv = append(extraEnv, kv)
 		}
 	}
+	// The account and form are set up on a formd of default settings:
+	// verification mails are deliveries, so a measured formd started without
+	// delivery workers (-formd-env FORMD_DELIVERY_WORKERS=0) could not set up.
+	progress("setting up an account and a verified form through the API")
+	t0 = time.Now()
+	key, err := setUp(ctx, bin, tmp, dbURL)
+	if err != nil {
+		return err
+	}
+	rep.Setup.APISetupSeconds = time.Since(t0).Seconds()
+
 	f, err := startFormd(bin, tmp, dbURL, extraEnv...)
 	if err != nil {
 		return err
@@ -101,14 +112,6 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 		return fail(err)
 	}
 	rep.Setup.StartSeconds = time.Since(f.started).Seconds()
-
-	progress("setting up an account and a verified form through the API")
-	t0 = time.Now()
-	key, err := f.Setup(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	rep.Setup.APISetupSeconds = time.Since(t0).Seconds()
 
 	load := newLoader(f.URL, key, max(maxOf(opts.Concurrency), opts.OpenWorkers), opts.ClientIPs)
 	defer load.client.CloseIdleConnections()
@@ -214,4 +217,22 @@ func maxOf(xs []int) int {
 		m = max(m, x)
 	}
 	return m
+}
+
+// setUp creates a verified account and form with a formd of its own, stopped
+// before the measured one starts, and returns the form's access key.
+func setUp(ctx context.Context, bin, dir, dbURL string) (string, error) {
+	f, err := startFormd(bin, dir, dbURL, "FORMD_SUBMIT_RATE=0")
+	if err != nil {
+		return "", err
+	}
+	defer f.Stop()
+	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, f.StderrTail())
+	}
+	key, err := f.Setup(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w\n%s", err, f.StderrTail())
+	}
+	return key, nil
 }

@@ -104,7 +104,8 @@ func (f *Formd) call(ctx context.Context, method, path, bearer string, body any,
 var verifyLinkRE = regexp.MustCompile(`http://[^\s"'<>]+/verify/[A-Za-z0-9_.-]+`)
 
 // followVerification waits (up to 15 s) for a mail to `to` that is not in
-// seen and carries a verification link, and GETs the link.
+// seen and carries a verification link, and confirms it as the link's page
+// does: a POST (opening the link with a GET verifies nothing).
 func (f *Formd) followVerification(ctx context.Context, to string, seen map[string]string) error {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -117,7 +118,7 @@ func (f *Formd) followVerification(ctx context.Context, to string, seen map[stri
 				continue
 			}
 			if link := verifyLinkRE.FindString(text); link != "" {
-				return f.get(ctx, link)
+				return f.confirm(ctx, link)
 			}
 		}
 		if time.Now().After(deadline) {
@@ -131,14 +132,15 @@ func (f *Formd) followVerification(ctx context.Context, to string, seen map[stri
 	}
 }
 
-func (f *Formd) get(ctx context.Context, link string) error {
+func (f *Formd) confirm(ctx context.Context, link string) error {
 	if !strings.HasPrefix(link, f.URL+"/") {
 		return fmt.Errorf("verification link %s does not point at formd (%s)", link, f.URL)
 	}
-	req, err := http.NewRequestWithContext(ctx, "GET", link, nil)
+	req, err := http.NewRequestWithContext(ctx, "POST", link, strings.NewReader(""))
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return err
@@ -146,7 +148,7 @@ func (f *Formd) get(ctx context.Context, link string) error {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %d: %s", link, resp.StatusCode, raw)
+		return fmt.Errorf("POST %s: HTTP %d: %s", link, resp.StatusCode, raw)
 	}
 	return nil
 }
