@@ -9,7 +9,7 @@ PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 
-.PHONY: help run build test check unit fuzz-short features fuzz bench wire clean
+.PHONY: help run build test check unit fuzz-short features fuzz chaos bench wire clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ features: ## the Ginkgo acceptance suite, in parallel processes (browser specs i
 
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 	@scripts/fuzz.sh $(LONG_FUZZTIME)
+
+chaos: ## the crash spec for 20 SIGKILL cycles (make test runs 3)
+	FORMD_CHAOS_CYCLES=$${FORMD_CHAOS_CYCLES:-20} FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo --focus "Crashes" --timeout=30m ./features
 
 bench: ## submission throughput and latency against pgbench, on loopback
 	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run ./bench

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -21,11 +22,51 @@ import (
 type DeliveryStore struct {
 	pool  *pgxpool.Pool
 	store *EventStore
+	// instance names this process's claims; its heartbeat says it is alive.
+	instance string
 }
 
-// NewDeliveryStore builds the store.
+// NewDeliveryStore builds the store for one process.
 func NewDeliveryStore(pool *pgxpool.Pool, store *EventStore) *DeliveryStore {
-	return &DeliveryStore{pool: pool, store: store}
+	return &DeliveryStore{pool: pool, store: store, instance: uuid.NewString()}
+}
+
+// Process liveness: how often a process says it is alive, and how long
+// without a word counts as dead.
+const (
+	HeartbeatInterval = 2 * time.Second
+	DeadAfter         = 10 * time.Second
+)
+
+// Heartbeat records that this process is alive, so its claims are kept.
+func (d *DeliveryStore) Heartbeat(ctx context.Context, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO delivery_workers (instance_id, seen_at) VALUES ($1, $2)
+		ON CONFLICT (instance_id) DO UPDATE SET seen_at = EXCLUDED.seen_at`, d.instance, now)
+	return err
+}
+
+// ReleaseDeadClaims makes the deliveries claimed by processes that stopped
+// beating due again at once, and forgets those processes, in one statement:
+// a process killed mid-claim delays its deliveries by DeadAfter, not by the
+// lease. (A live process's claims are never released: a slow send is not a
+// dead process.)
+func (d *DeliveryStore) ReleaseDeadClaims(ctx context.Context, now time.Time) (int64, error) {
+	tag, err := d.pool.Exec(ctx, `
+		WITH dead AS (DELETE FROM delivery_workers WHERE seen_at < $1 RETURNING instance_id)
+		UPDATE deliveries SET next_attempt_at = $2, claimed_by = NULL
+		WHERE claimed_by IN (SELECT instance_id FROM dead) AND status IN ('queued', 'retrying')`,
+		now.Add(-DeadAfter), now)
+	return tag.RowsAffected(), err
+}
+
+// Leave forgets this process at a clean shutdown and releases what it still
+// holds claimed (nothing, once its workers have finished).
+func (d *DeliveryStore) Leave(ctx context.Context, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `
+		WITH gone AS (DELETE FROM delivery_workers WHERE instance_id = $1 RETURNING instance_id)
+		UPDATE deliveries SET next_attempt_at = $2, claimed_by = NULL
+		WHERE claimed_by = $1 AND status IN ('queued', 'retrying')`, d.instance, now)
+	return err
 }
 
 // Payloads implements application.DeliveryStore.
@@ -160,11 +201,11 @@ func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string
 // ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease.
 func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.ClaimedDelivery, error) {
 	rows, err := d.pool.Query(ctx, `
-		UPDATE deliveries SET next_attempt_at = $2
+		UPDATE deliveries SET next_attempt_at = $2, claimed_by = $4
 		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING id::text, coalesce(submission_id::text, ''), coalesce(form_id::text, ''),
-		          coalesce(verification_id::text, ''), kind, attempts`, now, now.Add(lease), limit)
+		          coalesce(verification_id::text, ''), kind, attempts`, now, now.Add(lease), limit, d.instance)
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,12 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routers := &runningRouter{current: svc.Router}
 	go routers.run(ctx, svc.NewRouter, log)
-	go svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
+	workersDone := make(chan struct{})
+	go func() {
+		defer close(workersDone)
+		svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
+	}()
+	go keepClaimsAlive(ctx, svc.Deliveries, log)
 	go maintain(ctx, svc.Pool, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
@@ -139,7 +144,39 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	routers.close()
+	select { // the delivery workers finish the attempts they are making
+	case <-workersDone:
+	case <-shutdownCtx.Done():
+	}
+	if leaveErr := svc.Deliveries.Leave(context.WithoutCancel(ctx), time.Now()); leaveErr != nil {
+		log.Warn("releasing this process's delivery claims", "err", leaveErr)
+	}
 	return err
+}
+
+// keepClaimsAlive beats this process's heartbeat, so other processes keep
+// their hands off its claimed deliveries, and releases the claims of
+// processes whose heartbeat stopped (they died), so those deliveries are
+// sent within seconds rather than after their lease.
+func keepClaimsAlive(ctx context.Context, deliveries *postgres.DeliveryStore, log *slog.Logger) {
+	t := time.NewTicker(postgres.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		if err := deliveries.Heartbeat(ctx, now); err != nil && ctx.Err() == nil {
+			log.Warn("delivery heartbeat", "err", err)
+		}
+		if n, err := deliveries.ReleaseDeadClaims(ctx, now); err != nil && ctx.Err() == nil {
+			log.Warn("releasing claims of stopped processes", "err", err)
+		} else if n > 0 {
+			log.Info("released deliveries claimed by a process that stopped", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // runningRouter keeps the event router running: when it stops on an error

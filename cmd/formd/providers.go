@@ -194,6 +194,9 @@ type Service struct {
 	// Submissions is the group-commit store; it is closed after the HTTP
 	// server drains so every accepted request gets its commit.
 	Submissions *postgres.SubmissionStore
+	// Deliveries beats this process's heartbeat and releases the claims of
+	// processes that died.
+	Deliveries *postgres.DeliveryStore
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

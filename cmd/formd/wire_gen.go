@@ -129,6 +129,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		NewRouter:   routerFactory,
 		Handler:     handler,
 		Submissions: submissionStore,
+		Deliveries:  deliveryStore,
 	}
 	return service, func() {
 		cleanup2()
