@@ -49,7 +49,7 @@ var _ = Describe("Recovering from faults", func() {
 			"webhook": receiver.URL("/hold")}, fromExampleCom())
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		webhookID := r.Array("webhookDeliveryIds")[0].(string)
-		Eventually(receiver.held).WithTimeout(10 * time.Second).Should(Receive(), "the receiver has the call and does not answer")
+		Eventually(receiver.held).WithTimeout(10*time.Second).Should(Receive(), "the receiver has the call and does not answer")
 
 		By("other submissions' mail going out meanwhile")
 		for range 5 {
