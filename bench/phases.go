@@ -133,7 +133,7 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	progress(fmt.Sprintf("open loop: %.0f/s for %s", opts.Rate, opts.Open))
 	before := mon.Snapshot(ctx)
 	cpu := markCPU(f.PID())
-	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers)
+	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
