@@ -75,11 +75,17 @@ func (s *smtpSink) arrivals() (first map[string]time.Time, dups, other int) {
 	return first, s.dups, s.other
 }
 
-// count is how many distinct formd messages arrived so far.
-func (s *smtpSink) count() int {
+// missing is how many of the accepted delivery ids have no arrival yet.
+func (s *smtpSink) missing(accepted map[string]time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.first)
+	n := 0
+	for id := range accepted {
+		if s.first[id].IsZero() {
+			n++
+		}
+	}
+	return n
 }
 
 // sinkSession accepts any envelope; only the message's header matters.
