@@ -32,6 +32,9 @@ type DeliveryResult struct {
 	// the latter counts the accepted submissions' mails that arrived in it.
 	AcceptedPerSecond  float64 `json:"acceptedPerSecond"`
 	DeliveredPerSecond float64 `json:"deliveredPerSecond"`
+	// WaitDeliveredPerSecond is the rate the rest arrived at after the load:
+	// what delivery does once intake stops competing with it.
+	WaitDeliveredPerSecond float64 `json:"waitDeliveredPerSecond"`
 	// Backlog is the submissions awaiting delivery (submission_payloads)
 	// at the end of the load and once the wait ended.
 	BacklogAtLoadEnd int `json:"backlogAtLoadEnd"`
@@ -227,6 +230,9 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	}
 	r.AcceptedPerSecond = float64(r.Accepted) / r.Seconds
 	r.DeliveredPerSecond = float64(inLoad) / r.Seconds
+	if r.WaitSeconds > 0 {
+		r.WaitDeliveredPerSecond = float64(r.Delivered-inLoad) / r.WaitSeconds
+	}
 	slices.Sort(lat)
 	q := func(x float64) float64 {
 		d := lat.Quantile(x)

@@ -178,11 +178,11 @@ func printReport(w io.Writer, rep *Report) {
 			growing = "YES"
 		}
 		p("delivery at a real SMTP server (fresh database, open loop %s/s = %s, %.0f s):", thousands(d.Rate), d.RateSource, d.Seconds)
-		p("  accepted %s (%s/s), delivered %s (%s/s during the load), delivered ÷ accepted %.4f after waiting %.1f s; duplicates %d",
+		p("  accepted %s (%s/s), delivered %s (%s/s during the load, %s/s in the wait after it), delivered ÷ accepted %.4f after waiting %.1f s; duplicates %d",
 			thousands(float64(d.Accepted)), thousands(d.AcceptedPerSecond), thousands(float64(d.Delivered)), thousands(d.DeliveredPerSecond),
-			d.DeliveredRatio, d.WaitSeconds, d.Duplicates)
+			thousands(d.WaitDeliveredPerSecond), d.DeliveredRatio, d.WaitSeconds, d.Duplicates)
 		p("  backlog at the end of the load %s, after the wait %s; growing over the load's second half: %s (%+.1f/s)",
-			thousands(float64(d.BacklogAtLoadEnd)), thousands(float64(d.BacklogAtWaitEnd)), growing, d.BacklogSlope)
+			count(d.BacklogAtLoadEnd), count(d.BacklogAtWaitEnd), growing, d.BacklogSlope)
 		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
 		if r := d.Intake; r != nil {
 			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
@@ -226,7 +226,12 @@ func printReport(w io.Writer, rep *Report) {
 		case g.Pass:
 			verdict = "PASS"
 		}
-		goals = append(goals, fmt.Sprintf("%s %s (%.2f) … %s", g.Name, g.Target, g.Value, verdict))
+		// Four significant digits below 10: a ratio of 0.9994 must not print as a failing 1.00.
+		v := fmt.Sprintf("%.2f", g.Value)
+		if g.Value > -10 && g.Value < 10 {
+			v = fmt.Sprintf("%.4g", g.Value)
+		}
+		goals = append(goals, fmt.Sprintf("%s %s (%s) … %s", g.Name, g.Target, v, verdict))
 	}
 	p("goals: %s", strings.Join(goals, "; "))
 
@@ -260,6 +265,14 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	p("run took %.1f s (build %.1f s, formd start %.1f s, API setup %.2f s); load average at end %s",
 		rep.DurationSeconds, rep.Setup.BuildSeconds, rep.Setup.StartSeconds, rep.Setup.APISetupSeconds, rep.LoadAvgEnd)
+}
+
+// count formats a count that is -1 when unknown.
+func count(n int) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return thousands(float64(n))
 }
 
 // thousands formats a number rounded to an integer, with commas: 6,100.
