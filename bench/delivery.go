@@ -46,7 +46,8 @@ type DeliveryResult struct {
 	WaitSeconds    float64 `json:"waitSeconds"`
 	// Latencies run from the 200's arrival to the message's first arrival;
 	// a mail that never arrived counts as slower than every other, and a
-	// quantile that falls on one is reported as -1.
+	// quantile that falls on one is reported as -1. A latency can be
+	// negative: a worker may send the mail before the client has read the 200.
 	P50Ms  float64     `json:"p50Ms"`
 	P99Ms  float64     `json:"p99Ms"`
 	P999Ms float64     `json:"p999Ms"`
