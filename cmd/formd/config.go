@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/caarlos0/env/v11"
@@ -58,7 +59,7 @@ func loadConfig() (Config, error) {
 		return c, err
 	}
 	if err := env.Parse(&c); err != nil {
-		return c, explainParseError(err)
+		return c, explainParseError(err, reflect.TypeOf(c))
 	}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = DefaultDatabaseURL

@@ -11,9 +11,12 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caarlos0/env/v11"
 
 	"github.com/formd/formd/adapters/secrets"
 )
@@ -321,4 +324,17 @@ func testCAPEM(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// Duration settings (none yet in Config; other branches add them) get a
+// message saying what a duration looks like.
+func TestADurationThatDoesNotParseSaysWhatADurationIs(t *testing.T) {
+	t.Setenv("FORMD_LOG_LEVEL", "soon")
+	var c struct {
+		D time.Duration `env:"FORMD_LOG_LEVEL"`
+	}
+	err := explainParseError(env.Parse(&c), reflect.TypeOf(c))
+	if err == nil || !strings.Contains(err.Error(), "duration such as") || !strings.Contains(err.Error(), `"soon"`) {
+		t.Fatalf("explainParseError = %v; want a message saying what a duration looks like", err)
+	}
 }

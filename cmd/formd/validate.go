@@ -20,6 +20,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -47,9 +48,9 @@ func knownVariables() []string {
 	return names
 }
 
-// variableOf is the environment variable of a Config field.
-func variableOf(field string) string {
-	if f, ok := reflect.TypeFor[Config]().FieldByName(field); ok {
+// variableOf is the environment variable of a field of the struct type t.
+func variableOf(t reflect.Type, field string) string {
+	if f, ok := t.FieldByName(field); ok {
 		return f.Tag.Get("env")
 	}
 	return field
@@ -117,9 +118,9 @@ func editDistance(a, b string) int {
 }
 
 // explainParseError turns caarlos0/env's error (which names the Go field and
-// type) into one line naming the variable. Only numbers and booleans can
+// type of target, the struct parsed) into one line naming the variable. Only numbers and booleans can
 // fail to parse, so quoting the value shows no secret.
-func explainParseError(err error) error {
+func explainParseError(err error, target reflect.Type) error {
 	var agg env.AggregateError
 	if !errors.As(err, &agg) || len(agg.Errors) == 0 {
 		return err
@@ -128,8 +129,11 @@ func explainParseError(err error) error {
 	if !errors.As(agg.Errors[0], &pe) {
 		return agg.Errors[0]
 	}
-	name := variableOf(pe.Name)
+	name := variableOf(target, pe.Name)
 	value := os.Getenv(name)
+	if pe.Type == reflect.TypeFor[time.Duration]() {
+		return fmt.Errorf("%s must be a duration such as 90s, 15m or 168h, not %q", name, value)
+	}
 	switch pe.Type.Kind() {
 	case reflect.Bool:
 		return fmt.Errorf("%s must be true or false, not %q", name, value)
