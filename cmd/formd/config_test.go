@@ -158,6 +158,7 @@ func TestURLsAreCheckedAtStartWithoutShowingPasswords(t *testing.T) {
 	checkConfigCases(t, map[string]configCase{
 		"database URL":         {env: map[string]string{"FORMD_DATABASE_URL": "postgres://u:pw@db:5432/formd?sslmode=disable"}},
 		"postgresql scheme":    {env: map[string]string{"FORMD_DATABASE_URL": "postgresql://db/formd"}},
+		"Unix socket":          {env: map[string]string{"FORMD_DATABASE_URL": "postgres:///formd?host=/var/run/postgresql"}},
 		"https base URL":       {env: map[string]string{"FORMD_BASE_URL": "https://forms.example.com/"}},
 		"base URL with a path": {env: map[string]string{"FORMD_BASE_URL": "https://example.com/forms"}},
 		"SMTP URL":             {env: map[string]string{"FORMD_SMTP_URL": "smtp://u:pw@mail.example:2525?tls=starttls"}},

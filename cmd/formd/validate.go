@@ -193,7 +193,8 @@ func (c *Config) checkDatabaseURL() error {
 	u, err := url.Parse(c.DatabaseURL)
 	// url.Parse's and pgx's errors quote the URL, password included: neither
 	// is shown.
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+	// No host is fine: pgx then takes a Unix socket (?host=/var/run/postgresql).
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return fmt.Errorf("%s must be a URL such as postgres://user:password@host:5432/formd?sslmode=disable", name)
 	}
 	if _, err := pgxpool.ParseConfig(c.DatabaseURL); err != nil {
