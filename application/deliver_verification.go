@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	netmail "net/mail"
 	"strings"
 
 	"github.com/formd/formd/domain"
@@ -50,6 +51,16 @@ func requestedToken(tokens LinkTokens, v VerificationRecord) (string, error) {
 		ErrPermanent, v.ID)
 }
 
+// systemFromName is the display name of formd's own mails: none when the
+// operator's FORMD_MAIL_FROM has one ("Acme Forms <forms@acme.example>"),
+// so the mailer keeps it, else "formd".
+func systemFromName(from string) string {
+	if a, err := netmail.ParseAddress(from); err == nil && a.Name != "" {
+		return ""
+	}
+	return "formd"
+}
+
 // verificationMail is the mail with the one-time link of v.
 func verificationMail(v VerificationRecord, deliveryID, token string, settings MailSettings) Mail {
 	link := strings.TrimRight(settings.BaseURL, "/") + "/verify/" + token
@@ -58,7 +69,7 @@ func verificationMail(v VerificationRecord, deliveryID, token string, settings M
 		DeliveryID: deliveryID,
 		MessageID:  deliveryID + "@formd",
 		From:       settings.From,
-		FromName:   "formd",
+		FromName:   systemFromName(settings.From),
 		To:         v.Email,
 	}
 	switch v.Kind {

@@ -170,3 +170,18 @@ func TestRequestingAVerificationQueuesItsMail(t *testing.T) {
 		t.Errorf("token hash %s is not the hash of the derived token", v.TokenHash)
 	}
 }
+
+// Regression (issue 9, item 1): formd's own mails named themselves "formd"
+// even when the operator's sender had a display name of its own.
+func TestSystemMailsKeepTheOperatorsSenderName(t *testing.T) {
+	for from, want := range map[string]string{
+		"Acme Forms <forms@acme.example>": "",
+		"forms@acme.example":              "formd",
+		"<forms@acme.example>":            "formd",
+	} {
+		m := verificationMail(VerificationRecord{}, "d1", "tok", MailSettings{From: from})
+		if m.FromName != want || m.From != from {
+			t.Errorf("FORMD_MAIL_FROM=%q: From %q under name %q; want the configured sender under %q", from, m.From, m.FromName, want)
+		}
+	}
+}

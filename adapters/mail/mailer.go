@@ -4,15 +4,11 @@ package mail
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	netmail "net/mail"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	gomail "github.com/wneessen/go-mail"
@@ -85,71 +81,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// SMTP sends through one SMTP server.
-type SMTP struct {
-	host string
-	opts []gomail.Option
-}
-
-// NewSMTP parses smtp://user:pass@host:port?tls=none|starttls|tls.
-func NewSMTP(raw string) (*SMTP, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "smtp" || u.Hostname() == "" {
-		return nil, fmt.Errorf("FORMD_SMTP_URL must look like smtp://user:pass@host:port?tls=none|starttls|tls")
-	}
-	opts := []gomail.Option{gomail.WithTimeout(15 * time.Second)}
-	port := 587
-	switch u.Query().Get("tls") {
-	case "none":
-		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
-		port = 25
-	case "tls":
-		opts = append(opts, gomail.WithSSL())
-		port = 465
-	case "", "starttls":
-		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
-	default:
-		return nil, fmt.Errorf("FORMD_SMTP_URL: tls must be none, starttls or tls")
-	}
-	if p := u.Port(); p != "" {
-		if port, err = strconv.Atoi(p); err != nil {
-			return nil, fmt.Errorf("FORMD_SMTP_URL: bad port")
-		}
-	}
-	opts = append(opts, gomail.WithPort(port))
-	if u.User != nil {
-		pw, _ := u.User.Password()
-		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthPlain), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
-	}
-	return &SMTP{host: u.Hostname(), opts: opts}, nil
-}
-
-// Send implements application.Mailer.
-func (s *SMTP) Send(ctx context.Context, m application.Mail) error {
-	msg, err := build(m)
-	if err != nil {
-		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
-	}
-	client, err := gomail.NewClient(s.host, s.opts...)
-	if err != nil {
-		return err
-	}
-	return classify(client.DialAndSendWithContext(ctx, msg))
-}
-
-// classify marks a refusal with a 5xx reply (550 no such user, 554
-// rejected) as permanent: the server will answer the same mail the same way,
-// so the delivery fails at once instead of being retried. A 4xx reply (451
-// try again later, 452 mailbox full), a failure to connect and anything
-// without a reply code stay transient and are retried on the schedule.
-func classify(err error) error {
-	var sendErr *gomail.SendError
-	if errors.As(err, &sendErr) && !sendErr.IsTemp() && sendErr.ErrorCode() >= 500 && sendErr.ErrorCode() < 600 {
-		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
-	}
-	return err
 }
 
 // Spool writes each mail as <delivery id>.eml into a folder.

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"net"
+	"os"
+	"reflect"
 	"strings"
 
 	"github.com/caarlos0/env/v11"
@@ -50,31 +51,32 @@ type Config struct {
 	WebhookCAFile       string `env:"FORMD_WEBHOOK_CA_FILE"`
 }
 
-// loadConfig reads the environment and fills the derived defaults.
+// loadConfig reads the environment, fills the derived defaults and checks
+// every value (validate.go): a bad one stops every command with one line.
 func loadConfig() (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := checkUnknownVariables(os.Environ()); err != nil {
 		return c, err
+	}
+	if err := env.Parse(&c); err != nil {
+		return c, explainParseError(err, reflect.TypeOf(c))
 	}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = DefaultDatabaseURL
 	}
+	if err := checkAddr("FORMD_LISTEN_ADDR", c.ListenAddr, true); err != nil {
+		return c, err
+	}
 	if c.BaseURL == "" {
-		host, port, err := net.SplitHostPort(c.ListenAddr)
-		if err != nil {
-			return c, fmt.Errorf("FORMD_LISTEN_ADDR: %w", err)
-		}
+		host, port, _ := net.SplitHostPort(c.ListenAddr)
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"
 		}
 		c.BaseURL = "http://" + net.JoinHostPort(host, port)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	// Malformed keys are refused by every command, before anything runs.
-	if strings.TrimSpace(c.SecretKey) != "" {
-		if _, err := secrets.ParseKey("FORMD_SECRET_KEY", c.SecretKey); err != nil {
-			return c, err
-		}
+	if err := c.validate(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -102,6 +102,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.requireSecretKey(); err != nil {
 		return err
 	}
+	if err := cfg.checkFolders(); err != nil {
+		return err
+	}
 	svc, cleanup, err := buildService(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -126,11 +126,22 @@ func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
 	return r, nil
 }
 
-func provideMailer(cfg Config) (application.Mailer, error) {
+// provideMailer keeps one idle SMTP connection per delivery worker, so each
+// worker sends its claimed batch over one connection; they are closed with
+// QUIT at shutdown.
+func provideMailer(cfg Config) (application.Mailer, func(), error) {
 	if cfg.SMTPURL != "" {
-		return mail.NewSMTP(cfg.SMTPURL)
+		m, err := mail.NewSMTP(cfg.SMTPURL, mail.WithPoolSize(cfg.DeliveryWorkers))
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, m.Close, nil
 	}
-	return mail.NewSpool(cfg.MailSpool)
+	m, err := mail.NewSpool(cfg.MailSpool)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, func() {}, nil
 }
 
 func provideWatermillLogger(log *slog.Logger) watermill.LoggerAdapter {

@@ -63,7 +63,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
 	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
-	mailer, err := provideMailer(cfg)
+	mailer, cleanup3, err := provideMailer(cfg)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -71,6 +71,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	sender, err := provideWebhookSender(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -113,6 +114,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	decode := provideDecode()
 	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -132,6 +134,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliveries:  deliveryStore,
 	}
 	return service, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil

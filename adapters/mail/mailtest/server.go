@@ -29,15 +29,24 @@ type Server struct {
 	got      []Received
 	refuse   map[string]bool
 	deferred map[string]int
+	conns    map[*smtp.Conn]bool // open connections
+	sessions int
+	rcpts    map[string]int
 }
 
 // StartServer listens on a free loopback port; Close stops it.
 func StartServer(refuse ...string) (*Server, error) {
-	s := &Server{refuse: map[string]bool{}, deferred: map[string]int{}}
+	s := &Server{refuse: map[string]bool{}, deferred: map[string]int{}, conns: map[*smtp.Conn]bool{}, rcpts: map[string]int{}}
 	for _, r := range refuse {
 		s.refuse[r] = true
 	}
-	s.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{s: s}, nil }))
+	s.srv = smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.sessions++
+		s.conns[c] = true
+		return &session{s: s, conn: c}, nil
+	}))
 	s.srv.Domain = "localhost"
 	s.srv.ReadTimeout, s.srv.WriteTimeout = 10*time.Second, 10*time.Second
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -57,6 +66,42 @@ func (s *Server) Defer(rcpt string, n int) {
 	s.deferred[rcpt] = n
 }
 
+// Sessions counts the SMTP sessions clients opened so far: one per
+// connection (a STARTTLS connection would count two; this server offers none).
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
+
+// Open counts the connections open now.
+func (s *Server) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// RcptAttempts counts the RCPT TO commands for rcpt, refused ones included.
+func (s *Server) RcptAttempts(rcpt string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rcpts[rcpt]
+}
+
+// DropConnections closes every open connection without a goodbye, as a
+// server that restarts or times idle clients out does.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	conns := make([]*smtp.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
 
@@ -69,12 +114,20 @@ func (s *Server) Received() []Received {
 
 type session struct {
 	s    *Server
+	conn *smtp.Conn
 	from string
 	to   []string
 }
 
-func (x *session) Reset()        { x.from, x.to = "", nil }
-func (x *session) Logout() error { return nil }
+func (x *session) Reset() { x.from, x.to = "", nil }
+
+// Logout runs when the connection closes.
+func (x *session) Logout() error {
+	x.s.mu.Lock()
+	defer x.s.mu.Unlock()
+	delete(x.s.conns, x.conn)
+	return nil
+}
 
 func (x *session) Mail(from string, _ *smtp.MailOptions) error {
 	x.from = from
@@ -82,6 +135,9 @@ func (x *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	x.s.mu.Lock()
+	x.s.rcpts[to]++
+	x.s.mu.Unlock()
 	if x.s.refuse[to] {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
 	}

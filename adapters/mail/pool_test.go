@@ -1,0 +1,176 @@
+package mail_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/adapters/mail"
+	"github.com/formd/formd/adapters/mail/mailtest"
+	"github.com/formd/formd/application"
+)
+
+// mailTo is sample() to another recipient under its own delivery id.
+func mailTo(i int) application.Mail {
+	m := sample()
+	m.DeliveryID = fmt.Sprintf("d-%d", i)
+	m.MessageID = m.DeliveryID + "@formd.test"
+	m.Cc = nil
+	return m
+}
+
+func pooled(t *testing.T, s *mailtest.Server, opts ...mail.Option) *mail.SMTP {
+	t.Helper()
+	m, err := mail.NewSMTP("smtp://"+s.Addr+"?tls=none", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// Issue 9, item 5: a dial (and greeting, STARTTLS, AUTH) per message was the
+// mailer's largest cost; consecutive sends share one connection.
+func TestSMTPSendsConsecutiveMailsOverOneConnection(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s)
+	for i := range 5 {
+		if err := send(t, m, mailTo(i)); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	if n := len(s.Received()); n != 5 {
+		t.Fatalf("server received %d mails, want 5", n)
+	}
+	if n := s.Sessions(); n != 1 {
+		t.Fatalf("5 sends opened %d connections, want 1", n)
+	}
+}
+
+// The server closed the idle connection (a restart, its own idle timeout):
+// the next send notices, reconnects and goes through.
+func TestSMTPReconnectsWhenTheServerDroppedTheConnection(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s)
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.DropConnections()
+	waitFor(t, func() bool { return s.Open() == 0 }, "the server closed its connections")
+	if err := send(t, m, mailTo(2)); err != nil {
+		t.Fatalf("send after the server dropped the connection = %v, want it sent on a new one", err)
+	}
+	if n := len(s.Received()); n != 2 {
+		t.Fatalf("server received %d mails, want 2", n)
+	}
+	if n := s.Sessions(); n != 2 {
+		t.Fatalf("%d connections, want 2 (the dropped one and its replacement)", n)
+	}
+}
+
+// A refusal is the server's answer, not a broken connection: a 5xx is not
+// sent again, and the connection carries the next mail.
+func TestSMTPNeverResendsAPermanentRefusalAndKeepsTheConnection(t *testing.T) {
+	s := server(t, "refused@example.com")
+	m := pooled(t, s)
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	bad := mailTo(2)
+	bad.To = "refused@example.com"
+	if err := send(t, m, bad); !errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("send to a refused recipient = %v, want a permanent failure", err)
+	}
+	if n := s.RcptAttempts("refused@example.com"); n != 1 {
+		t.Fatalf("the refused recipient was tried %d times, want once", n)
+	}
+	if err := send(t, m, mailTo(3)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Sessions(); n != 1 {
+		t.Fatalf("%d connections, want the one that survived the refusal", n)
+	}
+}
+
+// A 4xx is reported as transient at once (the delivery schedule retries
+// it), not resent on another connection.
+func TestSMTPReportsADeferralWithoutResending(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s)
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Defer("owner@example.com", 1)
+	if err := send(t, m, mailTo(2)); err == nil || errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("deferred send = %v, want a transient failure", err)
+	}
+	if n := s.RcptAttempts("owner@example.com"); n != 2 {
+		t.Fatalf("owner@example.com got %d RCPT TO, want 2 (the sent mail and the deferred one, once)", n)
+	}
+}
+
+// Connections unused for the idle timeout are closed by the client, so a
+// quiet formd holds none of the server's connection slots.
+func TestSMTPClosesIdleConnections(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s, mail.WithIdleTimeout(200*time.Millisecond))
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Open(); n != 1 {
+		t.Fatalf("%d connections open after a send, want 1 kept for the next", n)
+	}
+	waitFor(t, func() bool { return s.Open() == 0 }, "the idle connection is closed")
+	if err := send(t, m, mailTo(2)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Sessions(); n != 2 {
+		t.Fatalf("%d connections, want 2", n)
+	}
+}
+
+// Run with -race: workers sending at once each get a connection of their own,
+// and the pool keeps at most its size of them.
+func TestSMTPSendsConcurrentlyOverAPool(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s, mail.WithPoolSize(3))
+	const workers, each = 6, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				errs <- send(t, m, mailTo(w*each+i))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.Received()); n != workers*each {
+		t.Fatalf("server received %d mails, want %d", n, workers*each)
+	}
+	if n := s.Sessions(); n >= workers*each {
+		t.Fatalf("%d connections for %d mails: connections are not reused", n, workers*each)
+	}
+	waitFor(t, func() bool { return s.Open() <= 3 }, "at most the pool size of connections stays open")
+	m.Close()
+	waitFor(t, func() bool { return s.Open() == 0 }, "Close says goodbye on the idle connections")
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
