@@ -34,7 +34,7 @@ var _ = Describe("Recovering from faults", func() {
 		db.Exec(`UPDATE deliveries SET next_attempt_at = now() WHERE status = 'retrying'`)
 		for _, id := range ids {
 			mailWithID(f, lf.Recipient, id)
-			Eventually(func() string { row, _ := db.Delivery(id); return row.Status }).Should(Equal("succeeded"))
+			Eventually(func() string { row, _ := db.Delivery(id); return row.Status }).WithTimeout(MailTimeout).Should(Equal("succeeded"))
 		}
 	})
 
