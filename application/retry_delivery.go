@@ -51,11 +51,12 @@ func (h *RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (D
 	case errors.Is(err, domain.ErrConcurrency):
 		// Another retry (or the sweep) got there first: the delivery says
 		// why this one cannot be made now.
-		if rec, err = ownedDelivery(ctx, h.log, cmd.Caller, cmd.DeliveryID); err != nil {
-			return DeliveryRecord{}, err
+		now, errNow := ownedDelivery(ctx, h.log, cmd.Caller, cmd.DeliveryID)
+		if errNow == nil {
+			_, errNow = delivery.RequestRetry(now.State, now.SubmissionID != "", now.PayloadKept, h.retention, h.clock.Now())
 		}
-		if _, err := delivery.RequestRetry(rec.State, rec.SubmissionID != "", rec.PayloadKept, h.retention, h.clock.Now()); err != nil {
-			return DeliveryRecord{}, err
+		if errNow != nil {
+			return DeliveryRecord{}, errNow
 		}
 		return DeliveryRecord{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 
@@ -44,6 +45,9 @@ type Config struct {
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
 	// DeliveryWorkers is how many delivery workers one process runs.
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
+	// FailedPayloadRetention is how long a submission with a failed delivery
+	// keeps its sealed payload, so the delivery can be retried by hand.
+	FailedPayloadRetention time.Duration `env:"FORMD_FAILED_PAYLOAD_RETENTION" envDefault:"168h"`
 	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks
 	// reach loopback receivers with a test certificate authority.
 	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`
@@ -70,6 +74,9 @@ func loadConfig() (Config, error) {
 		c.BaseURL = "http://" + net.JoinHostPort(host, port)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.FailedPayloadRetention < 0 {
+		return c, fmt.Errorf("FORMD_FAILED_PAYLOAD_RETENTION: %s is negative; use a duration such as 168h (0 shreds at once)", c.FailedPayloadRetention)
+	}
 	// Malformed keys are refused by every command, before anything runs.
 	if strings.TrimSpace(c.SecretKey) != "" {
 		if _, err := secrets.ParseKey("FORMD_SECRET_KEY", c.SecretKey); err != nil {
