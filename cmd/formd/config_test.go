@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/formd/formd/adapters/secrets"
 )
@@ -63,5 +64,38 @@ func TestAMalformedKeyIsRefusedAtStartWithoutShowingIt(t *testing.T) {
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"FORMD_SECRET_KEY", "FORMD_SECRET_KEYS_OLD", "FORMD_DEV"} {
 		t.Setenv(k, "")
+	}
+}
+
+func TestFailedPayloadRetention(t *testing.T) {
+	tests := []struct {
+		value   string
+		want    time.Duration
+		wantErr string
+	}{
+		{"", 7 * 24 * time.Hour, ""},
+		{"72h", 72 * time.Hour, ""},
+		{"0", 0, ""},
+		{"-1h", 0, "FORMD_FAILED_PAYLOAD_RETENTION"},
+		// Naming the variable in every parse error is item 1 of issue 9.
+		{"a week", 0, "invalid duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			clearEnv(t)
+			if tt.value != "" {
+				t.Setenv("FORMD_FAILED_PAYLOAD_RETENTION", tt.value)
+			}
+			cfg, err := loadConfig()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("loadConfig = %v, want an error naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.FailedPayloadRetention != tt.want {
+				t.Fatalf("retention %v, %v; want %v", cfg.FailedPayloadRetention, err, tt.want)
+			}
+		})
 	}
 }
