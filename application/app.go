@@ -27,6 +27,8 @@ type Commands struct {
 	QueueDelivery         *QueueDeliveryHandler
 	RecordPoisonedMessage *RecordPoisonedMessageHandler
 	Deliver               *DeliverHandler
+	// RetryDelivery re-queues a failed delivery (the delivery log).
+	RetryDelivery *RetryDeliveryHandler
 }
 
 // Queries read state and change nothing.
@@ -36,4 +38,6 @@ type Queries struct {
 	ListForms             *ListFormsHandler
 	FormHistory           *FormHistoryHandler
 	RecipientVerification *RecipientVerificationHandler
+	ListDeliveries        *ListDeliveriesHandler
+	DeliveryDetails       *DeliveryDetailsHandler
 }

@@ -79,7 +79,7 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	default:
 		_, err = d.Fail(sendErr.Error(), errors.Is(sendErr, ErrPermanent), now, rand.Float64())
 	}
-	return Attempt{Queued: d.Queued(), Number: d.Attempts(), Outcome: d.Outcome()}, err
+	return Attempt{Queued: d.Queued(), Number: d.Attempts(), Outcome: d.Outcome(), Retries: c.Retries}, err
 }
 
 // DeliverDue asks for one round of delivery: claim up to Limit due

@@ -162,7 +162,7 @@ func TestRequestingAVerificationQueuesItsMail(t *testing.T) {
 	}
 	v := tx.verifications[0]
 	want := []delivery.Queued{{DeliveryID: v.DeliveryID, VerificationID: v.VerificationID, FormID: "form-1",
-		Kind: delivery.KindRecipientVerification, At: now}}
+		Kind: delivery.KindRecipientVerification, Target: "example.com", At: now}}
 	if len(tx.queued) != 1 || tx.queued[0] != want[0] {
 		t.Errorf("queued %+v, want %+v", tx.queued, want)
 	}

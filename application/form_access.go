@@ -5,6 +5,7 @@ import (
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -30,4 +31,18 @@ func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.P
 // metadataFor is the audit metadata of a control-plane change by caller.
 func metadataFor(s Session, requestID string) Metadata {
 	return Metadata{Actor: Actor{Type: s.ActorType, ID: s.CredentialID}, AccountID: s.AccountID, RequestID: requestID}
+}
+
+// ownedDelivery returns the delivery when the log shows it to the caller: a
+// delivery of another account, or of a kind no form's log shows (an account
+// verification or password reset mail), is not found.
+func ownedDelivery(ctx context.Context, log DeliveryLog, caller Session, id string) (DeliveryRecord, error) {
+	rec, err := log.DeliveryByID(ctx, id)
+	if err != nil {
+		return DeliveryRecord{}, err
+	}
+	if rec.AccountID == "" || rec.AccountID != caller.AccountID || !delivery.Listed(rec.Kind) {
+		return DeliveryRecord{}, domain.ErrNotFound
+	}
+	return rec, nil
 }

@@ -178,3 +178,21 @@ type WebhookSender interface {
 type Mailer interface {
 	Send(ctx context.Context, m Mail) error
 }
+
+// DeliveryLog reads the delivery log and re-queues failed deliveries.
+type DeliveryLog interface {
+	// FormDeliveries lists a form's deliveries newest first (created, then
+	// id, descending), after the cursor when one is given, of the stored
+	// kinds in the filter (all when empty) and the state when one is given;
+	// at most limit of them. Deliveries of kinds the log never shows
+	// (delivery.Listed) are left out.
+	FormDeliveries(ctx context.Context, formID string, f DeliveryFilter) ([]DeliveryRecord, error)
+	// DeliveryByID finds one delivery with the account its form belongs to.
+	DeliveryByID(ctx context.Context, id string) (DeliveryRecord, error)
+	// Requeue appends the retry event to the delivery's stream and makes
+	// the delivery due at once, in one transaction. It refuses with
+	// domain.ErrConcurrency a delivery no longer failed (a retry raced it),
+	// and with ErrPayloadDeleted a submission's delivery whose sealed
+	// payload was shredded meanwhile.
+	Requeue(ctx context.Context, rec DeliveryRecord, e delivery.RetryRequested, md Metadata) (DeliveryRecord, error)
+}

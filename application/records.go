@@ -157,6 +157,8 @@ type Attempt struct {
 	Queued  delivery.Queued
 	Number  int
 	Outcome delivery.Event
+	// Retries is how many manual retries the delivery's stream holds.
+	Retries int
 }
 
 // ClaimedDelivery is a delivery leased for an attempt.
@@ -164,6 +166,8 @@ type ClaimedDelivery struct {
 	delivery.Queued
 	// Attempts made so far.
 	Attempts int
+	// Retries is how many times the delivery was retried by hand.
+	Retries int
 }
 
 // ErrPermanent marks failures no retry can fix (the payload is gone, the
@@ -213,3 +217,49 @@ type MailSettings struct {
 	BaseURL string
 	From    string
 }
+
+// DeliveryRecord is what the delivery log knows of one delivery. Target is
+// the safe form of where it goes (a domain or a host), never an address.
+type DeliveryRecord struct {
+	ID             string
+	AccountID      string
+	FormID         string
+	SubmissionID   string
+	VerificationID string
+	// Kind is the stored kind (delivery.PublicKind names it for callers).
+	Kind          string
+	Target        string
+	State         string
+	Attempts      int
+	Retries       int
+	LastError     string
+	NextAttemptAt *time.Time
+	CreatedAt     time.Time
+	FinishedAt    *time.Time
+	// PayloadKept says whether the submission's sealed payload still exists.
+	PayloadKept bool
+}
+
+// DeliveryCursor is the position after which a page of the log starts: the
+// last delivery of the page before.
+type DeliveryCursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// DeliveryFilter narrows a page of the delivery log.
+type DeliveryFilter struct {
+	// Kinds are stored kinds; empty means every listed kind.
+	Kinds []string
+	State string
+	After *DeliveryCursor
+	Limit int
+}
+
+// FailedPayloadRetention is how long a submission with a failed delivery
+// keeps its sealed payload so the delivery can be retried.
+type FailedPayloadRetention time.Duration
+
+// ErrPayloadDeleted means a retry came after the submission's sealed payload
+// was shredded; the retry use case turns it into a message with the retention.
+var ErrPayloadDeleted = errors.New("the submission's payload was deleted")

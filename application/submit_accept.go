@@ -36,7 +36,8 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	for _, kind := range plan.Kinds() {
 		id := h.ids.New()
 		refs = append(refs, submission.DeliveryRef{ID: id, Kind: kind})
-		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: kind, At: now})
+		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: kind,
+			Target: plan.Target(kind), At: now})
 		switch kind {
 		case delivery.KindEmail:
 			resp.DeliveryID = id

@@ -37,7 +37,8 @@ func (c webhookCall) JSON() map[string]any {
 // Paths choose its answer: /flaky answers 500 to its first call and 204
 // after; /hold waits until release is closed; /gone answers 410;
 // /unavailable always answers 503; /redirect answers 307 to /redirected;
-// anything else answers 204.
+// /broken answers 410 until Fix is called, 204 after; anything else
+// answers 204.
 type webhookReceiver struct {
 	server  *httptest.Server
 	caFile  string
@@ -46,6 +47,14 @@ type webhookReceiver struct {
 	flaky   int
 	held    chan struct{}
 	release chan struct{}
+	fixed   bool
+}
+
+// Fix makes /broken answer 204 from now on.
+func (wr *webhookReceiver) Fix() {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	wr.fixed = true
 }
 
 func startWebhookReceiver() *webhookReceiver {
@@ -70,6 +79,9 @@ func (wr *webhookReceiver) serve(w http.ResponseWriter, r *http.Request) {
 		if wr.flaky == 1 {
 			status = http.StatusInternalServerError
 		}
+	}
+	if r.URL.Path == "/broken" && !wr.fixed {
+		status = http.StatusGone
 	}
 	wr.mu.Unlock()
 	switch r.URL.Path {
@@ -277,9 +289,12 @@ var _ = Describe("Delivering a submission", func() {
 			Expect(db.Events(`event_type = 'delivery.failed.v1' AND stream_id = $1`, webhookID)).To(HaveLen(1))
 			Expect(receiver.Calls("/gone")).To(HaveLen(1))
 
-			By("the payload being redacted once the email is delivered too")
-			Eventually(func() int { return db.PayloadCount(submissionID) }).WithTimeout(10 * time.Second).Should(BeZero())
-			Expect(db.Events(`event_type = 'submission.redacted.v1' AND stream_id = $1`, submissionID)).To(HaveLen(1))
+			By("the payload being kept for a retry once the email is delivered too (FORMD_FAILED_PAYLOAD_RETENTION)")
+			Eventually(func() int {
+				return db.Int(`SELECT count(*) FROM submission_payloads WHERE submission_id = $1 AND pending = 0
+					AND keep_until > now() + interval '6 days'`, submissionID)
+			}).WithTimeout(10 * time.Second).Should(Equal(1))
+			Expect(db.Events(`event_type = 'submission.redacted.v1' AND stream_id = $1`, submissionID)).To(BeEmpty())
 		})
 
 		It("does not follow a redirect from the receiver", func() {

@@ -24,11 +24,23 @@ type DeliveryStore struct {
 	store *EventStore
 	// instance names this process's claims; its heartbeat says it is alive.
 	instance string
+	// retention is how long a submission with a failed delivery keeps its
+	// sealed payload (FORMD_FAILED_PAYLOAD_RETENTION).
+	retention time.Duration
 }
 
-// NewDeliveryStore builds the store for one process.
+// NewDeliveryStore builds the store for one process, keeping the payloads of
+// submissions with a failed delivery for delivery.DefaultFailedPayloadRetention.
 func NewDeliveryStore(pool *pgxpool.Pool, store *EventStore) *DeliveryStore {
-	return &DeliveryStore{pool: pool, store: store, instance: uuid.NewString()}
+	return &DeliveryStore{pool: pool, store: store, instance: uuid.NewString(), retention: delivery.DefaultFailedPayloadRetention}
+}
+
+// WithFailedPayloadRetention sets how long a submission with a failed
+// delivery keeps its sealed payload; 0 shreds it as soon as every delivery
+// is final.
+func (d *DeliveryStore) WithFailedPayloadRetention(r time.Duration) *DeliveryStore {
+	d.retention = r
+	return d
 }
 
 // Process liveness: how often a process says it is alive, and how long
@@ -114,15 +126,17 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 		streams                                       []StreamEvents
 		ids, subs, forms, vers, kinds, statuses, errs []string
 		numbers                                       []int32
-		nexts                                         []*time.Time
+		nexts, finished                               []*time.Time
 		finals                                        = map[string]int32{}
 	)
 	for _, a := range attempts {
 		q := a.Queued
 		md := systemActor
 		md.CausationID = q.DeliveryID
+		// The stream holds the queued event, one outcome per attempt and one
+		// event per manual retry.
 		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-			ExpectedVersion: a.Number, Events: []Event{a.Outcome}, Metadata: md})
+			ExpectedVersion: a.Number + a.Retries, Events: []Event{a.Outcome}, Metadata: md})
 		var next *time.Time
 		reason := ""
 		switch o := a.Outcome.(type) {
@@ -135,6 +149,11 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 		vers = append(vers, q.VerificationID)
 		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, truncate(reason, 500))
 		numbers, nexts = append(numbers, int32(a.Number)), append(nexts, next)
+		var done *time.Time
+		if delivery.Final(a.Outcome) {
+			done = &now
+		}
+		finished = append(finished, done)
 		// Only a submission's deliveries hold its payload; a verification
 		// mail has none to redact.
 		if delivery.Final(a.Outcome) && q.SubmissionID != "" {
@@ -143,14 +162,16 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 	}
 	state := &pgx.Batch{}
 	state.Queue(`
-		INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, last_error, updated_at)
+		INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, last_error,
+		                        updated_at, created_at, finished_at)
 		SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.status, d.attempts,
-		       d.next, d.err, $10::timestamptz
+		       d.next, d.err, $10::timestamptz, $10::timestamptz, d.fin
 		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-		            $8::timestamptz[], $9::text[]) AS d(id, sub, form, ver, kind, status, attempts, next, err)
+		            $8::timestamptz[], $9::text[], $11::timestamptz[]) AS d(id, sub, form, ver, kind, status, attempts, next, err, fin)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now)
+		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at,
+		    finished_at = excluded.finished_at`,
+		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished)
 	if err := d.store.AppendWith(ctx, tx, now, state, streams...); err != nil {
 		return err
 	}
@@ -161,30 +182,58 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 }
 
 // settle counts final deliveries per submission; a submission with none left
-// pending loses its sealed payload and records submission.redacted.
+// pending loses its sealed payload and records submission.redacted, unless
+// one of its deliveries failed: then the payload is kept for the retention
+// (delivery.PayloadKeptUntil), so the delivery can be retried, and
+// ShredExpiredPayloads shreds it after that.
 func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string]int32, now time.Time) error {
 	var subs []string
 	var counts []int32
 	for id, n := range finals {
 		subs, counts = append(subs, id), append(counts, n)
 	}
+	// The deliveries rows of this transaction are already written, so a
+	// failed one is seen here.
 	rows, err := tx.Query(ctx, `
 		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
 		FROM unnest($1::uuid[], $2::int[]) AS f(id, n) WHERE p.submission_id = f.id
-		RETURNING p.submission_id::text, p.pending`, subs, counts)
+		RETURNING p.submission_id::text, p.pending,
+		          EXISTS (SELECT 1 FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed')`, subs, counts)
 	if err != nil {
 		return err
 	}
-	var done []string
+	var done, kept []string
 	var id string
 	var pending int
-	if _, err := pgx.ForEachRow(rows, []any{&id, &pending}, func() error {
-		if pending == 0 {
+	var failed bool
+	if _, err := pgx.ForEachRow(rows, []any{&id, &pending, &failed}, func() error {
+		if pending > 0 {
+			return nil
+		}
+		if _, keep := delivery.PayloadKeptUntil(failed, now, d.retention); keep {
+			kept = append(kept, id)
+		} else {
 			done = append(done, id)
 		}
 		return nil
-	}); err != nil || len(done) == 0 {
+	}); err != nil {
 		return err
+	}
+	if len(kept) > 0 {
+		until, _ := delivery.PayloadKeptUntil(true, now, d.retention)
+		if _, err := tx.Exec(ctx, `UPDATE submission_payloads SET keep_until = $2 WHERE submission_id = ANY($1::uuid[])`,
+			kept, until); err != nil {
+			return err
+		}
+	}
+	return d.redact(ctx, tx, done, now)
+}
+
+// redact shreds the payloads of submissions and records submission.redacted
+// on each, in tx.
+func (d *DeliveryStore) redact(ctx context.Context, tx pgx.Tx, done []string, now time.Time) error {
+	if len(done) == 0 {
+		return nil
 	}
 	redact := &pgx.Batch{}
 	redact.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
@@ -205,13 +254,13 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING id::text, coalesce(submission_id::text, ''), coalesce(form_id::text, ''),
-		          coalesce(verification_id::text, ''), kind, attempts`, now, now.Add(lease), limit, d.instance)
+		          coalesce(verification_id::text, ''), kind, attempts, retries`, now, now.Add(lease), limit, d.instance)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
 		var c application.ClaimedDelivery
-		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Attempts)
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Attempts, &c.Retries)
 		return c, err
 	})
 }
@@ -241,11 +290,12 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	// One statement, one round trip: the insert and the wake-up.
 	_, err := ex.ExecContext(ctx, `
 		WITH queued AS (
-			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, updated_at)
-			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, 'queued', 0, $6, $6)
+			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, status, attempts, next_attempt_at,
+			                        updated_at, created_at)
+			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, $9, 'queued', 0, $6, $6, $6)
 			ON CONFLICT (id) DO NOTHING)
 		SELECT pg_notify($7, $8)`,
-		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue)
+		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue, q.Target)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 
@@ -45,6 +46,9 @@ type Config struct {
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
 	// DeliveryWorkers is how many delivery workers one process runs.
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
+	// FailedPayloadRetention is how long a submission with a failed delivery
+	// keeps its sealed payload, so the delivery can be retried by hand.
+	FailedPayloadRetention time.Duration `env:"FORMD_FAILED_PAYLOAD_RETENTION" envDefault:"168h"`
 	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks
 	// reach loopback receivers with a test certificate authority.
 	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`

@@ -339,3 +339,18 @@ func TestADurationThatDoesNotParseSaysWhatADurationIs(t *testing.T) {
 		t.Fatalf("explainParseError = %v; want a message saying what a duration looks like", err)
 	}
 }
+
+func TestFailedPayloadRetention(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"a duration":          {env: map[string]string{"FORMD_FAILED_PAYLOAD_RETENTION": "72h"}},
+		"zero: shred at once": {env: map[string]string{"FORMD_FAILED_PAYLOAD_RETENTION": "0"}},
+		"negative":            {env: map[string]string{"FORMD_FAILED_PAYLOAD_RETENTION": "-1h"}, want: []string{"FORMD_FAILED_PAYLOAD_RETENTION", "negative"}},
+		"not a duration":      {env: map[string]string{"FORMD_FAILED_PAYLOAD_RETENTION": "a week"}, want: []string{"FORMD_FAILED_PAYLOAD_RETENTION"}},
+	})
+	unsetFormdEnv(t)
+	t.Setenv("FORMD_SECRET_KEY", strings.Repeat("ab", 32))
+	cfg, err := loadConfig()
+	if err != nil || cfg.FailedPayloadRetention != 7*24*time.Hour {
+		t.Fatalf("default retention %v, %v; want 168h", cfg.FailedPayloadRetention, err)
+	}
+}

@@ -125,7 +125,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
 	}()
 	go keepClaimsAlive(ctx, svc.Deliveries, log)
-	go maintain(ctx, svc.Pool, log)
+	go maintain(ctx, svc.Pool, svc.Deliveries, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -250,12 +250,18 @@ func (r *runningRouter) close() {
 }
 
 // maintain prunes expired Idempotency-Key records, autoresponder reservations and acknowledged Watermill
-// messages, hourly. Several processes may run it at once: both deletes are
-// idempotent.
-func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+// messages, and shreds the payloads kept for failed deliveries once their
+// retention ran out, hourly. Several processes may run it at once: every
+// delete is idempotent.
+func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.DeliveryStore, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
+		if n, err := deliveries.ShredExpiredPayloads(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("shredding the payloads of failed deliveries past their retention", "err", err)
+		} else if n > 0 {
+			log.Info("shredded the payloads of failed deliveries past their retention", "count", n)
+		}
 		if n, err := postgres.PruneIdempotencyKeys(ctx, pool); err != nil && ctx.Err() == nil {
 			log.Warn("pruning idempotency keys", "err", err)
 		} else if n > 0 {

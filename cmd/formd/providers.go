@@ -34,8 +34,10 @@ var adapterSet = wire.NewSet(
 	postgres.NewReadModel,
 	postgres.NewSubmissionStore,
 	postgres.NewFormCache,
-	postgres.NewDeliveryStore,
+	provideDeliveryStore,
+	provideFailedPayloadRetention,
 	wire.Bind(new(application.DeliveryStore), new(*postgres.DeliveryStore)),
+	wire.Bind(new(application.DeliveryLog), new(*postgres.DeliveryStore)),
 	postgres.NewDeliveryQueue,
 	wire.Bind(new(application.DeliveryQueue), new(*postgres.DeliveryQueue)),
 	postgres.NewPoisonedMessages,
@@ -85,6 +87,9 @@ var applicationSet = wire.NewSet(
 	application.NewListFormsHandler,
 	application.NewFormHistoryHandler,
 	application.NewRecipientVerificationHandler,
+	application.NewListDeliveriesHandler,
+	application.NewDeliveryDetailsHandler,
+	application.NewRetryDeliveryHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
@@ -102,6 +107,16 @@ var portSet = wire.NewSet(
 	provideRouterFactory,
 	wire.Struct(new(Service), "*"),
 )
+
+// provideDeliveryStore builds the delivery store with the configured
+// retention of failed submissions' payloads.
+func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retention application.FailedPayloadRetention) *postgres.DeliveryStore {
+	return postgres.NewDeliveryStore(pool, store).WithFailedPayloadRetention(time.Duration(retention))
+}
+
+func provideFailedPayloadRetention(cfg Config) application.FailedPayloadRetention {
+	return application.FailedPayloadRetention(cfg.FailedPayloadRetention)
+}
 
 func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error) {
 	pool, err := postgres.Connect(ctx, cfg.DatabaseURL)

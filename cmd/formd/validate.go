@@ -160,6 +160,7 @@ func (c *Config) validate() error {
 		c.checkLogLevel,
 		c.checkKeys,
 		c.checkCAFile,
+		c.checkRetention,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -376,4 +377,13 @@ func cause(err error) error {
 		return u
 	}
 	return err
+}
+
+// checkRetention: how long failed deliveries' payloads are kept for a retry
+// by hand; 0 shreds them at once, as when every delivery is final.
+func (c *Config) checkRetention() error {
+	if c.FailedPayloadRetention < 0 {
+		return fmt.Errorf("FORMD_FAILED_PAYLOAD_RETENTION is negative (%s): use a duration such as 168h, or 0 to shred at once", c.FailedPayloadRetention)
+	}
+	return nil
 }

@@ -62,7 +62,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
-	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
+	failedPayloadRetention := provideFailedPayloadRetention(cfg)
+	deliveryStore := provideDeliveryStore(pool, eventStore, failedPayloadRetention)
 	mailer, cleanup3, err := provideMailer(cfg)
 	if err != nil {
 		cleanup2()
@@ -78,6 +79,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	mailSettings := provideMailSettings(cfg)
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log)
+	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -91,18 +93,23 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		QueueDelivery:               queueDeliveryHandler,
 		RecordPoisonedMessage:       recordPoisonedMessageHandler,
 		Deliver:                     deliverHandler,
+		RetryDelivery:               retryDeliveryHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
+	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
+	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		RecipientVerification: recipientVerificationHandler,
+		ListDeliveries:        listDeliveriesHandler,
+		DeliveryDetails:       deliveryDetailsHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,

@@ -72,9 +72,12 @@ type Queued struct {
 	// FormID is empty for an account verification mail.
 	FormID string `json:"formId"`
 	// VerificationID is set only for a verification mail.
-	VerificationID string    `json:"verificationId,omitempty"`
-	Kind           string    `json:"kind"`
-	At             time.Time `json:"at"`
+	VerificationID string `json:"verificationId,omitempty"`
+	Kind           string `json:"kind"`
+	// Target is where the delivery goes, shown safely for the delivery log
+	// (EmailTarget, WebhookTarget): the full address or URL stays sealed.
+	Target string    `json:"target,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // EventType implements the event interface.

@@ -111,6 +111,20 @@ func (p Plan) Kinds() []string {
 	return kinds
 }
 
+// Target is where a delivery of kind goes, shown safely for the delivery log:
+// the recipient's or submitter's domain, the webhook's host.
+func (p Plan) Target(kind string) string {
+	switch kind {
+	case delivery.KindEmail:
+		return delivery.EmailTarget(p.recipient)
+	case delivery.KindAutoresponder:
+		return delivery.EmailTarget(p.submitterEmail)
+	case delivery.KindWebhook:
+		return delivery.WebhookTarget(p.webhook)
+	}
+	return ""
+}
+
 // ReplyTo follows the form's reply-to mode; a per-submit replyto overrides
 // it unless the mode is none. In submitter mode the email field is used only
 // when it is an address.

@@ -118,3 +118,19 @@ func TestRedirect(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanTargetsAreSafe(t *testing.T) {
+	st := form.Settings{Name: "Contact", RecipientEmail: "inbox@Example.com"}.Normalize()
+	st.Autoresponder = form.Autoresponder{Enabled: true}
+	p := submission.PlanDeliveries(st, submission.Envelope{Email: "ada@mail.example.org", Webhook: "https://hooks.example.net/secret/path?token=t"})
+	want := map[string]string{
+		delivery.KindEmail:         "example.com",
+		delivery.KindAutoresponder: "mail.example.org",
+		delivery.KindWebhook:       "hooks.example.net",
+	}
+	for kind, target := range want {
+		if got := p.Target(kind); got != target {
+			t.Errorf("Target(%s) = %q, want %q", kind, got, target)
+		}
+	}
+}

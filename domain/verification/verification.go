@@ -81,7 +81,8 @@ func (Requested) EventType() string { return RequestedType }
 // (attempts, retries with jitter, a final failure) and a mail that can never
 // be sent holds up no other.
 func (r Requested) Delivery() delivery.Queued {
-	q := delivery.Queued{DeliveryID: r.DeliveryID, VerificationID: r.VerificationID, Kind: delivery.KindAccountVerification, At: r.At}
+	q := delivery.Queued{DeliveryID: r.DeliveryID, VerificationID: r.VerificationID, Kind: delivery.KindAccountVerification,
+		Target: delivery.EmailTarget(r.Email), At: r.At}
 	switch r.Kind {
 	case KindRecipient:
 		q.Kind, q.FormID = delivery.KindRecipientVerification, r.SubjectID

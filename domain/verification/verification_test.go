@@ -80,9 +80,9 @@ func TestRequest(t *testing.T) {
 func TestARequestIsMailedByItsOwnDelivery(t *testing.T) {
 	for kind, want := range map[verification.Kind]delivery.Queued{
 		verification.KindAccount: {DeliveryID: "del-1", VerificationID: "ver-1",
-			Kind: delivery.KindAccountVerification, At: verificationT0.UTC()},
+			Kind: delivery.KindAccountVerification, Target: "example.com", At: verificationT0.UTC()},
 		verification.KindRecipient: {DeliveryID: "del-1", VerificationID: "ver-1", FormID: "form-1",
-			Kind: delivery.KindRecipientVerification, At: verificationT0.UTC()},
+			Kind: delivery.KindRecipientVerification, Target: "example.com", At: verificationT0.UTC()},
 	} {
 		v, err := verification.Request(verificationRequested(kind), verificationT0)
 		if err != nil {

@@ -86,6 +86,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	v1.GET("/forms/:formId/events", s.formEvents)
 	v1.GET("/forms/:formId/recipient-verification", s.getRecipientVerification)
 	v1.POST("/forms/:formId/recipient-verifications", s.resendRecipientVerification)
+	v1.GET("/forms/:formId/deliveries", s.listDeliveries)
+	v1.GET("/deliveries/:deliveryId", s.getDelivery)
+	v1.POST("/deliveries/:deliveryId/retry", s.retryDelivery)
 	return r
 }
 

@@ -121,6 +121,10 @@ var storedShapes = []struct {
 	// form either; the verification it mails is named instead.
 	{delivery.Queued{DeliveryID: "d2", VerificationID: "v1", Kind: delivery.KindAccountVerification, At: at},
 		`{"deliveryId":"d2","submissionId":"","formId":"","verificationId":"v1","kind":"account_verification","at":"2026-03-01T12:30:00Z"}`},
+	// The log's safe target: the recipient's domain or the webhook's host.
+	{delivery.Queued{DeliveryID: "d3", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, Target: "example.com", At: at},
+		`{"deliveryId":"d3","submissionId":"s1","formId":"f1","kind":"email","target":"example.com","at":"2026-03-01T12:30:00Z"}`},
+	{delivery.RetryRequested{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Succeeded{Attempt: 2, At: at}, `{"attempt":2,"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: at.Add(time.Minute), At: at},
 		`{"attempt":1,"reason":"timeout","nextAt":"2026-03-01T12:31:00Z","at":"2026-03-01T12:30:00Z"}`},
