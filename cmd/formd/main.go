@@ -113,6 +113,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DebugAddr != "" {
 		go serveDebug(cfg.DebugAddr, log)
 	}
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, svc.Metrics.Handler(), log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routers := &runningRouter{current: svc.Router}
 	go routers.run(ctx, svc.NewRouter, log)
@@ -274,6 +281,27 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// serveMetrics serves Prometheus metrics at /metrics on a listener of its
+// own, apart from the public API, so exposing one never exposes the other.
+// It listens before returning: an address that cannot be used stops formd
+// at start. The returned function stops the server.
+func serveMetrics(addr string, metrics http.Handler, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("FORMD_METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("metrics server stopped", "err", err)
+		}
+	}()
+	return func() { _ = srv.Close() }, nil
 }
 
 // serveDebug serves pprof profiles on addr for performance work.

@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
@@ -47,7 +48,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
-	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
+	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
+	sources := provideMetricSources(pool, deliveryStore)
+	metrics := prometheus.New(sources)
+	submissionStore, cleanup2 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
 	sealer, err := provideSealer(keyring)
 	if err != nil {
 		cleanup2()
@@ -56,13 +60,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, metrics)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	deliveryQueue := postgres.NewDeliveryQueue()
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
-	deliveryStore := postgres.NewDeliveryStore(pool, eventStore)
 	mailer, err := provideMailer(cfg)
 	if err != nil {
 		cleanup2()
@@ -76,7 +79,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	mailSettings := provideMailSettings(cfg)
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log, metrics)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -118,7 +121,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
-	config := provideHTTPConfig(cfg)
+	config := provideHTTPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
 		Config:      cfg,
@@ -130,6 +133,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Handler:     handler,
 		Submissions: submissionStore,
 		Deliveries:  deliveryStore,
+		Metrics:     metrics,
 	}
 	return service, func() {
 		cleanup2()
