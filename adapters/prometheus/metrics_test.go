@@ -156,8 +156,10 @@ func TestTheDatabaseGaugesAreReadAtScrapeTime(t *testing.T) {
 
 func TestADatabaseThatDoesNotAnswerLeavesTheOtherMetrics(t *testing.T) {
 	m := prometheus.New(prometheus.Sources{
-		Queue: func(context.Context) (prometheus.QueueStats, error) { return prometheus.QueueStats{}, errors.New("down") },
-		Lag:   func(context.Context) ([]prometheus.GroupLag, error) { return nil, errors.New("down") },
+		Queue: func(context.Context) (prometheus.QueueStats, error) {
+			return prometheus.QueueStats{}, errors.New("down")
+		},
+		Lag: func(context.Context) ([]prometheus.GroupLag, error) { return nil, errors.New("down") },
 	})
 	m.Submitted(false, application.SubmissionAccepted, "")
 	got, _ := scrape(t, m)
