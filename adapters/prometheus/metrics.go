@@ -10,6 +10,7 @@
 package prometheus
 
 import (
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -203,8 +204,9 @@ func (m *Metrics) ObserveRequest(route, method string, status int, took time.Dur
 }
 
 // Handler serves the metrics in Prometheus's text format. A gauge the
-// database could not answer is reported as a scrape error while the rest is
-// still served.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+// database could not answer is left out and logged as a warning on log, while
+// the rest is still served: an outage is when the counters matter most.
+func (m *Metrics) Handler(log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})
 }

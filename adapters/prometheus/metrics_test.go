@@ -1,9 +1,11 @@
 package prometheus_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,16 +25,23 @@ import (
 
 // scrape serves m's handler once and parses what it answers.
 func scrape(t *testing.T, m *prometheus.Metrics) (map[string]*dto.MetricFamily, int) {
+	families, code, _ := scrapeLogged(t, m)
+	return families, code
+}
+
+// scrapeLogged is scrape, with what the handler logged.
+func scrapeLogged(t *testing.T, m *prometheus.Metrics) (map[string]*dto.MetricFamily, int, string) {
 	t.Helper()
+	var logged bytes.Buffer
 	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	m.Handler(slog.New(slog.NewTextHandler(&logged, nil))).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
 	if err != nil {
 		t.Fatalf("parsing the scrape: %v\n%s", err, body)
 	}
-	return families, rec.Code
+	return families, rec.Code, logged.String()
 }
 
 // value is the value of the series of family with exactly these labels; -1
@@ -162,7 +171,10 @@ func TestADatabaseThatDoesNotAnswerLeavesTheOtherMetrics(t *testing.T) {
 		Lag: func(context.Context) ([]prometheus.GroupLag, error) { return nil, errors.New("down") },
 	})
 	m.Submitted(false, application.SubmissionAccepted, "")
-	got, _ := scrape(t, m)
+	got, _, logged := scrapeLogged(t, m)
+	if !strings.Contains(logged, "down") {
+		t.Errorf("the database's failure was not logged: %q", logged)
+	}
 	if _, ok := got["formd_delivery_queue_depth"]; ok {
 		t.Errorf("a queue depth was reported without a database")
 	}

@@ -114,7 +114,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		go serveDebug(cfg.DebugAddr, log)
 	}
 	if cfg.MetricsAddr != "" {
-		stopMetrics, err := serveMetrics(cfg.MetricsAddr, svc.Metrics.Handler(), log)
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, svc.Metrics.Handler(log), log)
 		if err != nil {
 			return err
 		}
