@@ -5,7 +5,7 @@ SHELL := /bin/bash
 GO        ?= go
 PG_BASE   ?= $(shell scripts/ensure-postgres.sh)
 DB_URL    ?= $(PG_BASE)/formd?sslmode=disable
-PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/...
+PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/... ./bench/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 

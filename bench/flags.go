@@ -25,11 +25,22 @@ type Options struct {
 	Deadline       time.Duration `json:"-"`
 	Out            string        `json:"-"`
 	FormdEnv       string        `json:"formdEnv,omitempty"`
+	// Delivery is the delivery phase's load duration (0: no delivery phase).
+	Delivery     time.Duration `json:"-"`
+	DeliveryWait time.Duration `json:"-"`
+	// DeliveryRate overrides half of the closed loop's peak (0: no override).
+	DeliveryRate    float64       `json:"deliveryRate,omitempty"`
+	GoalDeliveryP99 time.Duration `json:"-"`
+	// IntakeBaseline runs the peak closed-loop step again without delivery workers.
+	IntakeBaseline bool `json:"intakeBaseline"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
 	GoalP99Ms       float64 `json:"goalP99Ms"`
 	DeadlineSeconds float64 `json:"deadlineSeconds"`
+	DeliverySeconds float64 `json:"deliverySeconds"`
+	DeliveryWaitSec float64 `json:"deliveryWaitSeconds"`
+	GoalDeliveryMs  float64 `json:"goalDeliveryP99Ms"`
 }
 
 func parseFlags() (Options, error) {
@@ -47,7 +58,12 @@ func parseFlags() (Options, error) {
 	flag.IntVar(&o.PgbenchRef, "pgbench-ref", 64, "pgbench reference concurrency, run besides formd's peak")
 	flag.Float64Var(&o.GoalRatio, "goal-ratio", 1.0, "goal: formd peak accepted/s ÷ pgbench tps at that concurrency")
 	flag.DurationVar(&o.GoalP99, "goal-p99", 15*time.Millisecond, "goal: open-loop p99 latency")
-	flag.DurationVar(&o.Deadline, "deadline", 3*time.Minute, "hard bound on the whole run, build included (a default run takes about 50 s)")
+	flag.DurationVar(&o.Delivery, "delivery", 60*time.Second, "delivery phase: open-loop duration with mail sent to an in-process SMTP server (0: skip the phase)")
+	flag.DurationVar(&o.DeliveryWait, "delivery-wait", 30*time.Second, "delivery phase: longest wait for the mails after the load")
+	flag.Float64Var(&o.DeliveryRate, "delivery-rate", 0, "delivery phase: open-loop rate (0: half of the closed loop's maximum accepted/s)")
+	flag.DurationVar(&o.GoalDeliveryP99, "goal-delivery-p99", 100*time.Millisecond, "goal: accept-to-SMTP-received p99 in the delivery phase")
+	flag.BoolVar(&o.IntakeBaseline, "intake-baseline", true, "rerun the closed-loop step at the peak concurrency with FORMD_DELIVERY_WORKERS=0, for the intake ratio with delivery on and off")
+	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute, "hard bound on the whole run, build included (a default run takes about 2.5 min)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
 	flag.Parse()
@@ -61,6 +77,9 @@ func parseFlags() (Options, error) {
 	if o.Step <= 0 || o.Open <= 0 || o.Rate <= 0 || o.StepRequests < 1 || o.PgbenchRef < 1 {
 		return o, errors.New("-step, -open, -rate, -step-requests and -pgbench-ref must be positive")
 	}
+	if o.Delivery < 0 || o.DeliveryWait < 0 || o.DeliveryRate < 0 {
+		return o, errors.New("-delivery, -delivery-wait and -delivery-rate must not be negative")
+	}
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")
 	}
@@ -69,5 +88,6 @@ func parseFlags() (Options, error) {
 	}
 	o.StepSeconds, o.OpenSeconds = o.Step.Seconds(), o.Open.Seconds()
 	o.GoalP99Ms, o.DeadlineSeconds = ms(o.GoalP99), o.Deadline.Seconds()
+	o.DeliverySeconds, o.DeliveryWaitSec, o.GoalDeliveryMs = o.Delivery.Seconds(), o.DeliveryWait.Seconds(), ms(o.GoalDeliveryP99)
 	return o, nil
 }

@@ -65,7 +65,9 @@ func newLoader(baseURL, accessKey string, maxConns, clientIPs int) *loader {
 type answer struct {
 	status   int  // 0: no HTTP answer
 	accepted bool // 200 with "success": true
-	err      error
+	// deliveryID is the notification's delivery id of an accepted submission.
+	deliveryID string
+	err        error
 }
 
 // submit sends one submission and reads its answer completely.
@@ -89,10 +91,11 @@ func (l *loader) submit(ctx context.Context) answer {
 	a := answer{status: resp.StatusCode, err: err}
 	if err == nil && resp.StatusCode == http.StatusOK {
 		var r struct {
-			Success bool `json:"success"`
+			Success    bool   `json:"success"`
+			DeliveryID string `json:"deliveryId"`
 		}
 		if json.Unmarshal(raw, &r) == nil && r.Success {
-			a.accepted = true
+			a.accepted, a.deliveryID = true, r.DeliveryID
 		} else {
 			a.err = fmt.Errorf("HTTP 200 without \"success\":true: %.200s", raw)
 		}
@@ -278,7 +281,10 @@ type OpenResult struct {
 // openLoop schedules request i at start + i/rate for d and sends each from a
 // pool of workers. Every latency runs from the scheduled time, so a slow
 // answer cannot hide the requests queued behind it (no coordinated omission).
-func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, workers int) *OpenResult {
+// onAnswer, if not nil, is called (from several goroutines) with every
+// answer and the time it was read completely.
+func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, workers int,
+	onAnswer func(a answer, done time.Time)) *OpenResult {
 	total := int(rate * d.Seconds())
 	jobs := make(chan int, total) // never blocks the schedule
 	type sample struct{ lat, lag, svc time.Duration }
@@ -303,6 +309,9 @@ func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, wo
 					a = l.submit(ctx)
 				}
 				done := time.Now()
+				if onAnswer != nil {
+					onAnswer(a, done)
+				}
 				samples[i] = sample{lat: done.Sub(sched), lag: sent.Sub(sched), svc: done.Sub(sent)}
 				counts[w].add(a)
 				for {

@@ -2,12 +2,16 @@
 // loopback and compares them with what the same PostgreSQL server does for a
 // plain single-row INSERT (pgbench) in the same run.
 //
-//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s]
+//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0]
 //
 // It builds ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
 // real API, then runs an open loop at a fixed rate (latency measured from each
-// request's scheduled time), a closed loop at rising concurrency, and pgbench.
+// request's scheduled time), a closed loop at rising concurrency, the peak
+// step again without delivery workers (intake with delivery on ÷ off), a
+// delivery phase (on a second fresh database, an open loop at half the peak
+// with formd sending to an in-process SMTP server: delivered ÷ accepted and
+// accept-to-SMTP-received latency), and pgbench.
 // The report goes to stdout and, as JSON, to bench/results/latest.json.
 // The exit code is 0 whenever the measurement ran, whether or not the goals
 // were met; it is non-zero only when the run could not be set up, was

@@ -133,7 +133,7 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	progress(fmt.Sprintf("open loop: %.0f/s for %s", opts.Rate, opts.Open))
 	before := mon.Snapshot(ctx)
 	cpu := markCPU(f.PID())
-	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers)
+	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
@@ -174,6 +174,10 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	progress("stopping formd")
 	f.Stop()
 
+	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
+		return err
+	}
+
 	peak := rep.ClosedLoop.AtConcurrency
 	if peak == 0 {
 		peak = opts.PgbenchRef
@@ -207,6 +211,65 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 				"the machine was already busy at start (load average %s on %d CPUs): other work competes with formd, PostgreSQL and the load generator",
 				rep.LoadAvgStart, rep.CPUs))
 		}
+	}
+	return nil
+}
+
+// measureDelivery runs the intake baseline without delivery workers and the
+// delivery phase, each on a formd of its own, after the closed loop.
+func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []string, opts Options, rep *Report) error {
+	workersOff := strings.Contains(opts.FormdEnv, "FORMD_DELIVERY_WORKERS=0")
+	peak := rep.ClosedLoop.AtConcurrency
+	switch {
+	case !opts.IntakeBaseline:
+	case workersOff:
+		rep.Warnings = append(rep.Warnings, "-formd-env turns delivery workers off: no intake baseline without them")
+	case peak == 0:
+		rep.Warnings = append(rep.Warnings, "formd accepted nothing in the closed loop: no intake baseline")
+	default:
+		progress(fmt.Sprintf("intake baseline: c=%d for %s with FORMD_DELIVERY_WORKERS=0", peak, opts.Step))
+		b, err := runIntakeBaseline(ctx, bin, tmp, dbURL, key, env, opts, peak, rep.ClosedLoop.MaxAcceptedPerSecond)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			rep.Warnings = append(rep.Warnings, "intake baseline failed: "+err.Error())
+		}
+		rep.IntakeBaseline = b
+	}
+
+	if opts.Delivery == 0 {
+		return nil
+	}
+	rate, source := opts.DeliveryRate, "-delivery-rate"
+	if rate == 0 {
+		rate, source = rep.ClosedLoop.MaxAcceptedPerSecond/2, "half of the closed loop's maximum"
+	}
+	switch {
+	case workersOff:
+		rep.Warnings = append(rep.Warnings, "-formd-env turns delivery workers off: no delivery phase")
+		return nil
+	case rate < 1:
+		rep.Warnings = append(rep.Warnings, "no rate for the delivery phase (the closed loop accepted nothing)")
+		return nil
+	}
+	progress(fmt.Sprintf("delivery: fresh database, formd sending to an in-process SMTP server, %.0f/s for %s", rate, opts.Delivery))
+	d, tail, err := runDelivery(ctx, bin, tmp, env, opts, rate, source)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		// A failed phase is reported, not fatal: the other figures stand.
+		rep.Warnings = append(rep.Warnings, "delivery phase failed: "+err.Error())
+		if tail != "" {
+			rep.Warnings = append(rep.Warnings, "delivery formd's log (tail): "+tail)
+		}
+		return nil
+	}
+	rep.Delivery = d
+	if d.Intake.Errors() > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("delivery phase: %d of %d submissions not accepted: %s",
+			d.Intake.Errors(), d.Intake.Sent, d.Intake.errorSummary()))
 	}
 	return nil
 }

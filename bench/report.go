@@ -24,12 +24,16 @@ type Report struct {
 	OpenLoop        *OpenResult       `json:"openLoop"`
 	ClosedLoop      ClosedReport      `json:"closedLoop"`
 	Deliveries      []PhaseDeliveries `json:"deliveries"`
-	Pgbench         []PgbenchRun      `json:"pgbench"`
-	Ratio           float64           `json:"ratio"`
-	RatioAtRef      float64           `json:"ratioAtReferenceConcurrency"`
-	Goals           []Goal            `json:"goals"`
-	Warnings        []string          `json:"warnings"`
-	FormdStderrTail string            `json:"formdStderrTail,omitempty"`
+	// IntakeBaseline is the peak closed-loop step rerun without delivery workers.
+	IntakeBaseline *IntakeBaseline `json:"intakeBaseline,omitempty"`
+	// Delivery is the end-to-end mail phase at a real SMTP server.
+	Delivery        *DeliveryResult `json:"delivery,omitempty"`
+	Pgbench         []PgbenchRun    `json:"pgbench"`
+	Ratio           float64         `json:"ratio"`
+	RatioAtRef      float64         `json:"ratioAtReferenceConcurrency"`
+	Goals           []Goal          `json:"goals"`
+	Warnings        []string        `json:"warnings"`
+	FormdStderrTail string          `json:"formdStderrTail,omitempty"`
 	// BaselineErrors say why pgbench measured nothing; the run then exits 1.
 	BaselineErrors []string     `json:"baselineErrors,omitempty"`
 	Setup          SetupTimings `json:"setup"`
@@ -96,6 +100,19 @@ func judge(opts Options, rep *Report) {
 	}
 	rep.Goals = append(rep.Goals, Goal{Name: "open-loop p99 (no errors)", Target: fmt.Sprintf("<= %s", opts.GoalP99),
 		Value: v, Known: known, Pass: pass})
+	if opts.Delivery > 0 {
+		d := rep.Delivery
+		known := d != nil && d.Accepted > 0
+		var ratio, p99 float64
+		if d != nil {
+			ratio, p99 = d.DeliveredRatio, d.P99Ms
+		}
+		rep.Goals = append(rep.Goals,
+			Goal{Name: "delivered ÷ accepted (backlog not growing)", Target: ">= 1.00", Value: ratio, Known: known,
+				Pass: known && ratio >= 1 && !d.BacklogGrowing},
+			Goal{Name: "accept-to-SMTP p99", Target: fmt.Sprintf("<= %s", opts.GoalDeliveryP99), Value: p99, Known: known,
+				Pass: known && p99 >= 0 && p99 <= ms(opts.GoalDeliveryP99)})
+	}
 }
 
 func writeJSON(path string, rep *Report) error {
@@ -145,6 +162,32 @@ func printReport(w io.Writer, rep *Report) {
 		p("mail delivery during the %s: accepted %s/s, delivered %s/s (submissions awaiting delivery: %s → %s)",
 			d.Phase, thousands(d.AcceptedPerSecond), thousands(d.DeliveredPerSecond), thousands(float64(d.BacklogBefore)), thousands(float64(d.BacklogAfter)))
 	}
+	if b := rep.IntakeBaseline; b != nil {
+		p("intake with delivery on ÷ off at c=%d: %s ÷ %s accepted/s = %.2f (closed-loop peak step vs the same step rerun with FORMD_DELIVERY_WORKERS=0; %s)",
+			b.Concurrency, thousands(b.WorkersOn), thousands(b.WorkersOff), b.Ratio, b.Step.CPU)
+	}
+	if d := rep.Delivery; d != nil {
+		lat := func(x float64) string {
+			if x < 0 {
+				return "undelivered"
+			}
+			return fmt.Sprintf("%.1f ms", x)
+		}
+		growing := "no"
+		if d.BacklogGrowing {
+			growing = "YES"
+		}
+		p("delivery at a real SMTP server (fresh database, open loop %s/s = %s, %.0f s):", thousands(d.Rate), d.RateSource, d.Seconds)
+		p("  accepted %s (%s/s), delivered %s (%s/s during the load, %s/s in the wait after it), delivered ÷ accepted %.4f after waiting %.1f s; duplicates %d",
+			thousands(float64(d.Accepted)), thousands(d.AcceptedPerSecond), thousands(float64(d.Delivered)), thousands(d.DeliveredPerSecond),
+			thousands(d.WaitDeliveredPerSecond), d.DeliveredRatio, d.WaitSeconds, d.Duplicates)
+		p("  backlog at the end of the load %s, after the wait %s; growing over the load's second half: %s (%+.1f/s)",
+			count(d.BacklogAtLoadEnd), count(d.BacklogAtWaitEnd), growing, d.BacklogSlope)
+		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
+		if r := d.Intake; r != nil {
+			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
+		}
+	}
 	for _, r := range rep.Pgbench {
 		label := ""
 		if r.RequestedConcurrency == rep.ClosedLoop.AtConcurrency {
@@ -183,7 +226,12 @@ func printReport(w io.Writer, rep *Report) {
 		case g.Pass:
 			verdict = "PASS"
 		}
-		goals = append(goals, fmt.Sprintf("%s %s (%.2f) … %s", g.Name, g.Target, g.Value, verdict))
+		// Four significant digits below 10: a ratio of 0.9994 must not print as a failing 1.00.
+		v := fmt.Sprintf("%.2f", g.Value)
+		if g.Value > -10 && g.Value < 10 {
+			v = fmt.Sprintf("%.4g", g.Value)
+		}
+		goals = append(goals, fmt.Sprintf("%s %s (%s) … %s", g.Name, g.Target, v, verdict))
 	}
 	p("goals: %s", strings.Join(goals, "; "))
 
@@ -217,6 +265,14 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	p("run took %.1f s (build %.1f s, formd start %.1f s, API setup %.2f s); load average at end %s",
 		rep.DurationSeconds, rep.Setup.BuildSeconds, rep.Setup.StartSeconds, rep.Setup.APISetupSeconds, rep.LoadAvgEnd)
+}
+
+// count formats a count that is -1 when unknown.
+func count(n int) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return thousands(float64(n))
 }
 
 // thousands formats a number rounded to an integer, with commas: 6,100.

@@ -40,6 +40,9 @@ type Inbox struct {
 	taken    map[int]bool
 	refused  map[string]bool
 	deferred map[string]int
+	// server and addr are the SMTP server filling the inbox (see Stop, Start).
+	server *smtp.Server
+	addr   string
 }
 
 // Refuse has the SMTP server refuse every mail to the envelope recipient to
@@ -148,19 +151,49 @@ func (in *Inbox) add(m Mail) {
 func startSMTP() (*Inbox, string) {
 	GinkgoHelper()
 	inbox := &Inbox{taken: map[int]bool{}, refused: map[string]bool{}, deferred: map[string]int{}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	inbox.serve(l)
+	return inbox, l.Addr().String()
+}
+
+// serve runs an SMTP server filling the inbox on l until the node ends or
+// Stop is called.
+func (in *Inbox) serve(l net.Listener) {
 	server := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
-		return &smtpSession{inbox: inbox}, nil
+		return &smtpSession{inbox: in}, nil
 	}))
 	server.Domain = "localhost"
 	server.ReadTimeout = 30 * time.Second
 	server.WriteTimeout = 30 * time.Second
 	server.MaxMessageBytes = 50 << 20
 	server.ErrorLog = ginkgoLogger{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
+	in.mu.Lock()
+	in.server, in.addr = server, l.Addr().String()
+	in.mu.Unlock()
 	go func() { _ = server.Serve(l) }()
 	DeferCleanup(func() { _ = server.Close() })
-	return inbox, l.Addr().String()
+}
+
+// Stop takes the SMTP server down: connections to its address are refused
+// until Start. The inbox keeps what it received.
+func (in *Inbox) Stop() {
+	GinkgoHelper()
+	in.mu.Lock()
+	server := in.server
+	in.mu.Unlock()
+	Expect(server.Close()).To(Succeed())
+}
+
+// Start brings the SMTP server back on the address it had.
+func (in *Inbox) Start() {
+	GinkgoHelper()
+	in.mu.Lock()
+	addr := in.addr
+	in.mu.Unlock()
+	l, err := net.Listen("tcp", addr)
+	Expect(err).NotTo(HaveOccurred(), "listen on %s again", addr)
+	in.serve(l)
 }
 
 // ginkgoLogger sends the SMTP server's log to GinkgoWriter.

@@ -1,0 +1,45 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/adapters/postgres/pgtest"
+)
+
+// A claim must touch only due deliveries, whatever the number of finished
+// ones the table keeps (issue 9: the claim scanned the whole table). The plan
+// of the claim's inner query must use the partial index of claimable rows.
+func TestTheClaimReadsOnlyClaimableRows(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Open(t)
+	// Many finished deliveries and a few due ones, as after a busy day.
+	if _, err := pool.Exec(ctx, `INSERT INTO deliveries (id, verification_id, kind, status, attempts, next_attempt_at, updated_at)
+		SELECT gen_random_uuid(), gen_random_uuid(), 'account_verification',
+		       CASE WHEN g % 1000 = 0 THEN 'queued' ELSE 'succeeded' END, 1, now() - interval '1 minute', now()
+		FROM generate_series(1, 20000) AS g`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE deliveries`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `EXPLAIN SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
+		ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT 16`, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "deliveries_claimable") || strings.Contains(text, "Seq Scan") {
+		t.Errorf("the claim does not read through the claimable index:\n%s", text)
+	}
+}

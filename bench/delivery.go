@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/formd/formd/adapters/postgres/pgtest"
+)
+
+// DeliveryResult is the delivery phase: mail measured end to end, from the
+// 200 of POST /submit to the message's arrival at a real SMTP server.
+type DeliveryResult struct {
+	// Rate is the open-loop rate; RateSource says where it came from.
+	Rate       float64 `json:"rate"`
+	RateSource string  `json:"rateSource"`
+	Seconds    float64 `json:"seconds"`
+	// Accepted submissions, and those whose answer carried no deliveryId.
+	Accepted     int `json:"accepted"`
+	WithoutID    int `json:"acceptedWithoutDeliveryId"`
+	Delivered    int `json:"delivered"`
+	Duplicates   int `json:"duplicates"`
+	ForeignMails int `json:"foreignMails"`
+	// DeliveredRatio is delivered ÷ accepted once the wait after the load ended.
+	DeliveredRatio float64 `json:"deliveredRatio"`
+	// AcceptedPerSecond and DeliveredPerSecond are over the load's duration;
+	// the latter counts the accepted submissions' mails that arrived in it.
+	AcceptedPerSecond  float64 `json:"acceptedPerSecond"`
+	DeliveredPerSecond float64 `json:"deliveredPerSecond"`
+	// WaitDeliveredPerSecond is the rate the rest arrived at after the load:
+	// what delivery does once intake stops competing with it.
+	WaitDeliveredPerSecond float64 `json:"waitDeliveredPerSecond"`
+	// Backlog is the submissions awaiting delivery (submission_payloads)
+	// at the end of the load and once the wait ended.
+	BacklogAtLoadEnd int `json:"backlogAtLoadEnd"`
+	BacklogAtWaitEnd int `json:"backlogAtWaitEnd"`
+	// BacklogSlope is the backlog's growth over the load's second half, per
+	// second; BacklogGrowing is true when it exceeds 2% of the accepted rate.
+	BacklogSlope   float64 `json:"backlogSlopePerSecond"`
+	BacklogGrowing bool    `json:"backlogGrowing"`
+	WaitSeconds    float64 `json:"waitSeconds"`
+	// Latencies run from the 200's arrival to the message's first arrival;
+	// a mail that never arrived counts as slower than every other, and a
+	// quantile that falls on one is reported as -1. A latency can be
+	// negative: a worker may send the mail before the client has read the 200.
+	P50Ms  float64     `json:"p50Ms"`
+	P99Ms  float64     `json:"p99Ms"`
+	P999Ms float64     `json:"p999Ms"`
+	MaxMs  float64     `json:"maxMs"`
+	Intake *OpenResult `json:"intake"`
+}
+
+// IntakeBaseline is the closed-loop step at formd's peak concurrency run
+// again with FORMD_DELIVERY_WORKERS=0: intake without delivery competing.
+type IntakeBaseline struct {
+	Concurrency int         `json:"concurrency"`
+	WorkersOn   float64     `json:"acceptedPerSecondWorkersOn"`
+	WorkersOff  float64     `json:"acceptedPerSecondWorkersOff"`
+	Ratio       float64     `json:"ratio"`
+	Step        *StepResult `json:"workersOffStep"`
+}
+
+// never stands for a mail that did not arrive: it sorts after every latency.
+const never = time.Duration(math.MaxInt64)
+
+// runIntakeBaseline runs one closed-loop step at concurrency c against a
+// formd without delivery workers on the same database; the formd that
+// measured the closed loop must be stopped first.
+func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []string, opts Options, c int, on float64) (*IntakeBaseline, error) {
+	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), "FORMD_DELIVERY_WORKERS=0")...)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Stop()
+	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, f.StderrTail())
+	}
+	load := newLoader(f.URL, key, c, opts.ClientIPs)
+	defer load.client.CloseIdleConnections()
+	if err := load.probe(ctx); err != nil {
+		return nil, fmt.Errorf("live POST /submit (delivery workers off): %w\n%s", err, f.StderrTail())
+	}
+	load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
+	cpu := markCPU(f.PID())
+	st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
+	st.CPU = cpuSince(cpu, f.PID())
+	b := &IntakeBaseline{Concurrency: c, WorkersOn: on, WorkersOff: st.AcceptedPerSecond, Step: st}
+	if st.AcceptedPerSecond > 0 {
+		b.Ratio = on / st.AcceptedPerSecond
+	}
+	return b, ctx.Err()
+}
+
+// runDelivery measures mail end to end on a fresh database, so the backlog
+// the closed loop left behind does not compete: it sets up a form, starts
+// formd sending to an in-process SMTP server, runs an open loop at rate for
+// opts.Delivery, then waits up to opts.DeliveryWait for the mails.
+func runDelivery(ctx context.Context, bin, dir string, env []string, opts Options, rate float64, source string) (*DeliveryResult, string, error) {
+	dir = filepath.Join(dir, "delivery")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, "", err
+	}
+	dbCtx, dbCancel := context.WithTimeout(ctx, 60*time.Second)
+	dbURL, drop, err := pgtest.NewDatabase(dbCtx)
+	dbCancel()
+	if err != nil {
+		return nil, "", fmt.Errorf("fresh database for the delivery phase: %w", err)
+	}
+	defer drop()
+	// Setup verifies through the spool of a formd of its own.
+	key, err := setUp(ctx, bin, dir, dbURL)
+	if err != nil {
+		return nil, "", err
+	}
+	sink, err := startSMTPSink()
+	if err != nil {
+		return nil, "", err
+	}
+	defer sink.Close()
+	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), "FORMD_SMTP_URL=smtp://"+sink.Addr+"?tls=none")...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Stop()
+	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return nil, f.StderrTail(), err
+	}
+	workers := min(max(128, int(rate)), 4096)
+	load := newLoader(f.URL, key, workers, opts.ClientIPs)
+	defer load.client.CloseIdleConnections()
+	if err := load.probe(ctx); err != nil {
+		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (delivery phase): %w", err)
+	}
+	mon, err := newBacklogMonitor(ctx, dbURL)
+	if err != nil {
+		return nil, f.StderrTail(), err
+	}
+	defer mon.Close()
+
+	var mu sync.Mutex
+	accepted := map[string]time.Time{} // delivery id → the 200's arrival
+	withoutID := 0
+	onAnswer := func(a answer, done time.Time) {
+		if !a.accepted {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if a.deliveryID == "" {
+			withoutID++
+			return
+		}
+		accepted[a.deliveryID] = done
+	}
+
+	// The monitor's connection is read by this goroutine alone while the
+	// load runs; one sample a second is enough to see a trend.
+	var samples []backlogSnapshot
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			// ctx, not sampleCtx: cancelling a query would close the connection.
+			samples = append(samples, mon.Snapshot(ctx))
+			select {
+			case <-sampleCtx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	cpu := markCPU(f.PID())
+	start := time.Now()
+	intake := load.openLoop(ctx, rate, opts.Delivery, workers, onAnswer)
+	loadEnd := time.Now()
+	intake.CPU = cpuSince(cpu, f.PID())
+	stopSampling()
+	<-sampled
+	if ctx.Err() != nil {
+		return nil, f.StderrTail(), ctx.Err()
+	}
+	endSnap := mon.Snapshot(ctx)
+
+	r := &DeliveryResult{Rate: rate, RateSource: source, Seconds: loadEnd.Sub(start).Seconds(), Intake: intake,
+		Accepted: len(accepted) + withoutID, WithoutID: withoutID, BacklogAtLoadEnd: endSnap.n}
+	r.BacklogSlope, r.BacklogGrowing = backlogTrend(samples, start, loadEnd, intake.AchievedRate)
+
+	// Wait for the mails, bounded: a phase whose mail never comes must end.
+	progress(fmt.Sprintf("delivery: waiting up to %s for %d mails", opts.DeliveryWait, len(accepted)))
+	waitStart := time.Now()
+	for ctx.Err() == nil && time.Since(waitStart) < opts.DeliveryWait && sink.missing(accepted) > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, f.StderrTail(), ctx.Err()
+	}
+	r.WaitSeconds = time.Since(waitStart).Seconds()
+	r.BacklogAtWaitEnd = mon.Snapshot(ctx).n
+
+	first, dups, other := sink.arrivals()
+	r.Duplicates, r.ForeignMails = dups, other
+	lat := make(Histogram, 0, len(accepted))
+	inLoad := 0
+	for id, acc := range accepted {
+		got, ok := first[id]
+		if !ok {
+			lat = append(lat, never)
+			continue
+		}
+		r.Delivered++
+		if !got.After(loadEnd) {
+			inLoad++
+		}
+		lat = append(lat, got.Sub(acc))
+	}
+	// The probe and the answers without an id are not in accepted: they can
+	// only make delivered exceed what is counted, so they are left out.
+	if r.Accepted > 0 {
+		r.DeliveredRatio = float64(r.Delivered) / float64(r.Accepted)
+	}
+	r.AcceptedPerSecond = float64(r.Accepted) / r.Seconds
+	r.DeliveredPerSecond = float64(inLoad) / r.Seconds
+	if r.WaitSeconds > 0 {
+		r.WaitDeliveredPerSecond = float64(r.Delivered-inLoad) / r.WaitSeconds
+	}
+	slices.Sort(lat)
+	q := func(x float64) float64 {
+		d := lat.Quantile(x)
+		if d == never {
+			return -1
+		}
+		return ms(d)
+	}
+	r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs = q(0.5), q(0.99), q(0.999), q(1)
+	return r, f.StderrTail(), nil
+}
+
+// backlogTrend fits a line to the backlog samples of the load's second half
+// (the first half includes the ramp to a steady in-flight count) and calls
+// the backlog growing when it rises by more than 2% of the accepted rate per
+// second: delivery then falls behind intake.
+func backlogTrend(samples []backlogSnapshot, start, end time.Time, rate float64) (slope float64, growing bool) {
+	mid := start.Add(end.Sub(start) / 2)
+	var n, sx, sy, sxx, sxy float64
+	for _, s := range samples {
+		if s.n < 0 || s.at.Before(mid) || s.at.After(end) {
+			continue
+		}
+		x, y := s.at.Sub(mid).Seconds(), float64(s.n)
+		n++
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	if n < 2 || n*sxx-sx*sx == 0 {
+		return 0, false
+	}
+	slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	return slope, slope > 0.02*rate
+}
