@@ -20,7 +20,7 @@ type DeliveryQueueStats struct {
 
 // QueueStats reads the delivery queue's depth and the age of its oldest due
 // delivery, for metrics. It reads only the deliveries not yet final, through
-// the deliveries_pending partial index, so its cost follows the backlog, not
+// the deliveries_claimable partial index, so its cost follows the backlog, not
 // the delivery log. The age is measured on the database's clock, which every
 // process shares.
 func (d *DeliveryStore) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
