@@ -28,17 +28,19 @@ type DeliverHandler struct {
 	settings      MailSettings
 	clock         Clock
 	log           *slog.Logger
+	metrics       Metrics
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
 // gets an error for each payload the configured keys cannot open.
 func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender,
-	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil || log == nil {
+	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics) *DeliverHandler {
+	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
+		metrics == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks,
-		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log}
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics}
 }
 
 // Handles reports whether this handler performs deliveries of kind.
@@ -114,5 +116,12 @@ func (h *DeliverHandler) Handle(ctx context.Context, cmd DeliverDue) (int, error
 			return 0, err
 		}
 	}
-	return len(due), h.store.RecordAttempts(ctx, attempts)
+	if err := h.store.RecordAttempts(ctx, attempts); err != nil {
+		return len(due), err
+	}
+	// Counted once recorded: an attempt whose record failed is made again.
+	for _, a := range attempts {
+		h.metrics.DeliveryAttempted(a.Queued.Kind, delivery.Status(a.Outcome))
+	}
+	return len(due), nil
 }

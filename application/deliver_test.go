@@ -69,7 +69,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog)
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -107,7 +107,7 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log)
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}

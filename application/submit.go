@@ -44,16 +44,18 @@ type SubmitHandler struct {
 	clock  Clock
 
 	autoresponders AutoresponderLimits
+	metrics        Metrics
 }
 
 // NewSubmitHandler builds the handler; every dependency is required.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher,
-	ids IDs, clock Clock, autoresponders AutoresponderLimits) *SubmitHandler {
-	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil {
+	ids IDs, clock Clock, autoresponders AutoresponderLimits, metrics Metrics) *SubmitHandler {
+	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil ||
+		metrics == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders}
+		autoresponders: autoresponders, metrics: metrics}
 }
 
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
@@ -62,6 +64,22 @@ const maxStaleRetries = 3
 // Handle judges the submission and, for a live one the gates accept, commits
 // it with its deliveries before returning.
 func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
+	out, err := h.handle(ctx, cmd)
+	var rejected *SubmissionRejected
+	switch {
+	case errors.As(err, &rejected):
+		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, rejected.Gate)
+	case err != nil:
+		h.metrics.Submitted(cmd.DryRun, SubmissionError, "")
+	case out.Replayed:
+		h.metrics.Submitted(cmd.DryRun, SubmissionReplayed, "")
+	default:
+		h.metrics.Submitted(cmd.DryRun, SubmissionAccepted, "")
+	}
+	return out, err
+}
+
+func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
 	env, data := submission.Split(cmd.Fields)
 	key := env.AccessKey
 	if cmd.PathAccessKey != "" {

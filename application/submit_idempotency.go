@@ -31,5 +31,5 @@ func replay(cmd Submit, key string, data []submission.Field, prior *StoredRespon
 	}
 	resp := prior.Response
 	resp.Body.Data = echo(data)
-	return SubmitOutcome{Response: resp, Redirect: prior.Redirect}, nil
+	return SubmitOutcome{Response: resp, Redirect: prior.Redirect, Replayed: true}, nil
 }

@@ -53,6 +53,9 @@ type SubmitOutcome struct {
 	Response SubmissionResponse
 	// Redirect is where a plain HTML post goes next; empty means the hosted success page.
 	Redirect string
+	// Replayed says the response is an earlier request's, answered again
+	// for the same Idempotency-Key: this request committed nothing.
+	Replayed bool
 }
 
 // SubmissionRejected is a submission refused by a gate. It carries the

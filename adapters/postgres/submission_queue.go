@@ -31,7 +31,19 @@ type SubmissionStore struct {
 	wg      sync.WaitGroup
 	stop    chan struct{}
 	once    sync.Once
+	commits CommitObserver
 }
+
+// CommitObserver hears about each group commit: how many submissions it
+// carried and how long committing them took. It is called on the commit
+// path, so it must be cheap.
+type CommitObserver interface {
+	ObserveCommit(size int, took time.Duration)
+}
+
+type noCommitObserver struct{}
+
+func (noCommitObserver) ObserveCommit(int, time.Duration) {}
 
 type pendingSubmission struct {
 	sub  application.AcceptedSubmission
@@ -46,8 +58,14 @@ type acceptResult struct {
 // NewSubmissionStore starts the commit workers; Close stops them after the
 // queue is drained.
 func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger) (*SubmissionStore, func()) {
+	return NewObservedSubmissionStore(pool, store, log, noCommitObserver{})
+}
+
+// NewObservedSubmissionStore is NewSubmissionStore reporting every group
+// commit to commits.
+func NewObservedSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, commits CommitObserver) (*SubmissionStore, func()) {
 	s := &SubmissionStore{pool: pool, store: store, log: log, queue: make(chan *pendingSubmission, 4*maxBatch),
-		workers: defaultCommitWorkers, stop: make(chan struct{})}
+		workers: defaultCommitWorkers, stop: make(chan struct{}), commits: commits}
 	for range s.workers {
 		s.wg.Add(1)
 		go s.work()
@@ -100,7 +118,9 @@ func (s *SubmissionStore) work() {
 				break fill
 			}
 		}
+		start := time.Now()
 		s.commitBatch(batch)
+		s.commits.ObserveCommit(len(batch), time.Since(start))
 	}
 }
 

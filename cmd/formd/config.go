@@ -35,6 +35,9 @@ type Config struct {
 	LogLevel string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
 	// DebugAddr, when set, serves Go's pprof profiles there (keep it on loopback).
 	DebugAddr string `env:"FORMD_DEBUG_ADDR"`
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics there, on
+	// a listener of its own (keep it on loopback or a private network).
+	MetricsAddr string `env:"FORMD_METRICS_ADDR"`
 	// TrustedProxies are proxy addresses or CIDRs allowed to set X-Forwarded-For.
 	TrustedProxies []string `env:"FORMD_TRUSTED_PROXIES" envSeparator:","`
 	// SubmitRate and SubmitBurst are the per-IP, per-process submission limit

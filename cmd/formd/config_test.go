@@ -354,3 +354,11 @@ func TestFailedPayloadRetention(t *testing.T) {
 		t.Fatalf("default retention %v, %v; want 168h", cfg.FailedPayloadRetention, err)
 	}
 }
+
+func TestMetricsAddrIsChecked(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"off":           {},
+		"on loopback":   {env: map[string]string{"FORMD_METRICS_ADDR": "127.0.0.1:9464"}},
+		"not host:port": {env: map[string]string{"FORMD_METRICS_ADDR": "9464"}, want: []string{"FORMD_METRICS_ADDR", "host:port"}},
+	})
+}

@@ -116,6 +116,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DebugAddr != "" {
 		go serveDebug(cfg.DebugAddr, log)
 	}
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, svc.Metrics.Handler(log), log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routers := &runningRouter{current: svc.Router}
 	go routers.run(ctx, svc.NewRouter, log)

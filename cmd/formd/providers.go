@@ -14,6 +14,7 @@ import (
 
 	"github.com/formd/formd/adapters/mail"
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
@@ -32,7 +33,7 @@ var adapterSet = wire.NewSet(
 	postgres.NewEventStore,
 	postgres.NewTransactor,
 	postgres.NewReadModel,
-	postgres.NewSubmissionStore,
+	postgres.NewObservedSubmissionStore,
 	postgres.NewFormCache,
 	provideDeliveryStore,
 	provideFailedPayloadRetention,
@@ -66,6 +67,11 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.Clock), new(system.Clock)),
 	wire.Bind(new(application.IDs), new(system.UUIDs)),
 	wire.Bind(new(application.PasswordHasher), new(secrets.Argon2)),
+	provideMetricSources,
+	prometheus.New,
+	wire.Bind(new(application.Metrics), new(*prometheus.Metrics)),
+	wire.Bind(new(postgres.CommitObserver), new(*prometheus.Metrics)),
+	wire.Bind(new(httpapi.RequestObserver), new(*prometheus.Metrics)),
 )
 
 // applicationSet builds the use cases.
@@ -191,9 +197,37 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 	return wakers.For(postgres.DeliveriesDue).Next
 }
 
-func provideHTTPConfig(cfg Config) httpapi.Config {
-	return httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
+	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate}
+	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
+		c.Requests = requests
+	}
+	return c
+}
+
+// provideMetricSources gives the metrics adapter the database readers of its
+// gauges: the delivery queue (postgres) and consumer-group lag (watermillpg).
+func provideMetricSources(pool *pgxpool.Pool, deliveries *postgres.DeliveryStore) prometheus.Sources {
+	return prometheus.Sources{
+		Queue: func(ctx context.Context) (prometheus.QueueStats, error) {
+			s, err := deliveries.QueueStats(ctx)
+			return prometheus.QueueStats{Queued: s.Queued, Retrying: s.Retrying, OldestDue: s.OldestDue}, err
+		},
+		Lag: func(ctx context.Context) ([]prometheus.GroupLag, error) {
+			var out []prometheus.GroupLag
+			for _, topic := range application.Topics {
+				lags, err := watermillpg.Lag(ctx, pool, topic)
+				if err != nil {
+					return nil, err
+				}
+				for _, l := range lags {
+					out = append(out, prometheus.GroupLag{Topic: l.Topic, Group: l.Group, Messages: l.Messages})
+				}
+			}
+			return out, nil
+		},
+	}
 }
 
 func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
@@ -223,6 +257,8 @@ type Service struct {
 	// Deliveries beats this process's heartbeat and releases the claims of
 	// processes that died.
 	Deliveries *postgres.DeliveryStore
+	// Metrics is served on FORMD_METRICS_ADDR when it is set.
+	Metrics *prometheus.Metrics
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

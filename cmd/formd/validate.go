@@ -151,6 +151,7 @@ func (c *Config) validate() error {
 	checks := []func() error{
 		func() error { return checkAddr("FORMD_LISTEN_ADDR", c.ListenAddr, true) },
 		func() error { return checkAddr("FORMD_DEBUG_ADDR", c.DebugAddr, false) },
+		func() error { return checkAddr("FORMD_METRICS_ADDR", c.MetricsAddr, false) },
 		c.checkDatabaseURL,
 		c.checkBaseURL,
 		c.checkSMTPURL,

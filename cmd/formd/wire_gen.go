@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
@@ -47,7 +48,11 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
-	submissionStore, cleanup2 := postgres.NewSubmissionStore(pool, eventStore, log)
+	failedPayloadRetention := provideFailedPayloadRetention(cfg)
+	deliveryStore := provideDeliveryStore(pool, eventStore, failedPayloadRetention)
+	sources := provideMetricSources(pool, deliveryStore)
+	metrics := prometheus.New(sources)
+	submissionStore, cleanup2 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
 	sealer, err := provideSealer(keyring)
 	if err != nil {
 		cleanup2()
@@ -56,14 +61,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, metrics)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	deliveryQueue := postgres.NewDeliveryQueue()
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
-	failedPayloadRetention := provideFailedPayloadRetention(cfg)
-	deliveryStore := provideDeliveryStore(pool, eventStore, failedPayloadRetention)
 	mailer, cleanup3, err := provideMailer(cfg)
 	if err != nil {
 		cleanup2()
@@ -78,7 +81,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	mailSettings := provideMailSettings(cfg)
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log, metrics)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	commands := application.Commands{
 		Register:                    registerHandler,
@@ -127,7 +130,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
-	config := provideHTTPConfig(cfg)
+	config := provideHTTPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
 		Config:      cfg,
@@ -139,6 +142,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Handler:     handler,
 		Submissions: submissionStore,
 		Deliveries:  deliveryStore,
+		Metrics:     metrics,
 	}
 	return service, func() {
 		cleanup3()

@@ -35,6 +35,8 @@ type Config struct {
 	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
 	// account gets half as many. Zero disables both limits.
 	AuthAttemptsPerMinute float64
+	// Requests, when set, hears the route, status and duration of every request.
+	Requests RequestObserver
 }
 
 // Server holds the HTTP handlers and the application they call.
@@ -54,6 +56,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	if err := r.SetTrustedProxies(config.TrustedProxies); err != nil {
 		log.Error("invalid trusted proxies; trusting none", "err", err)
 		_ = r.SetTrustedProxies(nil)
+	}
+	if config.Requests != nil {
+		r.Use(observeRequests(config.Requests))
 	}
 	r.Use(s.requestID, s.accessLog, s.recover)
 	r.NoRoute(func(c *gin.Context) { s.fail(c, http.StatusNotFound, "No such route.") })
