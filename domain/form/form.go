@@ -22,6 +22,7 @@ type Form struct {
 	accessKeyPrefix   string
 	settings          Settings
 	recipientVerified bool
+	integrations      map[IntegrationType]Integration
 	createdAt         time.Time
 	updatedAt         time.Time
 
@@ -164,6 +165,12 @@ func (f *Form) apply(e Event) {
 		f.updatedAt = e.At
 	case RecipientVerified:
 		f.recipientVerified = true
+		f.updatedAt = e.At
+	case IntegrationConfigured:
+		if f.integrations == nil {
+			f.integrations = map[IntegrationType]Integration{}
+		}
+		f.integrations[e.Integration.Type] = e.Integration
 		f.updatedAt = e.At
 	}
 }
