@@ -17,6 +17,7 @@ const (
 	SettingsChangedType       = "form.settings_changed.v1"
 	RecipientVerifiedType     = "form.recipient_verified.v1"
 	IntegrationConfiguredType = "form.integration_configured.v1"
+	WebhookSecretIssuedType   = "form.webhook_secret_issued.v1"
 )
 
 // Created records a new form. The access key itself is never recorded.
@@ -71,3 +72,17 @@ type IntegrationConfigured struct {
 
 // EventType implements Event.
 func (IntegrationConfigured) EventType() string { return IntegrationConfiguredType }
+
+// WebhookSecretIssued records a new signing secret of the form's webhook by
+// its id and prefix: the secret itself is stored sealed, outside events.
+// After a rotation, the previous secret signs too until PreviousExpiresAt.
+type WebhookSecretIssued struct {
+	SecretID             string    `json:"secretId"`
+	SecretPrefix         string    `json:"secretPrefix"`
+	PreviousSecretPrefix string    `json:"previousSecretPrefix,omitempty"`
+	PreviousExpiresAt    time.Time `json:"previousExpiresAt"`
+	At                   time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (WebhookSecretIssued) EventType() string { return WebhookSecretIssuedType }

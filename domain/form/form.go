@@ -172,6 +172,12 @@ func (f *Form) apply(e Event) {
 		}
 		f.integrations[e.Integration.Type] = e.Integration
 		f.updatedAt = e.At
+	case WebhookSecretIssued:
+		hook := f.integrations[IntegrationWebhook]
+		hook.SecretPrefix = e.SecretPrefix
+		hook.UpdatedAt = e.At
+		f.integrations[IntegrationWebhook] = hook
+		f.updatedAt = e.At
 	}
 }
 

@@ -63,8 +63,11 @@ type Integration struct {
 	ChatID        string          `json:"chatId"`
 	SpreadsheetID string          `json:"spreadsheetId"`
 	SheetName     string          `json:"sheetName"`
-	CreatedAt     time.Time       `json:"createdAt"`
-	UpdatedAt     time.Time       `json:"updatedAt"`
+	// SecretPrefix is the visible start of a webhook's current signing
+	// secret; the secret itself is never part of the aggregate.
+	SecretPrefix string    `json:"secretPrefix,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
 // IntegrationPatch holds what a PATCH changes; nil fields stay as they are.
@@ -225,4 +228,30 @@ func (f *Form) Integrations() []Integration {
 		}
 	}
 	return out
+}
+
+// WebhookSecretOverlap is how long a rotated-out webhook secret keeps
+// signing beside the new one, so receivers can switch without losing
+// deliveries.
+const WebhookSecretOverlap = 24 * time.Hour
+
+// IssueWebhookSecret records that the webhook integration has a new signing
+// secret, known here only by its id and prefix. A previous secret keeps
+// signing until WebhookSecretOverlap from now; the event says until when.
+func (f *Form) IssueWebhookSecret(secretID, prefix string, now time.Time) error {
+	hook, ok := f.integrations[IntegrationWebhook]
+	if !ok {
+		return domain.Invalid("type", "the webhook integration is not configured; configure it with PATCH /v1/forms/{formId}/integrations/webhook first")
+	}
+	if secretID == "" || prefix == "" {
+		return domain.Invalid("secret", "a webhook secret needs an id and a prefix")
+	}
+	now = now.UTC()
+	e := WebhookSecretIssued{SecretID: secretID, SecretPrefix: prefix, At: now}
+	if hook.SecretPrefix != "" {
+		e.PreviousSecretPrefix = hook.SecretPrefix
+		e.PreviousExpiresAt = now.Add(WebhookSecretOverlap)
+	}
+	f.record(e)
+	return nil
 }

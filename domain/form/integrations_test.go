@@ -168,3 +168,52 @@ func changeStrings(cs []form.Change) []string {
 	}
 	return out
 }
+
+func TestIssueWebhookSecret(t *testing.T) {
+	f := integrationForm(t)
+	t1, t2 := formT0.Add(time.Hour).UTC(), formT0.Add(3*time.Hour).UTC()
+	var inv *domain.InvalidInputError
+	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); !errors.As(err, &inv) || inv.Field != "type" {
+		t.Fatalf("a secret for an unconfigured webhook: %v, want invalid type", err)
+	}
+	if err := f.ConfigureIntegration(form.IntegrationSlack, form.IntegrationPatch{}, t1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); err == nil {
+		t.Fatal("a Slack integration made a webhook secret possible")
+	}
+	if err := f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{}, t1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); err != nil {
+		t.Fatal(err)
+	}
+	first := f.Changes()[len(f.Changes())-1].(form.WebhookSecretIssued)
+	if first != (form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: t1}) {
+		t.Errorf("first secret = %+v; a first secret has no previous one", first)
+	}
+	if err := f.IssueWebhookSecret("s2", "whsec_efgh", t2); err != nil {
+		t.Fatal(err)
+	}
+	second := f.Changes()[len(f.Changes())-1].(form.WebhookSecretIssued)
+	want := form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd",
+		PreviousExpiresAt: t2.Add(24 * time.Hour), At: t2}
+	if second != want {
+		t.Errorf("rotation = %+v\nwant %+v", second, want)
+	}
+	again, err := form.FromHistory(f.Changes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, _ := again.Integration(form.IntegrationWebhook)
+	if hook.SecretPrefix != "whsec_efgh" || !hook.UpdatedAt.Equal(t2) {
+		t.Errorf("rehydrated webhook = %+v, want the new prefix updated at %v", hook, t2)
+	}
+	// Reconfiguring keeps the secret: its prefix is not a setting.
+	if err := f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{TargetURL: ptr("https://example.com/b")}, t2); err != nil {
+		t.Fatal(err)
+	}
+	if hook, _ := f.Integration(form.IntegrationWebhook); hook.SecretPrefix != "whsec_efgh" {
+		t.Errorf("reconfigured webhook lost its secret prefix: %+v", hook)
+	}
+}

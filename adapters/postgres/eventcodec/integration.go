@@ -35,6 +35,7 @@ type integrationV1 struct {
 	ChatID        string    `json:"chatId,omitempty"`
 	SpreadsheetID string    `json:"spreadsheetId,omitempty"`
 	SheetName     string    `json:"sheetName,omitempty"`
+	SecretPrefix  string    `json:"secretPrefix,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
@@ -48,12 +49,12 @@ type formIntegrationConfiguredV1 struct {
 
 func integrationToV1(i form.Integration) integrationV1 {
 	return integrationV1{Type: string(i.Type), Enabled: i.Enabled, TargetURL: i.TargetURL, ChatID: i.ChatID,
-		SpreadsheetID: i.SpreadsheetID, SheetName: i.SheetName, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+		SpreadsheetID: i.SpreadsheetID, SheetName: i.SheetName, SecretPrefix: i.SecretPrefix, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
 }
 
 func integrationFromV1(s integrationV1) form.Integration {
 	return form.Integration{Type: form.IntegrationType(s.Type), Enabled: s.Enabled, TargetURL: s.TargetURL, ChatID: s.ChatID,
-		SpreadsheetID: s.SpreadsheetID, SheetName: s.SheetName, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		SpreadsheetID: s.SpreadsheetID, SheetName: s.SheetName, SecretPrefix: s.SecretPrefix, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 // EncodeIntegrations stores a form's integrations for the forms read model.
@@ -76,4 +77,31 @@ func DecodeIntegrations(data []byte) ([]form.Integration, error) {
 		out[i] = integrationFromV1(s)
 	}
 	return out, nil
+}
+
+// formWebhookSecretIssuedV1 is form.webhook_secret_issued.v1 as stored: the
+// secret's id and prefix, never the secret.
+type formWebhookSecretIssuedV1 struct {
+	SecretID             string     `json:"secretId"`
+	SecretPrefix         string     `json:"secretPrefix"`
+	PreviousSecretPrefix string     `json:"previousSecretPrefix,omitempty"`
+	PreviousExpiresAt    *time.Time `json:"previousExpiresAt,omitempty"`
+	At                   time.Time  `json:"at"`
+}
+
+func init() {
+	Register(func(e form.WebhookSecretIssued) formWebhookSecretIssuedV1 {
+		out := formWebhookSecretIssuedV1{SecretID: e.SecretID, SecretPrefix: e.SecretPrefix, PreviousSecretPrefix: e.PreviousSecretPrefix, At: e.At}
+		if !e.PreviousExpiresAt.IsZero() {
+			t := e.PreviousExpiresAt
+			out.PreviousExpiresAt = &t
+		}
+		return out
+	}, func(s formWebhookSecretIssuedV1) form.WebhookSecretIssued {
+		out := form.WebhookSecretIssued{SecretID: s.SecretID, SecretPrefix: s.SecretPrefix, PreviousSecretPrefix: s.PreviousSecretPrefix, At: s.At}
+		if s.PreviousExpiresAt != nil {
+			out.PreviousExpiresAt = *s.PreviousExpiresAt
+		}
+		return out
+	})
 }
