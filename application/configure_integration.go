@@ -50,7 +50,7 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 		if err := f.ConfigureIntegration(cmd.Type, cmd.Patch, now); err != nil {
 			return err
 		}
-		if current, _ := f.Integration(cmd.Type); cmd.Type == form.IntegrationWebhook && current.SecretPrefix == "" {
+		if f.NeedsWebhookSecret() {
 			if out.Secret, err = issueWebhookSecret(ctx, tx, f, h.ids, h.sealer, now); err != nil {
 				return err
 			}

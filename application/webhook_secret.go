@@ -9,11 +9,6 @@ import (
 	"github.com/formd/formd/domain/form"
 )
 
-// WebhookSecretPrefixLength is how much of a webhook signing secret stays
-// visible after it was shown once: "whsec_" and four characters, enough to
-// tell two secrets apart and nothing to sign with.
-const WebhookSecretPrefixLength = 10
-
 // newWebhookSecret makes a signing secret in the Standard Webhooks format:
 // "whsec_" and the standard base64 of 32 random bytes, the bytes that sign.
 func newWebhookSecret() string {
@@ -34,14 +29,14 @@ func webhookSecretAAD(secretID string) string { return "webhook-secret:" + secre
 // returns the secret, to be shown once.
 func issueWebhookSecret(ctx context.Context, tx Tx, f *form.Form, ids IDs, sealer Sealer, now time.Time) (string, error) {
 	secret, id := newWebhookSecret(), ids.New()
-	if err := f.IssueWebhookSecret(id, secret[:WebhookSecretPrefixLength], now); err != nil {
+	issued, err := f.IssueWebhookSecret(id, secret, now)
+	if err != nil {
 		return "", err
 	}
 	sealed, err := sealer.Seal(webhookSecretAAD(id), []byte(secret))
 	if err != nil {
 		return "", err
 	}
-	issued := f.Changes()[len(f.Changes())-1].(form.WebhookSecretIssued)
 	err = tx.StoreWebhookSecret(ctx, StoredWebhookSecret{
 		ID: id, FormID: f.ID(), Prefix: issued.SecretPrefix, Sealed: sealed, CreatedAt: issued.At,
 	}, issued.PreviousExpiresAt)

@@ -29,7 +29,7 @@ func TestIntegrationsAndWebhookSecretsRoundTrip(t *testing.T) {
 		if err := f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{Enabled: &on, TargetURL: &url}, t0); err != nil {
 			return err
 		}
-		if err := f.IssueWebhookSecret(first.ID, first.Prefix, t0); err != nil {
+		if _, err := f.IssueWebhookSecret(first.ID, first.Prefix+"-rest-of-the-secret", t0); err != nil {
 			return err
 		}
 		if err := tx.StoreWebhookSecret(e.ctx, first, time.Time{}); err != nil {

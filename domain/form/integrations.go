@@ -235,23 +235,36 @@ func (f *Form) Integrations() []Integration {
 // deliveries.
 const WebhookSecretOverlap = 24 * time.Hour
 
+// WebhookSecretPrefixLength is how much of a webhook signing secret stays
+// visible after it was shown once: "whsec_" and four characters, enough to
+// tell two secrets apart and nothing to sign with.
+const WebhookSecretPrefixLength = 10
+
+// NeedsWebhookSecret reports whether the form's webhook integration exists
+// and has no signing secret yet: its first configuration makes one.
+func (f *Form) NeedsWebhookSecret() bool {
+	hook, ok := f.integrations[IntegrationWebhook]
+	return ok && hook.SecretPrefix == ""
+}
+
 // IssueWebhookSecret records that the webhook integration has a new signing
-// secret, known here only by its id and prefix. A previous secret keeps
-// signing until WebhookSecretOverlap from now; the event says until when.
-func (f *Form) IssueWebhookSecret(secretID, prefix string, now time.Time) error {
+// secret, known to the aggregate only by its id and prefix (the first
+// WebhookSecretPrefixLength characters). A previous secret keeps signing
+// until WebhookSecretOverlap from now; the returned event says until when.
+func (f *Form) IssueWebhookSecret(secretID, secret string, now time.Time) (WebhookSecretIssued, error) {
 	hook, ok := f.integrations[IntegrationWebhook]
 	if !ok {
-		return domain.Invalid("type", "the webhook integration is not configured; configure it with PATCH /v1/forms/{formId}/integrations/webhook first")
+		return WebhookSecretIssued{}, domain.Invalid("type", "the webhook integration is not configured; configure it with PATCH /v1/forms/{formId}/integrations/webhook first")
 	}
-	if secretID == "" || prefix == "" {
-		return domain.Invalid("secret", "a webhook secret needs an id and a prefix")
+	if secretID == "" || len(secret) <= WebhookSecretPrefixLength {
+		return WebhookSecretIssued{}, domain.Invalid("secret", "a webhook secret needs an id and more than %d characters", WebhookSecretPrefixLength)
 	}
 	now = now.UTC()
-	e := WebhookSecretIssued{SecretID: secretID, SecretPrefix: prefix, At: now}
+	e := WebhookSecretIssued{SecretID: secretID, SecretPrefix: secret[:WebhookSecretPrefixLength], At: now}
 	if hook.SecretPrefix != "" {
 		e.PreviousSecretPrefix = hook.SecretPrefix
 		e.PreviousExpiresAt = now.Add(WebhookSecretOverlap)
 	}
 	f.record(e)
-	return nil
+	return e, nil
 }

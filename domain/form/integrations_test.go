@@ -172,30 +172,43 @@ func changeStrings(cs []form.Change) []string {
 func TestIssueWebhookSecret(t *testing.T) {
 	f := integrationForm(t)
 	t1, t2 := formT0.Add(time.Hour).UTC(), formT0.Add(3*time.Hour).UTC()
+	const s1, s2 = "whsec_abcdEFGHIJ", "whsec_efghIJKLMN"
 	var inv *domain.InvalidInputError
-	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); !errors.As(err, &inv) || inv.Field != "type" {
+	if _, err := f.IssueWebhookSecret("s1", s1, t1); !errors.As(err, &inv) || inv.Field != "type" {
 		t.Fatalf("a secret for an unconfigured webhook: %v, want invalid type", err)
 	}
 	if err := f.ConfigureIntegration(form.IntegrationSlack, form.IntegrationPatch{}, t1); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); err == nil {
+	if f.NeedsWebhookSecret() {
+		t.Error("a form without a webhook needs a webhook secret")
+	}
+	if _, err := f.IssueWebhookSecret("s1", s1, t1); err == nil {
 		t.Fatal("a Slack integration made a webhook secret possible")
 	}
 	if err := f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{}, t1); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); err != nil {
+	if !f.NeedsWebhookSecret() {
+		t.Error("a new webhook does not need a secret")
+	}
+	if _, err := f.IssueWebhookSecret("s1", "whsec_abcd", t1); err == nil {
+		t.Error("a secret no longer than its prefix was accepted")
+	}
+	first, err := f.IssueWebhookSecret("s1", s1, t1)
+	if err != nil {
 		t.Fatal(err)
 	}
-	first := f.Changes()[len(f.Changes())-1].(form.WebhookSecretIssued)
-	if first != (form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: t1}) {
-		t.Errorf("first secret = %+v; a first secret has no previous one", first)
+	if first != (form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: t1}) || f.Changes()[len(f.Changes())-1] != first {
+		t.Errorf("first secret = %+v; want only its 10-character prefix recorded, with no previous secret", first)
 	}
-	if err := f.IssueWebhookSecret("s2", "whsec_efgh", t2); err != nil {
+	if f.NeedsWebhookSecret() {
+		t.Error("a webhook with a secret needs another")
+	}
+	second, err := f.IssueWebhookSecret("s2", s2, t2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	second := f.Changes()[len(f.Changes())-1].(form.WebhookSecretIssued)
 	want := form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd",
 		PreviousExpiresAt: t2.Add(24 * time.Hour), At: t2}
 	if second != want {
