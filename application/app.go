@@ -29,6 +29,10 @@ type Commands struct {
 	Deliver               *DeliverHandler
 	// RetryDelivery re-queues a failed delivery (the delivery log).
 	RetryDelivery *RetryDeliveryHandler
+	// ConfigureIntegration and RotateWebhookSecret manage a form's
+	// integrations and its webhook's signing secret.
+	ConfigureIntegration *ConfigureIntegrationHandler
+	RotateWebhookSecret  *RotateWebhookSecretHandler
 }
 
 // Queries read state and change nothing.
@@ -40,4 +44,8 @@ type Queries struct {
 	RecipientVerification *RecipientVerificationHandler
 	ListDeliveries        *ListDeliveriesHandler
 	DeliveryDetails       *DeliveryDetailsHandler
+	ListIntegrations      *ListIntegrationsHandler
+	// WebhookSigningSecrets is for the delivery workers, which will sign
+	// webhook deliveries with it; no route shows a secret.
+	WebhookSigningSecrets *WebhookSigningSecretsHandler
 }

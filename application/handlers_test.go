@@ -35,6 +35,10 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },
 		"RecipientVer": func() { NewRecipientVerificationHandler(nil) },
+		"Configure":    func() { NewConfigureIntegrationHandler(nil, nil, nil, nil, nil) },
+		"Rotate":       func() { NewRotateWebhookSecretHandler(nil, nil, nil, nil, nil) },
+		"Integrations": func() { NewListIntegrationsHandler(nil) },
+		"SigningSecrs": func() { NewWebhookSigningSecretsHandler(nil, nil, nil) },
 	}
 	for name, build := range constructors {
 		t.Run(name, func(t *testing.T) {
@@ -85,6 +89,9 @@ func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error 
 	return errors.New("unexpected")
 }
 func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
+func (m *memTx) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
+	return errors.New("unexpected")
+}
 
 // oneAccount is a read model that knows one account by email.
 type oneAccount struct {

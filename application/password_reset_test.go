@@ -72,6 +72,10 @@ func (w *resetWorld) EndSessions(_ context.Context, accountID string) error {
 	return nil
 }
 
+func (w *resetWorld) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
+	return errors.New("unexpected")
+}
+
 // AccountByEmail, VerificationByTokenHash and LatestVerification make w the
 // read model too.
 func (w *resetWorld) AccountByEmail(_ context.Context, email string) (AccountRecord, error) {

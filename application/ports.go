@@ -39,6 +39,17 @@ type Tx interface {
 	// EndSessions ends every session of the account (a password reset): in
 	// the transaction, so a new password and the old sessions never coexist.
 	EndSessions(ctx context.Context, accountID string) error
+	// StoreWebhookSecret keeps a form webhook's new sealed signing secret.
+	// The form's secrets that were current stop signing at retireAt (none
+	// when it is zero: the first secret).
+	StoreWebhookSecret(ctx context.Context, s StoredWebhookSecret, retireAt time.Time) error
+}
+
+// WebhookSecrets reads the sealed signing secrets of form webhooks.
+type WebhookSecrets interface {
+	// SigningSecrets lists the form's secrets that still sign at now: the
+	// current one first, then rotated-out ones until they expire.
+	SigningSecrets(ctx context.Context, formID string, now time.Time) ([]StoredWebhookSecret, error)
 }
 
 // ReadModel answers queries from projections kept by the adapters.

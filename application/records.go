@@ -70,6 +70,8 @@ type FormRecord struct {
 	Version           int
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// Integrations are the form's configured integrations in display order.
+	Integrations []form.Integration
 }
 
 // VerificationRecord is the verifications read model.
@@ -263,3 +265,23 @@ type FailedPayloadRetention time.Duration
 // ErrPayloadDeleted means a retry came after the submission's sealed payload
 // was shredded; the retry use case turns it into a message with the retention.
 var ErrPayloadDeleted = errors.New("the submission's payload was deleted")
+
+// IntegrationRecord is one integration of a form, as PATCH and GET show it.
+type IntegrationRecord struct {
+	form.Integration
+	// Secret is a webhook's new signing secret, only in the answer of the
+	// call that made it; afterwards only Integration.SecretPrefix shows.
+	Secret string
+}
+
+// StoredWebhookSecret is a form webhook's signing secret as stored: sealed.
+type StoredWebhookSecret struct {
+	ID        string
+	FormID    string
+	Prefix    string
+	Sealed    SealedPayload
+	CreatedAt time.Time
+	// ExpiresAt is when a rotated-out secret stops signing; zero for the
+	// current one.
+	ExpiresAt time.Time
+}

@@ -50,17 +50,20 @@ func (r *ReadModel) AccountByEmail(ctx context.Context, email string) (applicati
 }
 
 const formColumns = `id::text, account_id::text, workspace_id::text, access_key_prefix, settings,
-	recipient_verified, version, created_at, updated_at`
+	recipient_verified, version, created_at, updated_at, integrations`
 
 func scanForm(row pgx.Row) (application.FormRecord, error) {
 	var f application.FormRecord
-	var settings []byte
+	var settings, integrations []byte
 	err := row.Scan(&f.ID, &f.AccountID, &f.WorkspaceID, &f.AccessKeyPrefix, &settings,
-		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt)
+		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt, &integrations)
 	if err != nil {
 		return f, notFound(err)
 	}
-	f.Settings, err = eventcodec.DecodeSettings(settings)
+	if f.Settings, err = eventcodec.DecodeSettings(settings); err != nil {
+		return f, err
+	}
+	f.Integrations, err = eventcodec.DecodeIntegrations(integrations)
 	return f, err
 }
 
@@ -157,4 +160,25 @@ func (r *ReadModel) Has(ctx context.Context, accountID, feature string) (bool, e
 	err := r.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM entitlements WHERE account_id = $1 AND feature = $2)`,
 		accountID, feature).Scan(&ok)
 	return ok, err
+}
+
+// SigningSecrets implements application.WebhookSecrets: the current secret
+// first, then rotated-out ones that have not expired at now.
+func (r *ReadModel) SigningSecrets(ctx context.Context, formID string, now time.Time) ([]application.StoredWebhookSecret, error) {
+	rows, err := r.pool.Query(ctx, `
+		SELECT id::text, form_id::text, prefix, key_id, wrapped_key, ciphertext, created_at, expires_at
+		FROM webhook_secrets WHERE form_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+		ORDER BY expires_at IS NULL DESC, created_at DESC, id`, formID, now)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.StoredWebhookSecret, error) {
+		var s application.StoredWebhookSecret
+		var expires *time.Time
+		err := row.Scan(&s.ID, &s.FormID, &s.Prefix, &s.Sealed.KeyID, &s.Sealed.WrappedKey, &s.Sealed.Ciphertext, &s.CreatedAt, &expires)
+		if expires != nil {
+			s.ExpiresAt = *expires
+		}
+		return s, err
+	})
 }

@@ -104,15 +104,19 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 	if err != nil {
 		return err
 	}
+	integrations, err := eventcodec.EncodeIntegrations(f.Integrations())
+	if err != nil {
+		return err
+	}
 	_, err = u.tx.Exec(ctx, `
 		INSERT INTO forms (id, account_id, workspace_id, access_key_hash, access_key_prefix, settings,
-		                   recipient_verified, version, created_at, updated_at)
-		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10)
+		                   recipient_verified, version, created_at, updated_at, integrations)
+		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings,
 		    recipient_verified = excluded.recipient_verified, version = excluded.version,
-		    updated_at = excluded.updated_at`,
+		    updated_at = excluded.updated_at, integrations = excluded.integrations`,
 		f.ID(), f.AccountID(), f.WorkspaceID(), f.AccessKeyHash(), f.AccessKeyPrefix(), settings,
-		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt())
+		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations)
 	return err
 }
 
@@ -209,4 +213,20 @@ func (u *unitOfWork) EndSessions(ctx context.Context, accountID string) error {
 func isRetryable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// StoreWebhookSecret implements application.Tx: the secrets that were
+// current stop signing at retireAt, and the new sealed one becomes current.
+func (u *unitOfWork) StoreWebhookSecret(ctx context.Context, s application.StoredWebhookSecret, retireAt time.Time) error {
+	if !retireAt.IsZero() {
+		if _, err := u.tx.Exec(ctx, `UPDATE webhook_secrets SET expires_at = $2 WHERE form_id = $1 AND expires_at IS NULL`,
+			s.FormID, retireAt); err != nil {
+			return err
+		}
+	}
+	_, err := u.tx.Exec(ctx, `
+		INSERT INTO webhook_secrets (id, form_id, prefix, key_id, wrapped_key, ciphertext, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		s.ID, s.FormID, s.Prefix, s.Sealed.KeyID, s.Sealed.WrappedKey, s.Sealed.Ciphertext, s.CreatedAt)
+	return err
 }

@@ -83,6 +83,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mailSettings := provideMailSettings(cfg)
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log, metrics)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
+	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer)
+	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -97,6 +99,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		RecordPoisonedMessage:       recordPoisonedMessageHandler,
 		Deliver:                     deliverHandler,
 		RetryDelivery:               retryDeliveryHandler,
+		ConfigureIntegration:        configureIntegrationHandler,
+		RotateWebhookSecret:         rotateWebhookSecretHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
@@ -105,6 +109,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
+	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
+	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -113,6 +119,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		RecipientVerification: recipientVerificationHandler,
 		ListDeliveries:        listDeliveriesHandler,
 		DeliveryDetails:       deliveryDetailsHandler,
+		ListIntegrations:      listIntegrationsHandler,
+		WebhookSigningSecrets: webhookSigningSecretsHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,

@@ -13,9 +13,11 @@ type Event interface {
 
 // Event type names as stored.
 const (
-	CreatedType           = "form.created.v1"
-	SettingsChangedType   = "form.settings_changed.v1"
-	RecipientVerifiedType = "form.recipient_verified.v1"
+	CreatedType               = "form.created.v1"
+	SettingsChangedType       = "form.settings_changed.v1"
+	RecipientVerifiedType     = "form.recipient_verified.v1"
+	IntegrationConfiguredType = "form.integration_configured.v1"
+	WebhookSecretIssuedType   = "form.webhook_secret_issued.v1"
 )
 
 // Created records a new form. The access key itself is never recorded.
@@ -59,3 +61,28 @@ type RecipientVerified struct {
 
 // EventType implements Event.
 func (RecipientVerified) EventType() string { return RecipientVerifiedType }
+
+// IntegrationConfigured records an integration's new configuration and, for
+// the audit trail, what changed. Secrets are never part of it.
+type IntegrationConfigured struct {
+	Changes     []Change    `json:"changes"`
+	Integration Integration `json:"integration"`
+	At          time.Time   `json:"at"`
+}
+
+// EventType implements Event.
+func (IntegrationConfigured) EventType() string { return IntegrationConfiguredType }
+
+// WebhookSecretIssued records a new signing secret of the form's webhook by
+// its id and prefix: the secret itself is stored sealed, outside events.
+// After a rotation, the previous secret signs too until PreviousExpiresAt.
+type WebhookSecretIssued struct {
+	SecretID             string    `json:"secretId"`
+	SecretPrefix         string    `json:"secretPrefix"`
+	PreviousSecretPrefix string    `json:"previousSecretPrefix,omitempty"`
+	PreviousExpiresAt    time.Time `json:"previousExpiresAt"`
+	At                   time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (WebhookSecretIssued) EventType() string { return WebhookSecretIssuedType }

@@ -22,6 +22,7 @@ type Form struct {
 	accessKeyPrefix   string
 	settings          Settings
 	recipientVerified bool
+	integrations      map[IntegrationType]Integration
 	createdAt         time.Time
 	updatedAt         time.Time
 
@@ -164,6 +165,18 @@ func (f *Form) apply(e Event) {
 		f.updatedAt = e.At
 	case RecipientVerified:
 		f.recipientVerified = true
+		f.updatedAt = e.At
+	case IntegrationConfigured:
+		if f.integrations == nil {
+			f.integrations = map[IntegrationType]Integration{}
+		}
+		f.integrations[e.Integration.Type] = e.Integration
+		f.updatedAt = e.At
+	case WebhookSecretIssued:
+		hook := f.integrations[IntegrationWebhook]
+		hook.SecretPrefix = e.SecretPrefix
+		hook.UpdatedAt = e.At
+		f.integrations[IntegrationWebhook] = hook
 		f.updatedAt = e.At
 	}
 }

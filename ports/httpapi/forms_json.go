@@ -200,6 +200,16 @@ func changesOf(e application.HistoryEntry) []changeJSON {
 		changes = ev.Changes
 	case form.RecipientVerified:
 		changes = []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	case form.IntegrationConfigured:
+		changes = ev.Changes
+	case form.WebhookSecretIssued:
+		// Only prefixes: the audit trail never shows a secret.
+		from := json.RawMessage("null")
+		if ev.PreviousSecretPrefix != "" {
+			from, _ = json.Marshal(ev.PreviousSecretPrefix)
+		}
+		to, _ := json.Marshal(ev.SecretPrefix)
+		changes = []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
 	}
 	out := make([]changeJSON, len(changes))
 	for i, c := range changes {

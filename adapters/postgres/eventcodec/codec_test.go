@@ -102,6 +102,23 @@ var storedShapes = []struct {
 		`{"changes":[{"field":"name","from":"Old","to":"Contact"}],"settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z","recipientReset":true}`},
 	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
 		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
+	{form.IntegrationConfigured{Changes: []form.Change{{Field: "integrations.webhook.enabled", From: json.RawMessage(`false`), To: json.RawMessage(`true`)}},
+		Integration: form.Integration{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://example.com/hook", CreatedAt: at, UpdatedAt: at.Add(time.Hour)}, At: at.Add(time.Hour)},
+		`{"changes":[{"field":"integrations.webhook.enabled","from":false,"to":true}],"integration":{"type":"webhook","enabled":true,"targetUrl":"https://example.com/hook",` +
+			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T13:30:00Z"},"at":"2026-03-01T13:30:00Z"}`},
+	{form.IntegrationConfigured{Integration: form.Integration{Type: form.IntegrationGoogleSheets, SpreadsheetID: "1BxiMVs0XRA5", SheetName: "Leads", CreatedAt: at, UpdatedAt: at}, At: at},
+		`{"changes":[],"integration":{"type":"google_sheets","enabled":false,"spreadsheetId":"1BxiMVs0XRA5","sheetName":"Leads",` +
+			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T12:30:00Z"},"at":"2026-03-01T12:30:00Z"}`},
+	{form.IntegrationConfigured{Integration: form.Integration{Type: form.IntegrationTelegram, Enabled: true, ChatID: "-100123", CreatedAt: at, UpdatedAt: at}, At: at},
+		`{"changes":[],"integration":{"type":"telegram","enabled":true,"chatId":"-100123",` +
+			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T12:30:00Z"},"at":"2026-03-01T12:30:00Z"}`},
+	{form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: at},
+		`{"secretId":"s1","secretPrefix":"whsec_abcd","at":"2026-03-01T12:30:00Z"}`},
+	{form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd", PreviousExpiresAt: at.Add(24 * time.Hour), At: at},
+		`{"secretId":"s2","secretPrefix":"whsec_efgh","previousSecretPrefix":"whsec_abcd","previousExpiresAt":"2026-03-02T12:30:00Z","at":"2026-03-01T12:30:00Z"}`},
+	{form.IntegrationConfigured{Integration: form.Integration{Type: form.IntegrationWebhook, TargetURL: "https://example.com/hook", SecretPrefix: "whsec_abcd", CreatedAt: at, UpdatedAt: at}, At: at},
+		`{"changes":[],"integration":{"type":"webhook","enabled":false,"targetUrl":"https://example.com/hook","secretPrefix":"whsec_abcd",` +
+			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T12:30:00Z"},"at":"2026-03-01T12:30:00Z"}`},
 	{account.Registered{AccountID: "a1", Email: "me@example.com", Name: "Me", PasswordHash: "$argon2id$x", WorkspaceID: "w1", WorkspaceName: "Default", At: at},
 		`{"accountId":"a1","email":"me@example.com","name":"Me","passwordHash":"$argon2id$x","workspaceId":"w1","workspaceName":"Default","at":"2026-03-01T12:30:00Z"}`},
 	{account.EmailVerified{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},

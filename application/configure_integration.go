@@ -1,0 +1,68 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain/form"
+)
+
+// ConfigureIntegration is PATCH /v1/forms/{formId}/integrations/{type}.
+type ConfigureIntegration struct {
+	Caller    Session
+	RequestID string
+	FormID    string
+	Type      form.IntegrationType
+	Patch     form.IntegrationPatch
+}
+
+// ConfigureIntegrationHandler creates or changes one integration of a form.
+type ConfigureIntegrationHandler struct {
+	tx     Transactor
+	read   ReadModel
+	ids    IDs
+	clock  Clock
+	sealer Sealer
+}
+
+// NewConfigureIntegrationHandler builds the handler; every dependency is required.
+func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer) *ConfigureIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil {
+		panic("application: nil dependency of ConfigureIntegrationHandler")
+	}
+	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer}
+}
+
+// Handle configures the caller's form's integration. A webhook gets its
+// signing secret the first time it is configured, and only that answer
+// carries the secret.
+func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
+	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
+		return IntegrationRecord{}, err
+	}
+	now := h.clock.Now()
+	var out IntegrationRecord
+	err := h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
+		out = IntegrationRecord{} // a retried transaction starts afresh
+		f, err := tx.LoadForm(ctx, cmd.FormID)
+		if err != nil {
+			return err
+		}
+		if err := f.ConfigureIntegration(cmd.Type, cmd.Patch, now); err != nil {
+			return err
+		}
+		if f.NeedsWebhookSecret() {
+			if out.Secret, err = issueWebhookSecret(ctx, tx, f, h.ids, h.sealer, now); err != nil {
+				return err
+			}
+		}
+		if err := tx.SaveForm(ctx, f); err != nil {
+			return err
+		}
+		out.Integration, _ = f.Integration(cmd.Type)
+		return nil
+	})
+	if err != nil {
+		return IntegrationRecord{}, err
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+package application
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
+)
+
+// integrationWorld is one form in memory: its event-sourced aggregate, the
+// read model row made from it, and the sealed webhook secrets store.
+type integrationWorld struct {
+	memTx
+	ReadModel
+	f       *form.Form
+	secrets []StoredWebhookSecret
+	saves   int
+}
+
+func newIntegrationWorld(t *testing.T) *integrationWorld {
+	t.Helper()
+	f, err := form.Create(form.NewForm{ID: "form-1", AccountID: "acct-1", WorkspaceID: "ws-1", AccessKeyHash: "ab",
+		Settings: form.Settings{Name: "Contact", RecipientEmail: "owner@example.com"}}, form.Policy{}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = form.FromHistory(f.Changes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &integrationWorld{f: f}
+}
+
+func (w *integrationWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
+	w.md = md
+	return fn(w)
+}
+
+func (w *integrationWorld) LoadForm(_ context.Context, id string) (*form.Form, error) {
+	if id != w.f.ID() {
+		return nil, domain.ErrNotFound
+	}
+	return w.f, nil
+}
+
+// SaveForm keeps the aggregate as it is: it holds every event since
+// creation, so the next load sees them all.
+func (w *integrationWorld) SaveForm(context.Context, *form.Form) error {
+	w.saves++
+	return nil
+}
+
+func (w *integrationWorld) StoreWebhookSecret(_ context.Context, s StoredWebhookSecret, retireAt time.Time) error {
+	for i := range w.secrets {
+		if w.secrets[i].ExpiresAt.IsZero() {
+			w.secrets[i].ExpiresAt = retireAt
+		}
+	}
+	w.secrets = append(w.secrets, s)
+	return nil
+}
+
+func (w *integrationWorld) FormByID(_ context.Context, id string) (FormRecord, error) {
+	if id != w.f.ID() {
+		return FormRecord{}, domain.ErrNotFound
+	}
+	return FormRecord{ID: w.f.ID(), AccountID: w.f.AccountID(), Integrations: w.f.Integrations()}, nil
+}
+
+func (w *integrationWorld) SigningSecrets(_ context.Context, formID string, now time.Time) ([]StoredWebhookSecret, error) {
+	var out []StoredWebhookSecret
+	for _, s := range slices.Backward(w.secrets) {
+		if s.FormID == formID && (s.ExpiresAt.IsZero() || s.ExpiresAt.After(now)) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// boundSealer "seals" by reversing the bytes and binding them to their
+// associated id, so a test sees both that a secret is not stored as it is
+// and that it opens only under the id it was sealed for.
+type boundSealer struct{}
+
+func (boundSealer) Seal(id string, p []byte) (SealedPayload, error) {
+	c := bytes.Clone(p)
+	slices.Reverse(c)
+	return SealedPayload{KeyID: "k1", WrappedKey: []byte(id), Ciphertext: c}, nil
+}
+
+func (boundSealer) Open(id string, p SealedPayload) ([]byte, error) {
+	if string(p.WrappedKey) != id {
+		return nil, errors.New("sealed for another id")
+	}
+	c := bytes.Clone(p.Ciphertext)
+	slices.Reverse(c)
+	return c, nil
+}
+
+type movableClock struct{ now time.Time }
+
+func (c *movableClock) Now() time.Time { return c.now }
+
+var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", CredentialID: "cred-1"}
+
+func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
+	w := newIntegrationWorld(t)
+	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
+	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{})
+	list := NewListIntegrationsHandler(w)
+	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2"}
+	_, err := h.Handle(context.Background(), ConfigureIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack})
+	if !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("another account configured the form: %v, want ErrNotFound", err)
+	}
+	if _, err := list.Handle(context.Background(), ListIntegrations{Caller: stranger, FormID: "form-1"}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("another account listed the integrations: %v, want ErrNotFound", err)
+	}
+	if len(w.f.Changes()) != 0 || w.saves != 0 {
+		t.Fatalf("a refused caller changed the form")
+	}
+	url := "https://hooks.slack.com/services/T/B/x"
+	rec, err := h.Handle(context.Background(), ConfigureIntegration{Caller: integrationOwner, RequestID: "req-1", FormID: "form-1",
+		Type: form.IntegrationSlack, Patch: form.IntegrationPatch{TargetURL: &url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Type != form.IntegrationSlack || rec.TargetURL != url || rec.Secret != "" || rec.SecretPrefix != "" {
+		t.Errorf("slack record = %+v; a Slack integration has no secret", rec)
+	}
+	if w.md.Actor != (Actor{Type: "session", ID: "cred-1"}) || w.md.RequestID != "req-1" {
+		t.Errorf("metadata = %+v, want the caller as actor", w.md)
+	}
+	got, err := list.Handle(context.Background(), ListIntegrations{Caller: integrationOwner, FormID: "form-1"})
+	if err != nil || len(got) != 1 || got[0].TargetURL != url {
+		t.Fatalf("list = %+v, %v", got, err)
+	}
+}
+
+func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
+	w := newIntegrationWorld(t)
+	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	clock := &movableClock{now: t0}
+	ids := &seqIDs{}
+	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{})
+	rotate := NewRotateWebhookSecretHandler(w, w, ids, clock, boundSealer{})
+	signing := NewWebhookSigningSecretsHandler(w, boundSealer{}, clock)
+	ctx := context.Background()
+
+	if _, err := rotate.Handle(ctx, RotateWebhookSecret{Caller: integrationOwner, FormID: "form-1"}); err == nil {
+		t.Fatal("rotated the secret of a webhook never configured")
+	}
+	first, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationWebhook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(first.Secret, "whsec_"))
+	if !strings.HasPrefix(first.Secret, "whsec_") || err != nil || len(raw) != 32 {
+		t.Fatalf("secret %q is not whsec_ and the base64 of 32 bytes (%v)", first.Secret, err)
+	}
+	if first.SecretPrefix != first.Secret[:10] {
+		t.Errorf("prefix %q, want the secret's first 10 characters", first.SecretPrefix)
+	}
+	if len(w.secrets) != 1 || bytes.Contains(w.secrets[0].Sealed.Ciphertext, []byte(first.Secret)) {
+		t.Fatalf("stored secrets %d; the secret must be stored sealed", len(w.secrets))
+	}
+
+	enabled, url := true, "https://example.com/hook"
+	again, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationWebhook,
+		Patch: form.IntegrationPatch{Enabled: &enabled, TargetURL: &url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Secret != "" || again.SecretPrefix != first.SecretPrefix || len(w.secrets) != 1 {
+		t.Errorf("a second PATCH showed secret %q (prefix %q); want only the prefix %q", again.Secret, again.SecretPrefix, first.SecretPrefix)
+	}
+	listed, _ := NewListIntegrationsHandler(w).Handle(ctx, ListIntegrations{Caller: integrationOwner, FormID: "form-1"})
+	if len(listed) != 1 || listed[0].Secret != "" || listed[0].SecretPrefix != first.SecretPrefix {
+		t.Errorf("list = %+v, want the prefix only", listed)
+	}
+	if got, err := signing.Handle(ctx, WebhookSigningSecrets{FormID: "form-1"}); err != nil || !slices.Equal(got, []string{first.Secret}) {
+		t.Fatalf("signing secrets = %v, %v; want the unsealed first secret", got, err)
+	}
+
+	clock.now = t0.Add(time.Hour)
+	rotated, err := rotate.Handle(ctx, RotateWebhookSecret{Caller: integrationOwner, FormID: "form-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rotated.Secret == "" || rotated.Secret == first.Secret || rotated.SecretPrefix != rotated.Secret[:10] {
+		t.Fatalf("rotation gave %q (prefix %q)", rotated.Secret, rotated.SecretPrefix)
+	}
+	for _, at := range []time.Duration{time.Hour, 24*time.Hour + time.Hour - time.Second} {
+		clock.now = t0.Add(at)
+		got, err := signing.Handle(ctx, WebhookSigningSecrets{FormID: "form-1"})
+		if err != nil || !slices.Equal(got, []string{rotated.Secret, first.Secret}) {
+			t.Errorf("at +%v signing secrets = %d, %v; want the new one, then the old one", at, len(got), err)
+		}
+	}
+	clock.now = t0.Add(25 * time.Hour)
+	if got, err := signing.Handle(ctx, WebhookSigningSecrets{FormID: "form-1"}); err != nil || !slices.Equal(got, []string{rotated.Secret}) {
+		t.Errorf("24 h after the rotation signing secrets = %d, %v; want only the new one", len(got), err)
+	}
+}
+
+func TestWebhookSigningSecretsRefuseASecretSealedForAnotherID(t *testing.T) {
+	w := newIntegrationWorld(t)
+	sealed, _ := boundSealer{}.Seal(webhookSecretAAD("other"), []byte("whsec_x"))
+	w.secrets = []StoredWebhookSecret{{ID: "s1", FormID: "form-1", Sealed: sealed}}
+	_, err := NewWebhookSigningSecretsHandler(w, boundSealer{}, &movableClock{}).Handle(context.Background(), WebhookSigningSecrets{FormID: "form-1"})
+	if err == nil {
+		t.Fatal("a secret sealed for another id opened")
+	}
+}

@@ -1,0 +1,36 @@
+package application
+
+import "context"
+
+// ListIntegrations is GET /v1/forms/{formId}/integrations.
+type ListIntegrations struct {
+	Caller Session
+	FormID string
+}
+
+// ListIntegrationsHandler lists a form's integrations from the forms read
+// model, which keeps them beside the settings.
+type ListIntegrationsHandler struct {
+	read ReadModel
+}
+
+// NewListIntegrationsHandler builds the handler; every dependency is required.
+func NewListIntegrationsHandler(read ReadModel) *ListIntegrationsHandler {
+	if read == nil {
+		panic("application: nil dependency of ListIntegrationsHandler")
+	}
+	return &ListIntegrationsHandler{read: read}
+}
+
+// Handle returns the caller's form's integrations, never a secret.
+func (h *ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]IntegrationRecord, error) {
+	rec, err := ownedForm(ctx, h.read, q.Caller, q.FormID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]IntegrationRecord, len(rec.Integrations))
+	for i, in := range rec.Integrations {
+		out[i] = IntegrationRecord{Integration: in}
+	}
+	return out, nil
+}

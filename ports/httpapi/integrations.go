@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/form"
+)
+
+// integrationJSON is the API's Integration. Settings a type does not use
+// are left out; a webhook shows its secret's prefix, and its secret only
+// in the answer of the call that made it.
+type integrationJSON struct {
+	Type          string    `json:"type"`
+	Enabled       bool      `json:"enabled"`
+	TargetURL     *string   `json:"targetUrl,omitempty"`
+	ChatID        *string   `json:"chatId,omitempty"`
+	SpreadsheetID *string   `json:"spreadsheetId,omitempty"`
+	SheetName     *string   `json:"sheetName,omitempty"`
+	SecretPrefix  *string   `json:"secretPrefix,omitempty"`
+	Secret        string    `json:"secret,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+func presentIntegration(r application.IntegrationRecord) integrationJSON {
+	out := integrationJSON{Type: string(r.Type), Enabled: r.Enabled, Secret: r.Secret, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	switch r.Type {
+	case form.IntegrationWebhook:
+		out.TargetURL, out.SecretPrefix = &r.TargetURL, &r.SecretPrefix
+	case form.IntegrationSlack, form.IntegrationDiscord:
+		out.TargetURL = &r.TargetURL
+	case form.IntegrationTelegram:
+		out.ChatID = &r.ChatID
+	case form.IntegrationGoogleSheets:
+		out.SpreadsheetID, out.SheetName = &r.SpreadsheetID, &r.SheetName
+	}
+	return out
+}
+
+// integrationUpdate is the spec's IntegrationUpdate: every field optional,
+// a missing or null one keeps its value.
+type integrationUpdate struct {
+	Enabled       *bool   `json:"enabled"`
+	TargetURL     *string `json:"targetUrl"`
+	ChatID        *string `json:"chatId"`
+	SpreadsheetID *string `json:"spreadsheetId"`
+	SheetName     *string `json:"sheetName"`
+}
+
+func (s *Server) listIntegrations(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
+	list, err := s.app.Queries.ListIntegrations.Handle(c.Request.Context(), application.ListIntegrations{Caller: sessionOf(c), FormID: id})
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	out := make([]integrationJSON, len(list))
+	for i, r := range list {
+		out[i] = presentIntegration(r)
+	}
+	c.JSON(http.StatusOK, gin.H{"integrations": out})
+}
+
+func (s *Server) configureIntegration(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
+	typ, err := form.ParseIntegrationType(c.Param("type"))
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	var req integrationUpdate
+	if !s.decodeJSON(c, &req) {
+		return
+	}
+	rec, err := s.app.Commands.ConfigureIntegration.Handle(c.Request.Context(), application.ConfigureIntegration{
+		Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, Type: typ,
+		Patch: form.IntegrationPatch(req),
+	})
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	s.respondIntegration(c, rec)
+}
+
+func (s *Server) rotateWebhookSecret(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
+	rec, err := s.app.Commands.RotateWebhookSecret.Handle(c.Request.Context(),
+		application.RotateWebhookSecret{Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id})
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	s.respondIntegration(c, rec)
+}
+
+// respondIntegration answers with one integration; an answer carrying a
+// secret must not be kept by any cache.
+func (s *Server) respondIntegration(c *gin.Context, rec application.IntegrationRecord) {
+	if rec.Secret != "" {
+		c.Header("Cache-Control", "no-store")
+	}
+	c.JSON(http.StatusOK, gin.H{"integration": presentIntegration(rec)})
+}
