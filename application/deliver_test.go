@@ -42,6 +42,13 @@ type webhookResult struct{ err error }
 
 func (w webhookResult) Send(context.Context, Webhook) error { return w.err }
 
+// noSecrets is a store where no form's webhook has a signing secret.
+type noSecrets struct{}
+
+func (noSecrets) SigningSecrets(context.Context, string, time.Time) ([]StoredWebhookSecret, error) {
+	return nil, nil
+}
+
 type noMail struct{}
 
 func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
@@ -69,7 +76,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -107,7 +114,7 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,5 +132,51 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "deliveryId=d1") || !strings.Contains(line, "submissionId=s1") {
 			t.Errorf("log %q; want an error naming delivery d1 and submission s1", line)
 		}
+	}
+}
+
+// sentWebhooks records what the sender was asked to post.
+type sentWebhooks struct{ sent []Webhook }
+
+func (s *sentWebhooks) Send(_ context.Context, w Webhook) error {
+	s.sent = append(s.sent, w)
+	return nil
+}
+
+// twoSecrets is a form whose webhook secret was rotated within the overlap.
+type twoSecrets struct{ asked []string }
+
+func (s *twoSecrets) SigningSecrets(_ context.Context, formID string, _ time.Time) ([]StoredWebhookSecret, error) {
+	s.asked = append(s.asked, formID)
+	return []StoredWebhookSecret{
+		{ID: "ws2", Sealed: SealedPayload{Ciphertext: []byte("whsec_bmV3IHNlY3JldCBieXRlcw==")}},
+		{ID: "ws1", Sealed: SealedPayload{Ciphertext: []byte("whsec_b2xkIHNlY3JldCBieXRlcw==")}},
+	}, nil
+}
+
+// A webhook is signed at send time with every secret of its form still
+// valid, over the timestamp it is sent with.
+func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com/in"})
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks.sent) != 1 || len(secrets.asked) != 1 || secrets.asked[0] != "f1" {
+		t.Fatalf("sent %+v, secrets asked for %v", hooks.sent, secrets.asked)
+	}
+	w := hooks.sent[0]
+	if w.Timestamp != (fixedClock{}).Now().Unix() {
+		t.Errorf("timestamp %d, want the clock's", w.Timestamp)
+	}
+	want, _ := delivery.WebhookSignature("d1", w.Timestamp, w.Body, []string{"whsec_bmV3IHNlY3JldCBieXRlcw==", "whsec_b2xkIHNlY3JldCBieXRlcw=="})
+	if w.Signature == "" || w.Signature != want {
+		t.Errorf("signature %q, want %q (both secrets, current first)", w.Signature, want)
+	}
+	if strings.Contains(string(w.Body), "whsec_") || strings.Contains(w.Signature, "whsec_") {
+		t.Error("a secret leaked into the webhook")
 	}
 }

@@ -33,7 +33,7 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		if err != nil {
 			return err
 		}
-		return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: p.Webhook, Body: body})
+		return h.sendWebhook(ctx, q, p.Webhook, body)
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
@@ -47,6 +47,24 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		m.Text = notificationText(p)
 	}
 	return h.mailer.Send(ctx, m)
+}
+
+// sendWebhook signs body with the form's signing secrets valid now (the
+// current one and any rotated out within the overlap) and posts it. The
+// secrets are read at send time, never stored with the delivery, so a
+// rotation applies to every later attempt.
+func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url string, body []byte) error {
+	now := h.clock.Now()
+	secrets, err := signingSecrets(ctx, h.secrets, h.sealer, q.FormID, now)
+	if err != nil {
+		// Not the secret in the error: only that it could not be read.
+		return fmt.Errorf("read the form's webhook signing secrets: %w", err)
+	}
+	sig, err := delivery.WebhookSignature(q.DeliveryID, now.Unix(), body, secrets)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
+	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
 }
 
 // notificationText lists the submitted fields in their submitted order.

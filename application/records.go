@@ -188,6 +188,12 @@ type Webhook struct {
 	ID   string
 	URL  string
 	Body []byte
+	// Timestamp is the send time in unix seconds (webhook-timestamp), the
+	// one the signature covers.
+	Timestamp int64
+	// Signature is the webhook-signature header; blank when the form has
+	// no signing secret.
+	Signature string
 }
 
 // Mail is one outgoing email.
