@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // oneDelivery is a delivery store holding one claimed delivery.
@@ -178,5 +179,30 @@ func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
 	}
 	if strings.Contains(string(w.Body), "whsec_") || strings.Contains(w.Signature, "whsec_") {
 		t.Error("a secret leaked into the webhook")
+	}
+}
+
+// Each webhook delivery of a submission posts to its own URL (per-submit
+// or the integration's) the documented body: the fields and the ids and
+// time, nothing else.
+func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
+	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
+	payload, _ := json.Marshal(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
+		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
+		WebhookURLs: map[string]string{"d1": "https://per.example.com/h", "d2": "https://in.example.org/h"}})
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
+	hooks := &sentWebhooks{}
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks.sent) != 1 || hooks.sent[0].URL != "https://in.example.org/h" || hooks.sent[0].Signature != "" {
+		t.Fatalf("sent %+v, want one unsigned post to the integration's URL", hooks.sent)
+	}
+	want := `{"type":"submission.accepted","deliveryId":"d2","submissionId":"s1","formId":"f1","requestId":"req-1",` +
+		`"submittedAt":"2026-11-22T11:59:00Z","data":{"message":"hi"}}`
+	if got := string(hooks.sent[0].Body); got != want {
+		t.Errorf("body %s\nwant %s", got, want)
 	}
 }

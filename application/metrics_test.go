@@ -63,7 +63,7 @@ func TestDeliveryAttemptsAreCountedOnceRecorded(t *testing.T) {
 	queued := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
 	for _, recordErr := range []error{nil, errors.New("database gone")} {
 		m := &countedMetrics{}
-		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{}`)},
+		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"webhook":"https://hooks.example.com"}`)},
 			claimed: ClaimedDelivery{Queued: queued}}, err: recordErr}
 		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, noVerifications{}, prefixTokens{},
 			MailSettings{}, fixedClock{}, discardLog, m)

@@ -142,6 +142,13 @@ type Payload struct {
 	Webhook        string             `json:"webhook,omitempty"`
 	Autoresponder  *AutoresponderMail `json:"autoresponder,omitempty"`
 	FormName       string             `json:"formName"`
+	// RequestID is the submission's request id, for the webhook body.
+	RequestID string `json:"requestId,omitempty"`
+	// WebhookURLs maps each webhook delivery's id to its URL: a submission
+	// may have a per-submit webhook and the form's webhook integration.
+	// Sealed with the fields because a URL may carry a receiver's token;
+	// payloads sealed before it existed use Webhook.
+	WebhookURLs map[string]string `json:"webhookUrls,omitempty"`
 }
 
 // AutoresponderMail is the confirmation mail to the submitter.
