@@ -70,7 +70,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		{"a sent webhook succeeds", 0, nil, &sealed, "succeeded"},
 		{"a transient failure is retried", 0, errors.New("503"), &sealed, "retrying"},
 		{"a permanent failure gives up", 0, fmt.Errorf("%w: 410", ErrPermanent), &sealed, "failed"},
-		{"the last attempt gives up", delivery.MaxAttempts - 1, errors.New("503"), &sealed, "failed"},
+		{"the last attempt gives up", delivery.ScheduleFor(delivery.KindWebhook).MaxAttempts() - 1, errors.New("503"), &sealed, "failed"},
 		{"a redacted payload gives up", 0, nil, nil, "failed"},
 	}
 	for _, tt := range tests {
