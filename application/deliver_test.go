@@ -50,6 +50,13 @@ func (noSecrets) SigningSecrets(context.Context, string, time.Time) ([]StoredWeb
 	return nil, nil
 }
 
+// noTx is a transactor no test here expects to be used.
+type noTx struct{}
+
+func (noTx) InTx(context.Context, Metadata, func(Tx) error) error {
+	return errors.New("no transaction in this test")
+}
+
 type noMail struct{}
 
 func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
@@ -77,7 +84,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -115,7 +122,7 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +169,7 @@ func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +200,7 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
 	hooks := &sentWebhooks{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		if err != nil {
 			return err
 		}
-		return h.sendWebhook(ctx, q, url, body)
+		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {

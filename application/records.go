@@ -2,6 +2,7 @@ package application
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/formd/formd/domain/delivery"
@@ -144,6 +145,9 @@ type Payload struct {
 	FormName       string             `json:"formName"`
 	// RequestID is the submission's request id, for the webhook body.
 	RequestID string `json:"requestId,omitempty"`
+	// Integrations maps the id of each delivery to an integration to its
+	// type, so a 410 Gone disables the right one.
+	Integrations map[string]form.IntegrationType `json:"integrations,omitempty"`
 	// WebhookURLs maps each webhook delivery's id to its URL: a submission
 	// may have a per-submit webhook and the form's webhook integration.
 	// Sealed with the fields because a URL may carry a receiver's token;
@@ -182,6 +186,10 @@ type ClaimedDelivery struct {
 // ErrPermanent marks failures no retry can fix (the payload is gone, the
 // receiver refused the request).
 var ErrPermanent = errors.New("permanent failure")
+
+// ErrGone is a webhook receiver answering 410 Gone: a permanent failure
+// that also disables the form's webhook integration it was sent for.
+var ErrGone = fmt.Errorf("%w: the receiver answered 410 Gone", ErrPermanent)
 
 // ErrUnsealable marks a sealed payload that none of the configured keys
 // opens: the key that sealed it is missing or wrong. That is the operator's

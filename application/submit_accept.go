@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -33,7 +34,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 
 	refs := make([]submission.DeliveryRef, 0, 4)
 	queued := make([]delivery.Queued, 0, 4)
-	webhookURLs := map[string]string{}
+	webhookURLs, integrations := map[string]string{}, map[string]form.IntegrationType{}
 	for _, d := range plan.Deliveries() {
 		id := h.ids.New()
 		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
@@ -48,9 +49,12 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
 			webhookURLs[id] = d.WebhookURL
 		}
+		if d.Integration != "" {
+			integrations[id] = d.Integration
+		}
 	}
 	payload := payloadOf(plan, st.Name, data)
-	payload.RequestID, payload.WebhookURLs = cmd.RequestID, webhookURLs
+	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err

@@ -145,4 +145,34 @@ var _ = Describe("A form's webhook integration", Ordered, func() {
 		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
 		Expect(s.JSON["webhookDeliveryIds"]).To(BeEmpty())
 	})
+
+	It("is disabled by a receiver answering 410 Gone, with the system as actor in the audit trail", func() {
+		r := f.Patch(lf.Token, integrationsPath(lf.ID, "webhook"), map[string]any{"enabled": true, "targetUrl": receiver.URL("/gone")})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		s := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Anyone there?"}, fromExampleCom())
+		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
+		Expect(s.Array("webhookDeliveryIds")).To(HaveLen(1))
+		webhookID := s.Array("webhookDeliveryIds")[0].(string)
+
+		By("failing the delivery for good after one attempt")
+		Eventually(func() string { row, _ := db.Delivery(webhookID); return row.Status }).
+			WithTimeout(10 * time.Second).Should(Equal("failed"))
+		Expect(receiver.Calls("/gone")).To(HaveLen(1))
+
+		By("disabling the integration, recorded as the system's change")
+		listed := f.Get(lf.Token, integrationsPath(lf.ID))
+		Expect(listed.Status).To(Equal(http.StatusOK), "%s", listed)
+		Expect(listed.Array("integrations")).To(ContainElement(SatisfyAll(
+			HaveKeyWithValue("type", "webhook"), HaveKeyWithValue("enabled", false))))
+		events := f.Events(lf.Token, lf.ID)
+		last := events[len(events)-1]
+		Expect(last).To(HaveKeyWithValue("type", "form.integration_configured.v1"))
+		Expect(last["actor"]).To(HaveKeyWithValue("type", "system"))
+		Expect(last["changes"]).To(ConsistOf(change("integrations.webhook.enabled", true, false)))
+
+		By("no longer delivering to it")
+		next := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Still there?"}, fromExampleCom())
+		Expect(next.Status).To(Equal(http.StatusOK), "%s", next)
+		Expect(next.JSON["webhookDeliveryIds"]).To(BeEmpty())
+	})
 })

@@ -70,8 +70,9 @@ func NewSender(o Options) (*Sender, error) {
 	}}, nil
 }
 
-// Send implements application.WebhookSender: 2xx is success; 4xx other than
-// 408 and 429 is permanent; anything else may be retried.
+// Send implements application.WebhookSender: 2xx is success; 410 Gone is
+// application.ErrGone; 4xx other than 408 and 429 is permanent; anything
+// else may be retried.
 func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(w.Body))
 	if err != nil {
@@ -104,6 +105,8 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return nil
+	case resp.StatusCode == http.StatusGone:
+		return application.ErrGone
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != 408 && resp.StatusCode != 429:
 		return fmt.Errorf("%w: receiver answered %d", application.ErrPermanent, resp.StatusCode)
 	}

@@ -123,6 +123,9 @@ func TestSendClassifiesAnswers(t *testing.T) {
 			if got := errors.Is(err, application.ErrPermanent); got != tt.permanent {
 				t.Errorf("Send to a %d receiver = %v: permanent=%v, want %v", tt.status, err, got, tt.permanent)
 			}
+			if gone := errors.Is(err, application.ErrGone); gone != (tt.status == http.StatusGone) {
+				t.Errorf("Send to a %d receiver = %v: gone=%v", tt.status, err, gone)
+			}
 			if n := len(got); n != 1 {
 				t.Errorf("receiver got %d requests, want 1", n)
 			}

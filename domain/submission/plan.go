@@ -121,6 +121,9 @@ type Planned struct {
 	Target string
 	// WebhookURL is where a webhook delivery posts; blank for mail.
 	WebhookURL string
+	// Integration is the integration the delivery is for; blank for the
+	// form's own mail and a per-submit webhook.
+	Integration form.IntegrationType
 }
 
 // Deliveries are what the plan queues, notification first: the
@@ -131,10 +134,12 @@ func (p Plan) Deliveries() []Planned {
 	if p.autoresponder != nil {
 		out = append(out, Planned{Kind: delivery.KindAutoresponder, Target: delivery.EmailTarget(p.submitterEmail)})
 	}
-	for _, u := range []string{p.webhook, p.integrationWebhook} {
-		if u != "" {
-			out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(u), WebhookURL: u})
-		}
+	if p.webhook != "" {
+		out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(p.webhook), WebhookURL: p.webhook})
+	}
+	if u := p.integrationWebhook; u != "" {
+		out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(u), WebhookURL: u,
+			Integration: form.IntegrationWebhook})
 	}
 	return out
 }

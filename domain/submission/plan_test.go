@@ -152,12 +152,12 @@ func TestPlanDeliversToTheWebhookIntegration(t *testing.T) {
 	}{
 		{"enabled", submission.Envelope{}, []form.Integration{hook, slack}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
-			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 		}},
 		{"with a per-submit webhook", submission.Envelope{Webhook: "https://per.example.net/h"}, []form.Integration{hook}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
 			{Kind: delivery.KindWebhook, Target: "per.example.net", WebhookURL: "https://per.example.net/h"},
-			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 		}},
 		{"disabled", submission.Envelope{}, []form.Integration{off, slack}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
