@@ -23,6 +23,8 @@ type DeliverHandler struct {
 	sealer        Sealer
 	mailer        Mailer
 	webhooks      WebhookSender
+	secrets       WebhookSecrets
+	tx            Transactor
 	verifications Verifications
 	tokens        LinkTokens
 	settings      MailSettings
@@ -33,13 +35,13 @@ type DeliverHandler struct {
 
 // NewDeliverHandler builds the handler; every dependency is required. log
 // gets an error for each payload the configured keys cannot open.
-func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender,
-	verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || webhooks == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
+func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender, secrets WebhookSecrets,
+	tx Transactor, verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics) *DeliverHandler {
+	if store == nil || sealer == nil || mailer == nil || webhooks == nil || secrets == nil || tx == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
 		metrics == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
-	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks,
+	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks, secrets: secrets, tx: tx,
 		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics}
 }
 

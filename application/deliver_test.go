@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // oneDelivery is a delivery store holding one claimed delivery.
@@ -42,6 +43,20 @@ type webhookResult struct{ err error }
 
 func (w webhookResult) Send(context.Context, Webhook) error { return w.err }
 
+// noSecrets is a store where no form's webhook has a signing secret.
+type noSecrets struct{}
+
+func (noSecrets) SigningSecrets(context.Context, string, time.Time) ([]StoredWebhookSecret, error) {
+	return nil, nil
+}
+
+// noTx is a transactor no test here expects to be used.
+type noTx struct{}
+
+func (noTx) InTx(context.Context, Metadata, func(Tx) error) error {
+	return errors.New("no transaction in this test")
+}
+
 type noMail struct{}
 
 func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
@@ -62,14 +77,14 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		{"a sent webhook succeeds", 0, nil, &sealed, "succeeded"},
 		{"a transient failure is retried", 0, errors.New("503"), &sealed, "retrying"},
 		{"a permanent failure gives up", 0, fmt.Errorf("%w: 410", ErrPermanent), &sealed, "failed"},
-		{"the last attempt gives up", delivery.MaxAttempts - 1, errors.New("503"), &sealed, "failed"},
+		{"the last attempt gives up", delivery.ScheduleFor(delivery.KindWebhook).MaxAttempts() - 1, errors.New("503"), &sealed, "failed"},
 		{"a redacted payload gives up", 0, nil, nil, "failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -107,7 +122,7 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,5 +140,76 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "deliveryId=d1") || !strings.Contains(line, "submissionId=s1") {
 			t.Errorf("log %q; want an error naming delivery d1 and submission s1", line)
 		}
+	}
+}
+
+// sentWebhooks records what the sender was asked to post.
+type sentWebhooks struct{ sent []Webhook }
+
+func (s *sentWebhooks) Send(_ context.Context, w Webhook) error {
+	s.sent = append(s.sent, w)
+	return nil
+}
+
+// twoSecrets is a form whose webhook secret was rotated within the overlap.
+type twoSecrets struct{ asked []string }
+
+func (s *twoSecrets) SigningSecrets(_ context.Context, formID string, _ time.Time) ([]StoredWebhookSecret, error) {
+	s.asked = append(s.asked, formID)
+	return []StoredWebhookSecret{
+		{ID: "ws2", Sealed: SealedPayload{Ciphertext: []byte("whsec_bmV3IHNlY3JldCBieXRlcw==")}},
+		{ID: "ws1", Sealed: SealedPayload{Ciphertext: []byte("whsec_b2xkIHNlY3JldCBieXRlcw==")}},
+	}, nil
+}
+
+// A webhook is signed at send time with every secret of its form still
+// valid, over the timestamp it is sent with.
+func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com/in"})
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks.sent) != 1 || len(secrets.asked) != 1 || secrets.asked[0] != "f1" {
+		t.Fatalf("sent %+v, secrets asked for %v", hooks.sent, secrets.asked)
+	}
+	w := hooks.sent[0]
+	if w.Timestamp != (fixedClock{}).Now().Unix() {
+		t.Errorf("timestamp %d, want the clock's", w.Timestamp)
+	}
+	want, _ := delivery.WebhookSignature("d1", w.Timestamp, w.Body, []string{"whsec_bmV3IHNlY3JldCBieXRlcw==", "whsec_b2xkIHNlY3JldCBieXRlcw=="})
+	if w.Signature == "" || w.Signature != want {
+		t.Errorf("signature %q, want %q (both secrets, current first)", w.Signature, want)
+	}
+	if strings.Contains(string(w.Body), "whsec_") || strings.Contains(w.Signature, "whsec_") {
+		t.Error("a secret leaked into the webhook")
+	}
+}
+
+// Each webhook delivery of a submission posts to its own URL (per-submit
+// or the integration's) the documented body: the fields and the ids and
+// time, nothing else.
+func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
+	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
+	payload, _ := json.Marshal(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
+		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
+		WebhookURLs: map[string]string{"d1": "https://per.example.com/h", "d2": "https://in.example.org/h"}})
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
+	hooks := &sentWebhooks{}
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks.sent) != 1 || hooks.sent[0].URL != "https://in.example.org/h" || hooks.sent[0].Signature != "" {
+		t.Fatalf("sent %+v, want one unsigned post to the integration's URL", hooks.sent)
+	}
+	want := `{"type":"submission.accepted","deliveryId":"d2","submissionId":"s1","formId":"f1","requestId":"req-1",` +
+		`"submittedAt":"2026-11-22T11:59:00Z","data":{"message":"hi"}}`
+	if got := string(hooks.sent[0].Body); got != want {
+		t.Errorf("body %s\nwant %s", got, want)
 	}
 }

@@ -92,7 +92,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 			store := &oneDelivery{claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
-			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{},
+			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, noTx{},
 				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {

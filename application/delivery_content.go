@@ -6,16 +6,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
 
-// webhookBody is what a webhook receives: the forwarded custom fields only.
+// WebhookSubmissionAccepted is the type of the webhook body sent for an
+// accepted submission.
+const WebhookSubmissionAccepted = "submission.accepted"
+
+// webhookBody is what a webhook receives (README "Webhook payload", the
+// WebhookPayload schema of openapi.json): the forwarded custom fields only,
+// never routing fields, captcha tokens, the honeypot, access keys or
+// attachment content, with the ids and the time of the submission.
 type webhookBody struct {
+	Type         string            `json:"type"`
 	DeliveryID   string            `json:"deliveryId"`
 	SubmissionID string            `json:"submissionId"`
 	FormID       string            `json:"formId"`
+	RequestID    string            `json:"requestId"`
+	SubmittedAt  string            `json:"submittedAt"`
 	Data         map[string]string `json:"data"`
 }
 
@@ -29,11 +40,16 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
 	}
 	if q.Kind == delivery.KindWebhook {
-		body, err := json.Marshal(webhookBody{DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID, FormID: q.FormID, Data: echo(p.Fields)})
+		url := cmp.Or(p.WebhookURLs[q.DeliveryID], p.Webhook)
+		if url == "" {
+			return fmt.Errorf("%w: no webhook URL in payload", ErrPermanent)
+		}
+		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
+			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields)})
 		if err != nil {
 			return err
 		}
-		return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: p.Webhook, Body: body})
+		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
@@ -47,6 +63,24 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		m.Text = notificationText(p)
 	}
 	return h.mailer.Send(ctx, m)
+}
+
+// sendWebhook signs body with the form's signing secrets valid now (the
+// current one and any rotated out within the overlap) and posts it. The
+// secrets are read at send time, never stored with the delivery, so a
+// rotation applies to every later attempt.
+func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url string, body []byte) error {
+	now := h.clock.Now()
+	secrets, err := signingSecrets(ctx, h.secrets, h.sealer, q.FormID, now)
+	if err != nil {
+		// Not the secret in the error: only that it could not be read.
+		return fmt.Errorf("read the form's webhook signing secrets: %w", err)
+	}
+	sig, err := delivery.WebhookSignature(q.DeliveryID, now.Unix(), body, secrets)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
+	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
 }
 
 // notificationText lists the submitted fields in their submitted order.

@@ -30,7 +30,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil) },
+		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil) },
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },

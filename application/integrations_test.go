@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -219,3 +222,49 @@ func TestWebhookSigningSecretsRefuseASecretSealedForAnotherID(t *testing.T) {
 		t.Fatal("a secret sealed for another id opened")
 	}
 }
+
+// A receiver answering 410 Gone to the webhook integration's delivery
+// disables the integration, with the system as actor; the delivery fails
+// for good. A 410 to a per-submit webhook disables nothing.
+func TestAGoneReceiverDisablesTheWebhookIntegration(t *testing.T) {
+	const url = "https://in.example.org/h"
+	for _, tt := range []struct {
+		name        string
+		integration form.IntegrationType
+		disabled    bool
+	}{
+		{"the integration's delivery", form.IntegrationWebhook, true},
+		{"a per-submit webhook to the same URL", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newIntegrationWorld(t)
+			if err := w.f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{Enabled: ptrTo(true), TargetURL: ptrTo(url)}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			p := Payload{WebhookURLs: map[string]string{"d1": url}}
+			if tt.integration != "" {
+				p.Integrations = map[string]form.IntegrationType{"d1": tt.integration}
+			}
+			raw, _ := json.Marshal(p)
+			store := &oneDelivery{payload: &SealedPayload{Ciphertext: raw}, claimed: ClaimedDelivery{
+				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "form-1", Kind: delivery.KindWebhook}}}
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{fmt.Errorf("%w", ErrGone)}, noSecrets{}, w, noVerifications{},
+				prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if got := delivery.Status(store.recorded[0].Outcome); got != "failed" {
+				t.Errorf("the delivery is %s, want failed", got)
+			}
+			hook, _ := w.f.Integration(form.IntegrationWebhook)
+			if hook.Enabled == tt.disabled {
+				t.Fatalf("integration enabled=%v, want disabled=%v", hook.Enabled, tt.disabled)
+			}
+			if tt.disabled && (w.md.Actor.Type != ActorSystem || w.md.CausationID != "d1") {
+				t.Errorf("metadata %+v: want the system as actor, caused by the delivery", w.md)
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

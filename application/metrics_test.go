@@ -63,9 +63,9 @@ func TestDeliveryAttemptsAreCountedOnceRecorded(t *testing.T) {
 	queued := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
 	for _, recordErr := range []error{nil, errors.New("database gone")} {
 		m := &countedMetrics{}
-		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{}`)},
+		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"webhook":"https://hooks.example.com"}`)},
 			claimed: ClaimedDelivery{Queued: queued}}, err: recordErr}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noVerifications{}, prefixTokens{},
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{},
 			MailSettings{}, fixedClock{}, discardLog, m)
 		_, _ = h.Handle(context.Background(), DeliverDue{Limit: 1})
 		want := []string{"webhook retrying"}

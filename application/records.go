@@ -2,6 +2,7 @@ package application
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/formd/formd/domain/delivery"
@@ -142,6 +143,16 @@ type Payload struct {
 	Webhook        string             `json:"webhook,omitempty"`
 	Autoresponder  *AutoresponderMail `json:"autoresponder,omitempty"`
 	FormName       string             `json:"formName"`
+	// RequestID is the submission's request id, for the webhook body.
+	RequestID string `json:"requestId,omitempty"`
+	// Integrations maps the id of each delivery to an integration to its
+	// type, so a 410 Gone disables the right one.
+	Integrations map[string]form.IntegrationType `json:"integrations,omitempty"`
+	// WebhookURLs maps each webhook delivery's id to its URL: a submission
+	// may have a per-submit webhook and the form's webhook integration.
+	// Sealed with the fields because a URL may carry a receiver's token;
+	// payloads sealed before it existed use Webhook.
+	WebhookURLs map[string]string `json:"webhookUrls,omitempty"`
 }
 
 // AutoresponderMail is the confirmation mail to the submitter.
@@ -176,6 +187,10 @@ type ClaimedDelivery struct {
 // receiver refused the request).
 var ErrPermanent = errors.New("permanent failure")
 
+// ErrGone is a webhook receiver answering 410 Gone: a permanent failure
+// that also disables the form's webhook integration it was sent for.
+var ErrGone = fmt.Errorf("%w: the receiver answered 410 Gone", ErrPermanent)
+
 // ErrUnsealable marks a sealed payload that none of the configured keys
 // opens: the key that sealed it is missing or wrong. That is the operator's
 // to fix, not the receiver's, so its deliveries wait and the payload is kept
@@ -188,6 +203,12 @@ type Webhook struct {
 	ID   string
 	URL  string
 	Body []byte
+	// Timestamp is the send time in unix seconds (webhook-timestamp), the
+	// one the signature covers.
+	Timestamp int64
+	// Signature is the webhook-signature header; blank when the form has
+	// no signing secret.
+	Signature string
 }
 
 // Mail is one outgoing email.

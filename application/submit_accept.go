@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -15,7 +16,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	now := h.clock.Now()
 	st := rec.Settings
 	submissionID := h.ids.New()
-	plan := submission.PlanDeliveries(st, env)
+	plan := submission.PlanDeliveries(st, env).WithIntegrations(rec.Integrations)
 	if _, ok := plan.Autoresponder(); ok {
 		// The submitter picks where an autoresponder goes: one an hour per
 		// address keeps a form from being a mail cannon.
@@ -31,23 +32,30 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	resp := newResponse(true, SuccessMessage, cmd.RequestID, nil)
 	resp.Body.Data = nil
 
-	refs := make([]submission.DeliveryRef, 0, 3)
-	queued := make([]delivery.Queued, 0, 3)
-	for _, kind := range plan.Kinds() {
+	refs := make([]submission.DeliveryRef, 0, 4)
+	queued := make([]delivery.Queued, 0, 4)
+	webhookURLs, integrations := map[string]string{}, map[string]form.IntegrationType{}
+	for _, d := range plan.Deliveries() {
 		id := h.ids.New()
-		refs = append(refs, submission.DeliveryRef{ID: id, Kind: kind})
-		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: kind,
-			Target: plan.Target(kind), At: now})
-		switch kind {
+		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
+		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: d.Kind,
+			Target: d.Target, At: now})
+		switch d.Kind {
 		case delivery.KindEmail:
 			resp.DeliveryID = id
 		case delivery.KindAutoresponder:
 			resp.AutoresponderDeliveryID = id
 		case delivery.KindWebhook:
 			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
+			webhookURLs[id] = d.WebhookURL
+		}
+		if d.Integration != "" {
+			integrations[id] = d.Integration
 		}
 	}
-	plaintext, err := json.Marshal(payloadOf(plan, st.Name, data))
+	payload := payloadOf(plan, st.Name, data)
+	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
+	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
 	}

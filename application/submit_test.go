@@ -2,12 +2,14 @@ package application
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
@@ -172,5 +174,39 @@ func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
 				t.Errorf("fresh reads %d, judgements %d; want 1 and %d", forms.freshReads, ent.lookups, tt.wantJudgments)
 			}
 		})
+	}
+}
+
+// An enabled webhook integration gets a delivery on every accepted
+// submission: queued with the URL's host as target, its id in
+// webhookDeliveryIds, its URL sealed with the fields.
+func TestAcceptQueuesTheWebhookIntegration(t *testing.T) {
+	f := liveForm(1, "example.com")
+	f.Integrations = []form.Integration{{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://in.example.org/h?t=1"}}
+	store := &fakeStore{}
+	out, err := newTestSubmitHandler(&fakeForms{cached: f, fresh: f}, store).Handle(context.Background(), post("https://example.com"))
+	if err != nil || len(store.accepted) != 1 {
+		t.Fatalf("Handle: %v, accepted %d", err, len(store.accepted))
+	}
+	ids := out.Response.WebhookDeliveryIDs
+	if len(ids) != 1 {
+		t.Fatalf("webhookDeliveryIds %v, want the integration's delivery", ids)
+	}
+	a := store.accepted[0]
+	var hook *delivery.Queued
+	for i := range a.Queued {
+		if a.Queued[i].DeliveryID == ids[0] {
+			hook = &a.Queued[i]
+		}
+	}
+	if hook == nil || hook.Kind != delivery.KindWebhook || hook.Target != "in.example.org" {
+		t.Fatalf("queued %+v: want a webhook delivery to in.example.org with id %s", a.Queued, ids[0])
+	}
+	var p Payload
+	if err := json.Unmarshal(a.Payload.Ciphertext, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.WebhookURLs[ids[0]] != "https://in.example.org/h?t=1" || p.RequestID != "req-1" {
+		t.Errorf("sealed payload %+v: want the integration's URL under its delivery id and the request id", p)
 	}
 }

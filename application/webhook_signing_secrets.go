@@ -1,6 +1,9 @@
 package application
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // WebhookSigningSecrets asks for the secrets that sign a form's webhook
 // deliveries now. It is for the delivery workers only: no route shows it.
@@ -27,13 +30,18 @@ func NewWebhookSigningSecretsHandler(secrets WebhookSecrets, sealer Sealer, cloc
 // rotated out less than form.WebhookSecretOverlap ago; none when the form's
 // webhook has no secret. Callers must never log them.
 func (h *WebhookSigningSecretsHandler) Handle(ctx context.Context, q WebhookSigningSecrets) ([]string, error) {
-	stored, err := h.secrets.SigningSecrets(ctx, q.FormID, h.clock.Now())
+	return signingSecrets(ctx, h.secrets, h.sealer, q.FormID, h.clock.Now())
+}
+
+// signingSecrets unseals the secrets valid at now, the current one first.
+func signingSecrets(ctx context.Context, secrets WebhookSecrets, sealer Sealer, formID string, now time.Time) ([]string, error) {
+	stored, err := secrets.SigningSecrets(ctx, formID, now)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, 0, len(stored))
 	for _, s := range stored {
-		plain, err := h.sealer.Open(webhookSecretAAD(s.ID), s.Sealed)
+		plain, err := sealer.Open(webhookSecretAAD(s.ID), s.Sealed)
 		if err != nil {
 			return nil, err
 		}

@@ -1,5 +1,6 @@
-// Package webhook sends webhook deliveries: a JSON POST per delivery, with
-// the delivery id as the webhook-id header so receivers can drop duplicates.
+// Package webhook sends webhook deliveries: a JSON POST per delivery with the
+// Standard Webhooks headers: the delivery id as webhook-id so receivers can
+// drop duplicates, webhook-timestamp, and webhook-signature when signed.
 // Outbound connections are checked at dial time against private, loopback and
 // other internal networks (SSRF), unless explicitly allowed for tests.
 package webhook
@@ -36,7 +37,8 @@ type Options struct {
 	CAFile string
 }
 
-// NewSender builds a sender with SSRF protection, a 10 s timeout and no redirects.
+// NewSender builds a sender with SSRF protection, a 15 s timeout (Standard
+// Webhooks' recommendation) and no redirects.
 func NewSender(o Options) (*Sender, error) {
 	guard := ssrf.New(ssrf.WithPorts(80, 443))
 	if o.AllowPrivate {
@@ -62,14 +64,15 @@ func NewSender(o Options) (*Sender, error) {
 		tlsConfig.RootCAs = pool
 	}
 	return &Sender{client: &http.Client{
-		Timeout:       10 * time.Second,
+		Timeout:       15 * time.Second,
 		Transport:     &http.Transport{DialContext: dialer.DialContext, TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 4},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
 }
 
-// Send implements application.WebhookSender: 2xx is success; 4xx other than
-// 408 and 429 is permanent; anything else may be retried.
+// Send implements application.WebhookSender: 2xx is success; 410 Gone is
+// application.ErrGone; 4xx other than 408 and 429 is permanent; anything
+// else may be retried.
 func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(w.Body))
 	if err != nil {
@@ -81,7 +84,14 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "formd-webhook/1")
 	req.Header.Set("webhook-id", w.ID)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10))
+	ts := w.Timestamp
+	if ts == 0 {
+		ts = time.Now().Unix()
+	}
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	if w.Signature != "" {
+		req.Header.Set("webhook-signature", w.Signature)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		// An address the SSRF guard refuses stays refused: retrying cannot help.
@@ -95,6 +105,8 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return nil
+	case resp.StatusCode == http.StatusGone:
+		return application.ErrGone
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != 408 && resp.StatusCode != 429:
 		return fmt.Errorf("%w: receiver answered %d", application.ErrPermanent, resp.StatusCode)
 	}

@@ -76,6 +76,23 @@ func TestSendPostsTheDeliveryWithItsID(t *testing.T) {
 	if err != nil || ts < before || ts > time.Now().Unix() {
 		t.Errorf("webhook-timestamp %q is not the send time", r.header.Get("webhook-timestamp"))
 	}
+	if _, signed := r.header["Webhook-Signature"]; signed {
+		t.Errorf("an unsigned webhook carries webhook-signature %q", r.header.Get("webhook-signature"))
+	}
+}
+
+// The signature covers the timestamp the application chose, so the sender
+// must put that one, and the signature as given, on the request.
+func TestSendCarriesTheSignatureAndItsTimestamp(t *testing.T) {
+	srv, got := receiver(t, http.StatusOK)
+	w := application.Webhook{ID: "d-43", URL: srv.URL, Body: []byte(`{}`), Timestamp: 1700000000, Signature: "v1,abc= v1,def="}
+	if err := sender(t, webhook.Options{AllowPrivate: true}).Send(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.header.Get("webhook-timestamp") != "1700000000" || r.header.Get("webhook-signature") != "v1,abc= v1,def=" {
+		t.Errorf("headers %v: want the given timestamp and signature", r.header)
+	}
 }
 
 func TestSendClassifiesAnswers(t *testing.T) {
@@ -105,6 +122,9 @@ func TestSendClassifiesAnswers(t *testing.T) {
 			}
 			if got := errors.Is(err, application.ErrPermanent); got != tt.permanent {
 				t.Errorf("Send to a %d receiver = %v: permanent=%v, want %v", tt.status, err, got, tt.permanent)
+			}
+			if gone := errors.Is(err, application.ErrGone); gone != (tt.status == http.StatusGone) {
+				t.Errorf("Send to a %d receiver = %v: gone=%v", tt.status, err, gone)
 			}
 			if n := len(got); n != 1 {
 				t.Errorf("receiver got %d requests, want 1", n)

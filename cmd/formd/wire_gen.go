@@ -81,7 +81,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	mailSettings := provideMailSettings(cfg)
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, linkTokens, mailSettings, clock, log, metrics)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)

@@ -59,8 +59,9 @@ func (d *Delivery) Succeed(now time.Time) (Event, error) {
 }
 
 // Fail records a failed attempt. A permanent failure (one no retry can fix)
-// or the last allowed attempt gives up; otherwise the next attempt is due
-// after Backoff plus jitter, a share of MaxJitter of it in [0, 1).
+// or the last attempt of the kind's Schedule gives up; otherwise the next
+// attempt is due after the schedule's wait plus jitter, a share of MaxJitter
+// of it in [0, 1).
 func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter float64) (Event, error) {
 	if d.Final() {
 		return nil, ErrFinal
@@ -69,11 +70,12 @@ func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter flo
 		return nil, fmt.Errorf("delivery: jitter %v is outside [0, 1)", jitter)
 	}
 	d.attempts++
-	if permanent || d.attempts >= MaxAttempts {
+	schedule := ScheduleFor(d.Kind())
+	if permanent || d.attempts >= schedule.MaxAttempts() {
 		d.outcome = GaveUp{Attempts: d.attempts, Reason: reason, At: now}
 		return d.outcome, nil
 	}
-	wait := Backoff(d.attempts)
+	wait := schedule.Wait(d.attempts)
 	wait += time.Duration(jitter * MaxJitter * float64(wait))
 	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
 	return d.outcome, nil

@@ -10,7 +10,8 @@ import (
 
 func TestAnAttemptDecidesRetryFinalFailureOrSuccess(t *testing.T) {
 	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
-	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: now}
+	// Mail's schedule; webhooks have their own (TestWebhooksRetryOnTheStandardWebhooksSchedule).
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: now}
 	tests := []struct {
 		name      string
 		before    int // attempts made before this one
@@ -53,7 +54,7 @@ func TestAnAttemptDecidesRetryFinalFailureOrSuccess(t *testing.T) {
 			if d.Outcome() != got || d.Attempts() != tt.before+1 || d.Final() != delivery.Final(tt.want) {
 				t.Errorf("after the attempt: outcome %#v, attempts %d, final %v", d.Outcome(), d.Attempts(), d.Final())
 			}
-			if d.ID() != "d1" || d.Kind() != delivery.KindWebhook || d.Queued() != q {
+			if d.ID() != "d1" || d.Kind() != delivery.KindEmail || d.Queued() != q {
 				t.Errorf("identity changed: %s %s %+v", d.ID(), d.Kind(), d.Queued())
 			}
 		})
@@ -130,5 +131,44 @@ func TestAPostponedDeliveryNeverGivesUp(t *testing.T) {
 	}
 	if _, err := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0).Postpone("x", now, 1); err == nil {
 		t.Error("jitter 1 accepted")
+	}
+}
+
+// A failing webhook is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h,
+// 20 h and 24 h after each failure, then fails: driven by the time given to
+// each attempt, never by waiting.
+func TestWebhooksRetryOnTheStandardWebhooksSchedule(t *testing.T) {
+	clock := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: clock}
+	waits := []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+		10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
+	for attempt := 1; attempt <= len(waits)+1; attempt++ {
+		d := delivery.Resume(q, attempt-1)
+		got, err := d.Fail("503", false, clock, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attempt == len(waits)+1 {
+			if want := (delivery.GaveUp{Attempts: attempt, Reason: "503", At: clock}); got != want {
+				t.Fatalf("attempt %d: %#v, want %#v (the tenth attempt is the last)", attempt, got, want)
+			}
+			break
+		}
+		want := delivery.AttemptFailed{Attempt: attempt, Reason: "503", NextAt: clock.Add(waits[attempt-1]), At: clock}
+		if got != want {
+			t.Fatalf("attempt %d: %#v, want %#v", attempt, got, want)
+		}
+		clock = want.NextAt // the next attempt is made when it is due
+	}
+	if total := clock.Sub(q.At); total != 75*time.Hour+35*time.Minute+5*time.Second {
+		t.Errorf("the schedule spans %v", total)
+	}
+	d := delivery.Resume(q, 3)
+	got, _ := d.Fail("503", false, clock, 0.5)
+	if want := clock.Add(2*time.Hour + 12*time.Minute); got.(delivery.AttemptFailed).NextAt != want {
+		t.Errorf("jitter: next at %v, want %v (a tenth more with jitter 0.5)", got.(delivery.AttemptFailed).NextAt, want)
+	}
+	if n := delivery.ScheduleFor(delivery.KindEmail).MaxAttempts(); n != delivery.MaxAttempts {
+		t.Errorf("mail makes %d attempts, want %d", n, delivery.MaxAttempts)
 	}
 }

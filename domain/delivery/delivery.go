@@ -123,7 +123,8 @@ type GaveUp struct {
 // EventType implements the event interface.
 func (GaveUp) EventType() string { return GaveUpType }
 
-// MaxAttempts bounds retries of one delivery.
+// MaxAttempts bounds the attempts of a mail delivery; webhooks follow
+// their own Schedule (ScheduleFor).
 const MaxAttempts = 8
 
 // Backoff is the wait after the given failed attempt (1-based), before jitter:

@@ -213,6 +213,20 @@ func (f *Form) ConfigureIntegration(t IntegrationType, p IntegrationPatch, now t
 	return nil
 }
 
+// DisableGoneWebhook disables the webhook integration after its receiver
+// answered 410 Gone to a delivery posted to targetURL: Standard Webhooks'
+// signal that the endpoint is gone for good, so later submissions stop
+// going there. A webhook since pointed elsewhere, or already disabled, is
+// left as it is; it reports whether the integration was disabled.
+func (f *Form) DisableGoneWebhook(targetURL string, now time.Time) bool {
+	i, ok := f.integrations[IntegrationWebhook]
+	if !ok || !i.Enabled || i.TargetURL != targetURL {
+		return false
+	}
+	off := false
+	return f.ConfigureIntegration(IntegrationWebhook, IntegrationPatch{Enabled: &off}, now) == nil
+}
+
 // Integration returns the form's integration of type t, if it has one.
 func (f *Form) Integration(t IntegrationType) (Integration, bool) {
 	i, ok := f.integrations[t]

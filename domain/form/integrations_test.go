@@ -230,3 +230,33 @@ func TestIssueWebhookSecret(t *testing.T) {
 		t.Errorf("reconfigured webhook lost its secret prefix: %+v", hook)
 	}
 }
+
+// A 410 Gone disables the webhook it was posted to, once; a webhook since
+// pointed elsewhere keeps delivering.
+func TestDisableGoneWebhook(t *testing.T) {
+	f := integrationForm(t)
+	t1 := formT0.Add(time.Hour).UTC()
+	if f.DisableGoneWebhook("https://example.com/a", t1) {
+		t.Fatal("disabled a webhook never configured")
+	}
+	if err := f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{Enabled: ptr(true), TargetURL: ptr("https://example.com/a")}, t1); err != nil {
+		t.Fatal(err)
+	}
+	events := len(f.Changes())
+	if f.DisableGoneWebhook("https://example.com/old", t1) || len(f.Changes()) != events {
+		t.Fatal("disabled a webhook for a 410 from a URL it no longer posts to")
+	}
+	if !f.DisableGoneWebhook("https://example.com/a", t1) {
+		t.Fatal("the 410 did not disable the webhook")
+	}
+	gone := f.Changes()[events].(form.IntegrationConfigured)
+	if got := changeStrings(gone.Changes); !reflect.DeepEqual(got, []string{"integrations.webhook.enabled: true -> false"}) {
+		t.Errorf("changes = %v", got)
+	}
+	if i, _ := f.Integration(form.IntegrationWebhook); i.Enabled || i.TargetURL != "https://example.com/a" {
+		t.Errorf("integration %+v: want disabled with its URL kept", i)
+	}
+	if f.DisableGoneWebhook("https://example.com/a", t1) || len(f.Changes()) != events+1 {
+		t.Error("a second 410 recorded another event")
+	}
+}

@@ -26,6 +26,9 @@ type Plan struct {
 	submitterEmail string
 	autoresponder  *Autoresponder
 	webhook        string
+	// integrationWebhook is the target URL of the form's enabled webhook
+	// integration; blank when it has none.
+	integrationWebhook string
 }
 
 // Recipient is the form's recipient, to whom the notification goes.
@@ -99,20 +102,60 @@ func (p Plan) WithoutAutoresponder() Plan {
 	return p
 }
 
-// Kinds are the deliveries the plan queues, notification first.
-func (p Plan) Kinds() []string {
-	kinds := []string{delivery.KindEmail}
+// WithIntegrations adds the deliveries of the form's enabled integrations.
+// Only the webhook integration delivers so far; the other types are
+// configured but not yet sent (issue 10).
+func (p Plan) WithIntegrations(list []form.Integration) Plan {
+	for _, in := range list {
+		if in.Type == form.IntegrationWebhook && in.Enabled && in.TargetURL != "" {
+			p.integrationWebhook = in.TargetURL
+		}
+	}
+	return p
+}
+
+// Planned is one delivery a plan queues.
+type Planned struct {
+	Kind string
+	// Target is where it goes, shown safely for the delivery log.
+	Target string
+	// WebhookURL is where a webhook delivery posts; blank for mail.
+	WebhookURL string
+	// Integration is the integration the delivery is for; blank for the
+	// form's own mail and a per-submit webhook.
+	Integration form.IntegrationType
+}
+
+// Deliveries are what the plan queues, notification first: the
+// autoresponder, the per-submit webhook and the webhook integration when
+// they apply. Both webhooks are of KindWebhook and differ by their URL.
+func (p Plan) Deliveries() []Planned {
+	out := []Planned{{Kind: delivery.KindEmail, Target: delivery.EmailTarget(p.recipient)}}
 	if p.autoresponder != nil {
-		kinds = append(kinds, delivery.KindAutoresponder)
+		out = append(out, Planned{Kind: delivery.KindAutoresponder, Target: delivery.EmailTarget(p.submitterEmail)})
 	}
 	if p.webhook != "" {
-		kinds = append(kinds, delivery.KindWebhook)
+		out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(p.webhook), WebhookURL: p.webhook})
+	}
+	if u := p.integrationWebhook; u != "" {
+		out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(u), WebhookURL: u,
+			Integration: form.IntegrationWebhook})
+	}
+	return out
+}
+
+// Kinds are the kinds of the plan's deliveries, in their order.
+func (p Plan) Kinds() []string {
+	planned := p.Deliveries()
+	kinds := make([]string, len(planned))
+	for i, d := range planned {
+		kinds[i] = d.Kind
 	}
 	return kinds
 }
 
 // Target is where a delivery of kind goes, shown safely for the delivery log:
-// the recipient's or submitter's domain, the webhook's host.
+// the recipient's or submitter's domain, the per-submit webhook's host.
 func (p Plan) Target(kind string) string {
 	switch kind {
 	case delivery.KindEmail:

@@ -134,3 +134,41 @@ func TestPlanTargetsAreSafe(t *testing.T) {
 		}
 	}
 }
+
+// An enabled webhook integration gets a delivery of its own on every
+// accepted submission, next to a per-submit webhook; a disabled one, or
+// another type, does not (yet).
+func TestPlanDeliversToTheWebhookIntegration(t *testing.T) {
+	st := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}.Normalize()
+	hook := form.Integration{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://In.Example.org/formd?k=v"}
+	slack := form.Integration{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.slack.com/x"}
+	off := hook
+	off.Enabled = false
+	tests := []struct {
+		name string
+		env  submission.Envelope
+		list []form.Integration
+		want []submission.Planned
+	}{
+		{"enabled", submission.Envelope{}, []form.Integration{hook, slack}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
+		}},
+		{"with a per-submit webhook", submission.Envelope{Webhook: "https://per.example.net/h"}, []form.Integration{hook}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindWebhook, Target: "per.example.net", WebhookURL: "https://per.example.net/h"},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
+		}},
+		{"disabled", submission.Envelope{}, []form.Integration{off, slack}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := submission.PlanDeliveries(st, tt.env).WithIntegrations(tt.list).Deliveries()
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Deliveries() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

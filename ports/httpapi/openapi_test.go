@@ -67,7 +67,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		"Form", "CreatedForm", "CreateForm", "FieldValidationSettings", "FieldValidationRule", "RecipientVerification",
 		"Submission", "SubmissionResponse", "SubmissionValidationError", "ErrorResponse", "AgentAuthRequest",
 		"AgentAuthResponse", "AgentCapabilities", "ProtectedResourceMetadata", "ApiCatalog",
-		"FormPatch", "FormEvent", "GateResult",
+		"FormPatch", "FormEvent", "GateResult", "WebhookPayload",
 	} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("components.schemas lacks %s", name)
@@ -460,6 +460,28 @@ func TestOpenAPIDiscoveryShapes(t *testing.T) {
 		ct := strings.SplitN(rec.Header().Get("Content-Type"), ";", 2)[0]
 		if op.Responses.Status(200).Value.Content[ct] == nil {
 			t.Errorf("GET %s answers %s, which the document does not list", route, ct)
+		}
+	}
+}
+
+// The webhook body is sent by the delivery worker, not served by a route, so
+// no exchange checks it: its documented example is the body the application
+// test pins (TestDeliverPostsTheWebhookBodyToTheDeliverysURL) and must
+// match the schema.
+func TestOpenAPIWebhookPayload(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schema := schemaNamed(t, doc, "WebhookPayload")
+	checkShape(t, "WebhookPayload example", schema, schema.Example)
+	var sent any
+	body := `{"type":"submission.accepted","deliveryId":"d2","submissionId":"s1","formId":"f1","requestId":"req-1",` +
+		`"submittedAt":"2026-11-22T11:59:00Z","data":{"message":"hi"}}`
+	if err := json.Unmarshal([]byte(body), &sent); err != nil {
+		t.Fatal(err)
+	}
+	checkShape(t, "a sent webhook body", schema, sent)
+	for _, reserved := range []string{"access_key", "botcheck", "webhook", "secret"} {
+		if _, ok := schema.Properties[reserved]; ok {
+			t.Errorf("WebhookPayload declares %s", reserved)
 		}
 	}
 }
