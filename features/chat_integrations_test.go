@@ -107,4 +107,21 @@ var _ = Describe("A form's Slack and Discord integrations", Ordered, func() {
 			Should(ContainElement(HaveField("Body", ContainSubstring("Only Slack"))))
 		Consistently(func() int { return len(receiver.Calls("/discord")) }).WithTimeout(300 * time.Millisecond).Should(Equal(before))
 	})
+
+	It("fails a delivery for good when the service answers 410, and disables nothing", func() {
+		gone := f.LiveFormOf(lf.Token, lf.OwnerEmail, nil)
+		r := f.Patch(gone.Token, integrationsPath(gone.ID, "slack"), map[string]any{"enabled": true, "targetUrl": receiver.URL("/gone")})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		r = f.Post("", "/submit", map[string]any{"access_key": gone.AccessKey, "message": "Hello"}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Array("notificationDeliveryIds")).To(HaveLen(1))
+		id := r.Array("notificationDeliveryIds")[0].(string)
+		Eventually(func() string { row, _ := db.Delivery(id); return row.Status }).WithTimeout(10 * time.Second).Should(Equal("failed"))
+		row, _ := db.Delivery(id)
+		Expect(row.Attempts).To(Equal(1), "a 410 is not retried")
+		r = f.Get(gone.Token, integrationsPath(gone.ID))
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Array("integrations")).To(ConsistOf(SatisfyAll(HaveKeyWithValue("type", "slack"), HaveKeyWithValue("enabled", true))),
+			"only the webhook integration is disabled by a 410")
+	})
 })
