@@ -47,7 +47,7 @@ var _ = Describe("A form's Slack and Discord integrations", Ordered, func() {
 	}
 
 	It("posts each service's message once per submission, escaped per its markup", func() {
-		ids, slack, discord := submit("@everyone <@123> look: **bold** & _it_ `code` ~~s~~ ||spoiler|| > quote <https://x.example|link>")
+		ids, slack, discord := submit("@everyone <@123> look: **bold** & _it_ `code` ~~s~~ ||spoiler|| > quote <https://x.example|link> [bank](https://evil.example)")
 		Expect(ids[0]).To(MatchRegexp(uuidPattern))
 		Expect(ids[1]).To(MatchRegexp(uuidPattern))
 		Expect(ids[0]).NotTo(Equal(ids[1]))
@@ -56,14 +56,14 @@ var _ = Describe("A form's Slack and Discord integrations", Ordered, func() {
 		Expect(slack.Method).To(Equal(http.MethodPost))
 		Expect(slack.Header.Get("Content-Type")).To(HavePrefix("application/json"))
 		Expect(slack.JSON()).To(Equal(map[string]any{"text": "New submission to Sales &amp; &lt;Support&gt;\nname: Ada\n" +
-			"message: @everyone &lt;@123&gt; look: **bold** &amp; _it_ `code` ~~s~~ ||spoiler|| &gt; quote &lt;https://x.example|link&gt;"}))
+			"message: @everyone &lt;@123&gt; look: **bold** &amp; _it_ `code` ~~s~~ ||spoiler|| &gt; quote &lt;https://x.example|link&gt; [bank](https://evil.example)"}))
 
 		By("posting Discord's payload: markdown escaped, mentions neutralised and disallowed")
 		Expect(discord.Method).To(Equal(http.MethodPost))
 		Expect(discord.Header.Get("Content-Type")).To(HavePrefix("application/json"))
 		Expect(discord.JSON()).To(Equal(map[string]any{
 			"content": "New submission to Sales & <Support\\>\nname: Ada\n" +
-				"message: @\u200beveryone <@\u200b123\\> look: \\*\\*bold\\*\\* & \\_it\\_ \\`code\\` \\~\\~s\\~\\~ \\|\\|spoiler\\|\\| \\> quote <https://x.example\\|link\\>",
+				"message: @\u200beveryone <@\u200b123\\> look: \\*\\*bold\\*\\* & \\_it\\_ \\`code\\` \\~\\~s\\~\\~ \\|\\|spoiler\\|\\| \\> quote <https://x.example\\|link\\> \\[bank](https://evil.example)",
 			"allowed_mentions": map[string]any{"parse": []any{}},
 		}))
 

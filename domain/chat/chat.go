@@ -63,9 +63,11 @@ func DiscordMessage(formName string, fields []submission.Field) ([]byte, error) 
 
 // discordEscaper puts a backslash before each of Discord's markdown
 // characters and a zero-width space after @, so @everyone, @here and <@id>
-// show as text rather than mentions.
+// show as text rather than mentions. [ and # are escaped too: a masked link
+// [text](url) would let a submitter disguise where a link goes, and # starts
+// a heading or a <#channel> link.
 var discordEscaper = strings.NewReplacer(
-	`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`, ">", `\>`, "@", "@\u200b",
+	`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`, ">", `\>`, "[", `\[`, "#", `\#`, "@", "@\u200b",
 )
 
 func discordEscape(s string) string { return discordEscaper.Replace(s) }

@@ -62,6 +62,8 @@ func TestDiscordMessage(t *testing.T) {
 			"New submission to F\nm: @\u200beveryone @\u200bhere <@\u200b123\\>"},
 		{"markdown escaped", "F", []submission.Field{{Name: "my_field", Value: "**bold** _i_ ~~s~~ `c` ||sp|| > q \\"}},
 			"New submission to F\nmy\\_field: \\*\\*bold\\*\\* \\_i\\_ \\~\\~s\\~\\~ \\`c\\` \\|\\|sp\\|\\| \\> q \\\\"},
+		{"masked links and headings escaped", "F", []submission.Field{{Name: "m", Value: "# Urgent [bank](https://evil.example) <#42>"}},
+			"New submission to F\nm: \\# Urgent \\[bank](https://evil.example) <\\#42\\>"},
 		{"truncated", "F", []submission.Field{{Name: "m", Value: long}},
 			("New submission to F\nm: " + long)[:chat.DiscordLimit-1] + "…"},
 		{"cut never leaves a lone backslash", "FF", []submission.Field{{Name: "m", Value: strings.Repeat("*", 2000)}},
