@@ -17,7 +17,7 @@ import (
 const DeliveryLease = 10 * time.Minute
 
 // DeliverHandler performs deliveries (notification and autoresponder emails,
-// webhooks, verification mails) with retries on a schedule with jitter.
+// webhooks, Slack and Discord posts, verification mails) with retries on a schedule with jitter.
 type DeliverHandler struct {
 	store         DeliveryStore
 	sealer        Sealer
@@ -47,7 +47,7 @@ func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhoo
 
 // Handles reports whether this handler performs deliveries of kind.
 func (h *DeliverHandler) Handles(kind string) bool {
-	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || kind == delivery.KindWebhook ||
+	return kind == delivery.KindEmail || kind == delivery.KindAutoresponder || delivery.IsHTTP(kind) ||
 		delivery.IsVerification(kind)
 }
 

@@ -213,3 +213,52 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 		t.Errorf("body %s\nwant %s", got, want)
 	}
 }
+
+// A Slack or Discord delivery posts that service's message, built from the
+// form's name and the forwarded fields, unsigned, to its integration's URL;
+// without a URL it fails for good rather than posting anywhere else.
+func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
+	payload, _ := json.Marshal(Payload{FormName: "Contact", Webhook: "https://per.example.com/h",
+		Fields:      []submission.Field{{Name: "message", Value: "<@everyone> & *hi*"}},
+		WebhookURLs: map[string]string{"ds": "https://hooks.slack.com/s", "dd": "https://discord.com/api/webhooks/1/x"}})
+	tests := []struct {
+		kind, id, url, body string
+	}{
+		{delivery.KindSlack, "ds", "https://hooks.slack.com/s", `{"text":"New submission to Contact\nmessage: \u0026lt;@everyone\u0026gt; \u0026amp; *hi*"}`},
+		{delivery.KindDiscord, "dd", "https://discord.com/api/webhooks/1/x",
+			`{"content":"New submission to Contact\nmessage: \u003c@` + "\u200b" + `everyone\\\u003e \u0026 \\*hi\\*","allowed_mentions":{"parse":[]}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+				Queued: delivery.Queued{DeliveryID: tt.id, SubmissionID: "s1", FormID: "f1", Kind: tt.kind}}}
+			hooks := &sentWebhooks{}
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if len(hooks.sent) != 1 || hooks.sent[0].URL != tt.url || hooks.sent[0].Signature != "" || hooks.sent[0].ID != tt.id {
+				t.Fatalf("sent %+v, want one unsigned post to %s", hooks.sent, tt.url)
+			}
+			if got := string(hooks.sent[0].Body); got != tt.body {
+				t.Errorf("body %s\nwant %s", got, tt.body)
+			}
+			if len(store.recorded) != 1 || delivery.Status(store.recorded[0].Outcome) != "succeeded" {
+				t.Errorf("recorded %+v, want one success", store.recorded)
+			}
+		})
+	}
+	t.Run("no URL", func(t *testing.T) {
+		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+			Queued: delivery.Queued{DeliveryID: "other", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindSlack}}}
+		hooks := &sentWebhooks{}
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+			t.Fatal(err)
+		}
+		gave, ok := store.recorded[0].Outcome.(delivery.GaveUp)
+		if len(hooks.sent) != 0 || !ok || !strings.Contains(gave.Reason, "no slack webhook URL") {
+			t.Errorf("sent %+v, recorded %+v; want nothing sent and a final failure", hooks.sent, store.recorded)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/formd/formd/domain/chat"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
@@ -51,6 +52,9 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		}
 		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
+	if q.Kind == delivery.KindSlack || q.Kind == delivery.KindDiscord {
+		return h.sendChat(ctx, q, p)
+	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
 		if p.Autoresponder == nil || p.SubmitterEmail == "" {
@@ -81,6 +85,29 @@ func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url
 		return fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
 	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
+}
+
+// sendChat posts the message of a Slack or Discord integration to its
+// incoming webhook through the webhook sender, so it dials through the same
+// SSRF guard and its outcome means the same. It is not signed: neither
+// service checks a signature, and the URL itself is the credential. Only
+// the forwarded custom fields are in the message, as in a webhook body.
+func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, p Payload) error {
+	url := p.WebhookURLs[q.DeliveryID]
+	if url == "" {
+		return fmt.Errorf("%w: no %s webhook URL in payload", ErrPermanent, q.Kind)
+	}
+	build := chat.SlackMessage
+	if q.Kind == delivery.KindDiscord {
+		build = chat.DiscordMessage
+	}
+	body, err := build(p.FormName, p.Fields)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
+	// A 410 from a deleted hook is final (ErrGone is permanent) but, unlike
+	// the webhook integration's, disables nothing.
+	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: h.clock.Now().Unix()})
 }
 
 // notificationText lists the submitted fields in their submitted order.

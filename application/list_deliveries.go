@@ -14,7 +14,7 @@ const (
 )
 
 // ListDeliveries is GET /v1/forms/{formId}/deliveries. Kind is a public kind
-// (notification, autoresponder, webhook, recipient_verification), State a
+// (notification, autoresponder, webhook, slack, discord, recipient_verification), State a
 // delivery state; either may be empty. Limit 0 means DefaultDeliveryPage.
 type ListDeliveries struct {
 	Caller Session
@@ -60,7 +60,7 @@ func (h *ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) (D
 	if q.Kind != "" {
 		kind, ok := delivery.StoredKind(q.Kind)
 		if !ok {
-			return DeliveryPage{}, domain.Invalid("kind", "kind must be one of notification, autoresponder, webhook, recipient_verification")
+			return DeliveryPage{}, domain.Invalid("kind", "kind must be one of notification, autoresponder, webhook, slack, discord, recipient_verification")
 		}
 		f.Kinds = []string{kind}
 	}

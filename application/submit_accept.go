@@ -48,6 +48,9 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 		case delivery.KindWebhook:
 			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
 			webhookURLs[id] = d.WebhookURL
+		case delivery.KindSlack, delivery.KindDiscord:
+			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
+			webhookURLs[id] = d.WebhookURL
 		}
 		if d.Integration != "" {
 			integrations[id] = d.Integration

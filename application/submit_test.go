@@ -210,3 +210,46 @@ func TestAcceptQueuesTheWebhookIntegration(t *testing.T) {
 		t.Errorf("sealed payload %+v: want the integration's URL under its delivery id and the request id", p)
 	}
 }
+
+// Enabled Slack and Discord integrations each get a delivery on every
+// accepted submission: queued with the URL's host as target, their ids in
+// notificationDeliveryIds (not webhookDeliveryIds), their URLs sealed.
+func TestAcceptQueuesTheChatIntegrations(t *testing.T) {
+	f := liveForm(1, "example.com")
+	f.Integrations = []form.Integration{
+		{Type: form.IntegrationDiscord, Enabled: true, TargetURL: "https://discord.com/api/webhooks/1/x"},
+		{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.slack.com/services/T/B/x"},
+	}
+	store := &fakeStore{}
+	out, err := newTestSubmitHandler(&fakeForms{cached: f, fresh: f}, store).Handle(context.Background(), post("https://example.com"))
+	if err != nil || len(store.accepted) != 1 {
+		t.Fatalf("Handle: %v, accepted %d", err, len(store.accepted))
+	}
+	ids := out.Response.NotificationDeliveryIDs
+	if len(ids) != 2 || len(out.Response.WebhookDeliveryIDs) != 0 {
+		t.Fatalf("notificationDeliveryIds %v, webhookDeliveryIds %v: want the two chat deliveries only", ids, out.Response.WebhookDeliveryIDs)
+	}
+	a := store.accepted[0]
+	var p Payload
+	if err := json.Unmarshal(a.Payload.Ciphertext, &p); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ kind, target, url string }{
+		{delivery.KindSlack, "hooks.slack.com", "https://hooks.slack.com/services/T/B/x"},
+		{delivery.KindDiscord, "discord.com", "https://discord.com/api/webhooks/1/x"},
+	}
+	for i, w := range want {
+		var q *delivery.Queued
+		for j := range a.Queued {
+			if a.Queued[j].DeliveryID == ids[i] {
+				q = &a.Queued[j]
+			}
+		}
+		if q == nil || q.Kind != w.kind || q.Target != w.target {
+			t.Errorf("queued %+v: want a %s delivery to %s with id %s", a.Queued, w.kind, w.target, ids[i])
+		}
+		if p.WebhookURLs[ids[i]] != w.url {
+			t.Errorf("sealed URL of %s = %q, want %q", w.kind, p.WebhookURLs[ids[i]], w.url)
+		}
+	}
+}

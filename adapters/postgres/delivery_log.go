@@ -38,7 +38,8 @@ func scanDeliveryRecord(row pgx.Row) (application.DeliveryRecord, error) {
 }
 
 // listedKinds are the stored kinds a form's log shows.
-var listedKinds = []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook, delivery.KindRecipientVerification}
+var listedKinds = []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook, delivery.KindSlack, delivery.KindDiscord,
+	delivery.KindRecipientVerification}
 
 // FormDeliveries implements application.DeliveryLog with a keyset page on
 // the deliveries_log index.

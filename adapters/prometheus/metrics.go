@@ -62,7 +62,7 @@ const (
 var outcomes = []application.SubmissionOutcome{application.SubmissionAccepted, application.SubmissionRefused,
 	application.SubmissionReplayed, application.SubmissionError}
 
-var kinds = []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook,
+var kinds = []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook, delivery.KindSlack, delivery.KindDiscord,
 	delivery.KindAccountVerification, delivery.KindRecipientVerification, delivery.KindPasswordReset, kindOther}
 
 // states are what delivery.Status names an attempt's outcome.

@@ -13,6 +13,10 @@ const (
 	KindEmail         = "email"
 	KindAutoresponder = "autoresponder"
 	KindWebhook       = "webhook"
+	// KindSlack and KindDiscord are the posts of a form's Slack and Discord
+	// integrations to their incoming webhooks.
+	KindSlack   = "slack"
+	KindDiscord = "discord"
 	// KindAccountVerification and KindRecipientVerification are the mails
 	// with a verification link. They send what the verification record says
 	// at send time (the link token is derived from the verification id and
@@ -23,6 +27,13 @@ const (
 	// the verification mails.
 	KindPasswordReset = "password_reset"
 )
+
+// IsHTTP reports whether kind is posted over HTTP to a user-supplied URL (a
+// webhook or a chat service's incoming webhook): such deliveries share the
+// webhook's sender, its SSRF guard and its retry schedule.
+func IsHTTP(kind string) bool {
+	return kind == KindWebhook || kind == KindSlack || kind == KindDiscord
+}
 
 // IsVerification reports whether kind is a verification mail.
 func IsVerification(kind string) bool {

@@ -40,7 +40,7 @@ func StoredKind(public string) (string, bool) {
 	switch public {
 	case KindNotification:
 		return KindEmail, true
-	case KindAutoresponder, KindWebhook, KindRecipientVerification:
+	case KindAutoresponder, KindWebhook, KindSlack, KindDiscord, KindRecipientVerification:
 		return public, true
 	}
 	return "", false

@@ -37,6 +37,8 @@ func TestPublicKinds(t *testing.T) {
 		{delivery.KindEmail, "notification", true},
 		{delivery.KindAutoresponder, "autoresponder", true},
 		{delivery.KindWebhook, "webhook", true},
+		{delivery.KindSlack, "slack", true},
+		{delivery.KindDiscord, "discord", true},
 		{delivery.KindRecipientVerification, "recipient_verification", true},
 		{delivery.KindAccountVerification, "account_verification", false},
 		{delivery.KindPasswordReset, "password_reset", false},

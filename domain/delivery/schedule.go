@@ -17,11 +17,12 @@ var webhookWaits = []time.Duration{
 	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
 }
 
-// ScheduleFor is the retry schedule of kind: webhooks follow the Standard
+// ScheduleFor is the retry schedule of kind: webhooks (chat posts included)
+// follow the Standard
 // Webhooks schedule; mail follows Backoff over MaxAttempts attempts, since
 // a mail server that is down is usually back within hours.
 func ScheduleFor(kind string) Schedule {
-	if kind == KindWebhook {
+	if IsHTTP(kind) {
 		return Schedule{waits: webhookWaits}
 	}
 	waits := make([]time.Duration, MaxAttempts-1)

@@ -29,6 +29,9 @@ type Plan struct {
 	// integrationWebhook is the target URL of the form's enabled webhook
 	// integration; blank when it has none.
 	integrationWebhook string
+	// chats are the incoming-webhook URLs of the form's enabled Slack and
+	// Discord integrations, Slack first.
+	chats []Planned
 }
 
 // Recipient is the form's recipient, to whom the notification goes.
@@ -102,14 +105,34 @@ func (p Plan) WithoutAutoresponder() Plan {
 	return p
 }
 
-// WithIntegrations adds the deliveries of the form's enabled integrations.
-// Only the webhook integration delivers so far; the other types are
+// WithIntegrations adds the deliveries of the form's enabled integrations:
+// the webhook, Slack and Discord ones so far; Telegram and Google Sheets are
 // configured but not yet sent (issue 10).
 func (p Plan) WithIntegrations(list []form.Integration) Plan {
+	var slack, discord string
 	for _, in := range list {
-		if in.Type == form.IntegrationWebhook && in.Enabled && in.TargetURL != "" {
-			p.integrationWebhook = in.TargetURL
+		if !in.Enabled || in.TargetURL == "" {
+			continue
 		}
+		switch in.Type {
+		case form.IntegrationWebhook:
+			p.integrationWebhook = in.TargetURL
+		case form.IntegrationSlack:
+			slack = in.TargetURL
+		case form.IntegrationDiscord:
+			discord = in.TargetURL
+		}
+	}
+	// Built afresh, in a fixed order, so the plan never depends on the
+	// order the integrations were listed in.
+	p.chats = nil
+	if slack != "" {
+		p.chats = append(p.chats, Planned{Kind: delivery.KindSlack, Target: delivery.WebhookTarget(slack), WebhookURL: slack,
+			Integration: form.IntegrationSlack})
+	}
+	if discord != "" {
+		p.chats = append(p.chats, Planned{Kind: delivery.KindDiscord, Target: delivery.WebhookTarget(discord), WebhookURL: discord,
+			Integration: form.IntegrationDiscord})
 	}
 	return p
 }
@@ -119,7 +142,7 @@ type Planned struct {
 	Kind string
 	// Target is where it goes, shown safely for the delivery log.
 	Target string
-	// WebhookURL is where a webhook delivery posts; blank for mail.
+	// WebhookURL is where a webhook or chat delivery posts; blank for mail.
 	WebhookURL string
 	// Integration is the integration the delivery is for; blank for the
 	// form's own mail and a per-submit webhook.
@@ -127,8 +150,9 @@ type Planned struct {
 }
 
 // Deliveries are what the plan queues, notification first: the
-// autoresponder, the per-submit webhook and the webhook integration when
-// they apply. Both webhooks are of KindWebhook and differ by their URL.
+// autoresponder, the per-submit webhook, the webhook integration and the
+// Slack and Discord integrations when they apply. Both webhooks are of
+// KindWebhook and differ by their URL.
 func (p Plan) Deliveries() []Planned {
 	out := []Planned{{Kind: delivery.KindEmail, Target: delivery.EmailTarget(p.recipient)}}
 	if p.autoresponder != nil {
@@ -141,7 +165,7 @@ func (p Plan) Deliveries() []Planned {
 		out = append(out, Planned{Kind: delivery.KindWebhook, Target: delivery.WebhookTarget(u), WebhookURL: u,
 			Integration: form.IntegrationWebhook})
 	}
-	return out
+	return append(out, p.chats...)
 }
 
 // Kinds are the kinds of the plan's deliveries, in their order.

@@ -135,22 +135,28 @@ func TestPlanTargetsAreSafe(t *testing.T) {
 	}
 }
 
-// An enabled webhook integration gets a delivery of its own on every
-// accepted submission, next to a per-submit webhook; a disabled one, or
-// another type, does not (yet).
-func TestPlanDeliversToTheWebhookIntegration(t *testing.T) {
+// Each enabled webhook, Slack or Discord integration gets a delivery of its
+// own on every accepted submission, next to a per-submit webhook, in a fixed
+// order; a disabled one, or another type, does not (yet).
+func TestPlanDeliversToTheIntegrations(t *testing.T) {
 	st := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}.Normalize()
 	hook := form.Integration{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://In.Example.org/formd?k=v"}
-	slack := form.Integration{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.slack.com/x"}
-	off := hook
-	off.Enabled = false
+	slack := form.Integration{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.Slack.com/services/T/B/secret"}
+	discord := form.Integration{Type: form.IntegrationDiscord, Enabled: true, TargetURL: "https://discord.com/api/webhooks/1/secret"}
+	telegram := form.Integration{Type: form.IntegrationTelegram, Enabled: true, ChatID: "42"}
+	off, slackOff := hook, slack
+	off.Enabled, slackOff.Enabled = false, false
+	slackPlanned := submission.Planned{Kind: delivery.KindSlack, Target: "hooks.slack.com", WebhookURL: slack.TargetURL,
+		Integration: form.IntegrationSlack}
+	discordPlanned := submission.Planned{Kind: delivery.KindDiscord, Target: "discord.com", WebhookURL: discord.TargetURL,
+		Integration: form.IntegrationDiscord}
 	tests := []struct {
 		name string
 		env  submission.Envelope
 		list []form.Integration
 		want []submission.Planned
 	}{
-		{"enabled", submission.Envelope{}, []form.Integration{hook, slack}, []submission.Planned{
+		{"enabled", submission.Envelope{}, []form.Integration{hook, telegram}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 		}},
@@ -159,7 +165,15 @@ func TestPlanDeliversToTheWebhookIntegration(t *testing.T) {
 			{Kind: delivery.KindWebhook, Target: "per.example.net", WebhookURL: "https://per.example.net/h"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 		}},
-		{"disabled", submission.Envelope{}, []form.Integration{off, slack}, []submission.Planned{
+		{"chats after the webhook, Slack first whatever the order", submission.Envelope{}, []form.Integration{discord, slack, hook}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
+			slackPlanned, discordPlanned,
+		}},
+		{"discord alone", submission.Envelope{}, []form.Integration{discord, slackOff}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"}, discordPlanned,
+		}},
+		{"disabled", submission.Envelope{}, []form.Integration{off, slackOff, telegram}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
 		}},
 	}
