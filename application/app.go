@@ -32,7 +32,9 @@ type Commands struct {
 	// ConfigureIntegration and RotateWebhookSecret manage a form's
 	// integrations and its webhook's signing secret.
 	ConfigureIntegration *ConfigureIntegrationHandler
-	RotateWebhookSecret  *RotateWebhookSecretHandler
+	// TestIntegration queues a sample delivery to one of them.
+	TestIntegration     *TestIntegrationHandler
+	RotateWebhookSecret *RotateWebhookSecretHandler
 }
 
 // Queries read state and change nothing.

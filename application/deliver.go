@@ -64,6 +64,9 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 		// A verification mail has no sealed payload: it is rebuilt from
 		// the verification record.
 		sendErr = h.sendVerification(ctx, c.Queued)
+	case c.Test:
+		// Nor has an integration's test: it is built from the sample.
+		sendErr = h.sendTest(ctx, c.Queued)
 	case !found:
 		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	default:

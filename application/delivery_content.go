@@ -11,6 +11,7 @@ import (
 	"github.com/formd/formd/domain/chat"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
 )
 
 // WebhookSubmissionAccepted is the type of the webhook body sent for an
@@ -29,6 +30,8 @@ type webhookBody struct {
 	RequestID    string            `json:"requestId"`
 	SubmittedAt  string            `json:"submittedAt"`
 	Data         map[string]string `json:"data"`
+	// Test marks the sample an integration's test sends (no submission).
+	Test bool `json:"test,omitempty"`
 }
 
 func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
@@ -53,7 +56,7 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
 	if q.Kind == delivery.KindSlack || q.Kind == delivery.KindDiscord {
-		return h.sendChat(ctx, q, p)
+		return h.sendChat(ctx, q, p.WebhookURLs[q.DeliveryID], p.FormName, p.Fields)
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
@@ -92,8 +95,7 @@ func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url
 // SSRF guard and its outcome means the same. It is not signed: neither
 // service checks a signature, and the URL itself is the credential. Only
 // the forwarded custom fields are in the message, as in a webhook body.
-func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, p Payload) error {
-	url := p.WebhookURLs[q.DeliveryID]
+func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, formName string, fields []submission.Field) error {
 	if url == "" {
 		return fmt.Errorf("%w: no %s webhook URL in payload", ErrPermanent, q.Kind)
 	}
@@ -101,7 +103,7 @@ func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, p Payl
 	if q.Kind == delivery.KindDiscord {
 		build = chat.DiscordMessage
 	}
-	body, err := build(p.FormName, p.Fields)
+	body, err := build(formName, fields)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPermanent, err)
 	}

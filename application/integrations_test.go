@@ -25,6 +25,7 @@ type integrationWorld struct {
 	f       *form.Form
 	secrets []StoredWebhookSecret
 	saves   int
+	queued  []delivery.Queued
 }
 
 func newIntegrationWorld(t *testing.T) *integrationWorld {
@@ -67,6 +68,11 @@ func (w *integrationWorld) StoreWebhookSecret(_ context.Context, s StoredWebhook
 		}
 	}
 	w.secrets = append(w.secrets, s)
+	return nil
+}
+
+func (w *integrationWorld) QueueDelivery(_ context.Context, q delivery.Queued) error {
+	w.queued = append(w.queued, q)
 	return nil
 }
 

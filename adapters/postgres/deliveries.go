@@ -126,6 +126,7 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 		streams                                       []StreamEvents
 		ids, subs, forms, vers, kinds, statuses, errs []string
 		numbers                                       []int32
+		tests                                         []bool
 		nexts, finished                               []*time.Time
 		finals                                        = map[string]int32{}
 	)
@@ -146,7 +147,7 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 			reason = o.Reason
 		}
 		ids, subs, forms, kinds = append(ids, q.DeliveryID), append(subs, q.SubmissionID), append(forms, q.FormID), append(kinds, q.Kind)
-		vers = append(vers, q.VerificationID)
+		vers, tests = append(vers, q.VerificationID), append(tests, q.Test)
 		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, truncate(reason, 500))
 		numbers, nexts = append(numbers, int32(a.Number)), append(nexts, next)
 		var done *time.Time
@@ -163,15 +164,16 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 	state := &pgx.Batch{}
 	state.Queue(`
 		INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, last_error,
-		                        updated_at, created_at, finished_at)
+		                        updated_at, created_at, finished_at, test)
 		SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.status, d.attempts,
-		       d.next, d.err, $10::timestamptz, $10::timestamptz, d.fin
+		       d.next, d.err, $10::timestamptz, $10::timestamptz, d.fin, d.test
 		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-		            $8::timestamptz[], $9::text[], $11::timestamptz[]) AS d(id, sub, form, ver, kind, status, attempts, next, err, fin)
+		            $8::timestamptz[], $9::text[], $11::timestamptz[], $12::bool[])
+		     AS d(id, sub, form, ver, kind, status, attempts, next, err, fin, test)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
 		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at,
 		    finished_at = excluded.finished_at`,
-		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished)
+		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished, tests)
 	if err := d.store.AppendWith(ctx, tx, now, state, streams...); err != nil {
 		return err
 	}
@@ -254,13 +256,13 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING id::text, coalesce(submission_id::text, ''), coalesce(form_id::text, ''),
-		          coalesce(verification_id::text, ''), kind, attempts, retries`, now, now.Add(lease), limit, d.instance)
+		          coalesce(verification_id::text, ''), kind, test, attempts, retries`, now, now.Add(lease), limit, d.instance)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
 		var c application.ClaimedDelivery
-		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Attempts, &c.Retries)
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Test, &c.Attempts, &c.Retries)
 		return c, err
 	})
 }
@@ -290,12 +292,12 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	// One statement, one round trip: the insert and the wake-up.
 	_, err := ex.ExecContext(ctx, `
 		WITH queued AS (
-			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, status, attempts, next_attempt_at,
+			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, test, status, attempts, next_attempt_at,
 			                        updated_at, created_at)
-			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, $9, 'queued', 0, $6, $6, $6)
+			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, $9, $10, 'queued', 0, $6, $6, $6)
 			ON CONFLICT (id) DO NOTHING)
 		SELECT pg_notify($7, $8)`,
-		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue, q.Target)
+		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue, q.Target, q.Test)
 	return err
 }
 

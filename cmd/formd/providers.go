@@ -98,6 +98,7 @@ var applicationSet = wire.NewSet(
 	application.NewDeliveryDetailsHandler,
 	application.NewRetryDeliveryHandler,
 	application.NewConfigureIntegrationHandler,
+	application.NewTestIntegrationHandler,
 	application.NewRotateWebhookSecretHandler,
 	application.NewListIntegrationsHandler,
 	application.NewWebhookSigningSecretsHandler,

@@ -84,6 +84,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer)
+	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	commands := application.Commands{
 		Register:                    registerHandler,
@@ -100,6 +101,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliver:                     deliverHandler,
 		RetryDelivery:               retryDeliveryHandler,
 		ConfigureIntegration:        configureIntegrationHandler,
+		TestIntegration:             testIntegrationHandler,
 		RotateWebhookSecret:         rotateWebhookSecretHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)

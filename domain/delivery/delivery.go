@@ -87,18 +87,25 @@ type Queued struct {
 	Kind           string `json:"kind"`
 	// Target is where the delivery goes, shown safely for the delivery log
 	// (EmailTarget, WebhookTarget): the full address or URL stays sealed.
-	Target string    `json:"target,omitempty"`
-	At     time.Time `json:"at"`
+	Target string `json:"target,omitempty"`
+	// Test marks a test of a form's integration (POST
+	// /v1/forms/{formId}/integrations/{type}/test): it belongs to no
+	// submission and has no sealed payload; like a verification mail it is
+	// built at send time, from the sample message and the integration's
+	// current settings, so it never holds anything a submitter sent.
+	Test bool      `json:"test,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // EventType implements the event interface.
 func (Queued) EventType() string { return QueuedType }
 
 // Check reports a queued event that names nothing to send: no delivery id,
-// no kind, or neither a submission nor a verification. Such an event can
-// never be delivered, whatever is retried.
+// no kind, or neither a submission nor a verification nor a test of a
+// form's integration. Such an event can never be delivered, whatever is
+// retried.
 func (q Queued) Check() error {
-	if q.DeliveryID == "" || q.Kind == "" || (q.SubmissionID == "" && q.VerificationID == "") {
+	if q.DeliveryID == "" || q.Kind == "" || (q.SubmissionID == "" && q.VerificationID == "" && !(q.Test && q.FormID != "")) {
 		return fmt.Errorf("delivery: queued event %q names nothing to send", q.DeliveryID)
 	}
 	return nil

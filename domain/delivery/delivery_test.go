@@ -90,6 +90,8 @@ func TestAQueuedEventMustNameSomethingToSend(t *testing.T) {
 	}{
 		"a submission's":        {delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}, true},
 		"a verification's":      {delivery.Queued{DeliveryID: "d1", VerificationID: "v1", Kind: delivery.KindAccountVerification, At: at}, true},
+		"an integration test's": {delivery.Queued{DeliveryID: "d1", FormID: "f1", Kind: delivery.KindSlack, Test: true, At: at}, true},
+		"a test of no form":     {delivery.Queued{DeliveryID: "d1", Kind: delivery.KindSlack, Test: true, At: at}, false},
 		"no delivery id":        {delivery.Queued{SubmissionID: "s1", Kind: delivery.KindEmail}, false},
 		"no kind":               {delivery.Queued{DeliveryID: "d1", SubmissionID: "s1"}, false},
 		"nothing it would send": {delivery.Queued{DeliveryID: "d1", FormID: "f1", Kind: delivery.KindEmail}, false},

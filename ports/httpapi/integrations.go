@@ -107,6 +107,28 @@ func (s *Server) rotateWebhookSecret(c *gin.Context) {
 	s.respondIntegration(c, rec)
 }
 
+// testIntegration queues a sample delivery to the integration: 201 with the
+// delivery, whose outcome the delivery log shows.
+func (s *Server) testIntegration(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
+	typ, err := form.ParseIntegrationType(c.Param("type"))
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	rec, err := s.app.Commands.TestIntegration.Handle(c.Request.Context(), application.TestIntegration{
+		Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, Type: typ,
+	})
+	if err != nil {
+		s.respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"delivery": presentDelivery(rec)})
+}
+
 // respondIntegration answers with one integration; an answer carrying a
 // secret must not be kept by any cache.
 func (s *Server) respondIntegration(c *gin.Context, rec application.IntegrationRecord) {

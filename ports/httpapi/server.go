@@ -94,6 +94,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	v1.GET("/forms/:formId/integrations", s.listIntegrations)
 	v1.PATCH("/forms/:formId/integrations/:type", s.configureIntegration)
 	v1.POST("/forms/:formId/integrations/webhook/rotate-secret", s.rotateWebhookSecret)
+	v1.POST("/forms/:formId/integrations/:type/test", s.testIntegration)
 	v1.GET("/forms/:formId/deliveries", s.listDeliveries)
 	v1.GET("/deliveries/:deliveryId", s.getDelivery)
 	v1.POST("/deliveries/:deliveryId/retry", s.retryDelivery)

@@ -141,6 +141,10 @@ var storedShapes = []struct {
 	// The log's safe target: the recipient's domain or the webhook's host.
 	{delivery.Queued{DeliveryID: "d3", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, Target: "example.com", At: at},
 		`{"deliveryId":"d3","submissionId":"s1","formId":"f1","kind":"email","target":"example.com","at":"2026-03-01T12:30:00Z"}`},
+	// A test of a form's integration: no submission, the form and the test
+	// mark instead.
+	{delivery.Queued{DeliveryID: "d4", FormID: "f1", Kind: delivery.KindSlack, Target: "hooks.slack.com", Test: true, At: at},
+		`{"deliveryId":"d4","submissionId":"","formId":"f1","kind":"slack","target":"hooks.slack.com","test":true,"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.RetryRequested{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Succeeded{Attempt: 2, At: at}, `{"attempt":2,"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.AttemptFailed{Attempt: 1, Reason: "timeout", NextAt: at.Add(time.Minute), At: at},

@@ -9,10 +9,10 @@ import (
 func init() {
 	Register(func(e delivery.Queued) deliveryQueuedV1 {
 		return deliveryQueuedV1{DeliveryID: e.DeliveryID, SubmissionID: e.SubmissionID, FormID: e.FormID,
-			VerificationID: e.VerificationID, Kind: e.Kind, Target: e.Target, At: e.At}
+			VerificationID: e.VerificationID, Kind: e.Kind, Target: e.Target, Test: e.Test, At: e.At}
 	}, func(s deliveryQueuedV1) delivery.Queued {
 		return delivery.Queued{DeliveryID: s.DeliveryID, SubmissionID: s.SubmissionID, FormID: s.FormID,
-			VerificationID: s.VerificationID, Kind: s.Kind, Target: s.Target, At: s.At}
+			VerificationID: s.VerificationID, Kind: s.Kind, Target: s.Target, Test: s.Test, At: s.At}
 	})
 	Register(func(e delivery.Succeeded) deliverySucceededV1 {
 		return deliverySucceededV1{Attempt: e.Attempt, At: e.At}
@@ -42,7 +42,8 @@ func init() {
 // VerificationID came later; it is omitted when empty, so a submission's
 // delivery is stored exactly as before and older rows read unchanged, with
 // no new schema version needed. Target (the recipient's domain or the
-// webhook's host, never a full address or URL) came later the same way.
+// webhook's host, never a full address or URL) came later the same way, and
+// so did Test (an integration test's delivery, which names no submission).
 type deliveryQueuedV1 struct {
 	DeliveryID     string    `json:"deliveryId"`
 	SubmissionID   string    `json:"submissionId"`
@@ -50,6 +51,7 @@ type deliveryQueuedV1 struct {
 	VerificationID string    `json:"verificationId,omitempty"`
 	Kind           string    `json:"kind"`
 	Target         string    `json:"target,omitempty"`
+	Test           bool      `json:"test,omitempty"`
 	At             time.Time `json:"at"`
 }
 

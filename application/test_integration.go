@@ -1,0 +1,69 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+)
+
+// TestIntegration is POST /v1/forms/{formId}/integrations/{type}/test.
+type TestIntegration struct {
+	Caller    Session
+	RequestID string
+	FormID    string
+	Type      form.IntegrationType
+}
+
+// TestIntegrationHandler queues one delivery of a sample message to a
+// form's integration, through the same queue as a submission's, so its
+// outcome shows in the delivery log like any other.
+type TestIntegrationHandler struct {
+	tx    Transactor
+	read  ReadModel
+	ids   IDs
+	clock Clock
+}
+
+// NewTestIntegrationHandler builds the handler; every dependency is required.
+func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock) *TestIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil {
+		panic("application: nil dependency of TestIntegrationHandler")
+	}
+	return &TestIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock}
+}
+
+// Handle queues the test and answers with its delivery, queued. The
+// integration must be configured with somewhere to send; it need not be
+// enabled, so its owner can check it before turning it on.
+func (h *TestIntegrationHandler) Handle(ctx context.Context, cmd TestIntegration) (DeliveryRecord, error) {
+	rec, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID)
+	if err != nil {
+		return DeliveryRecord{}, err
+	}
+	var in form.Integration
+	for _, i := range rec.Integrations {
+		if i.Type == cmd.Type {
+			in = i
+		}
+	}
+	if in.Type == "" {
+		return DeliveryRecord{}, domain.Invalid("type", "the form has no %s integration: configure it before testing it", cmd.Type)
+	}
+	planned, err := submission.TestDelivery(in)
+	if err != nil {
+		return DeliveryRecord{}, err
+	}
+	now := h.clock.Now()
+	q := delivery.Queued{DeliveryID: h.ids.New(), FormID: rec.ID, Kind: planned.Kind, Target: planned.Target, Test: true, At: now}
+	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
+		return tx.QueueDelivery(ctx, q)
+	})
+	if err != nil {
+		return DeliveryRecord{}, err
+	}
+	return DeliveryRecord{ID: q.DeliveryID, AccountID: rec.AccountID, FormID: rec.ID, Kind: q.Kind, Target: q.Target,
+		State: delivery.StateQueued, CreatedAt: now}, nil
+}
