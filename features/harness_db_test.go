@@ -45,21 +45,23 @@ func dbContext() (context.Context, context.CancelFunc) {
 // Int runs a query that answers one integer (a count, say).
 func (db *DB) Int(query string, args ...any) int {
 	GinkgoHelper()
-	ctx, cancel := dbContext()
-	defer cancel()
-	var n int
-	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&n)).To(Succeed(), "%s", query)
-	return n
+	return scalar[int](db, query, args...)
 }
 
 // String runs a query that answers one text value.
 func (db *DB) String(query string, args ...any) string {
 	GinkgoHelper()
+	return scalar[string](db, query, args...)
+}
+
+// scalar runs a query that answers one value of type T.
+func scalar[T any](db *DB, query string, args ...any) T {
+	GinkgoHelper()
 	ctx, cancel := dbContext()
 	defer cancel()
-	var s string
-	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&s)).To(Succeed(), "%s", query)
-	return s
+	var v T
+	Expect(db.pool.QueryRow(ctx, query, args...).Scan(&v)).To(Succeed(), "%s", query)
+	return v
 }
 
 // Exec runs a statement, to put formd's state where a spec needs it (a

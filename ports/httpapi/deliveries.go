@@ -134,14 +134,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 }
 
 // deliveryID is the path's delivery id; anything but a UUID is not found.
-func (s *Server) deliveryID(c *gin.Context) (string, bool) {
-	id := c.Param("deliveryId")
-	if uuid.Validate(id) != nil {
-		s.respondError(c, domain.ErrNotFound)
-		return "", false
-	}
-	return strings.ToLower(id), true
-}
+func (s *Server) deliveryID(c *gin.Context) (string, bool) { return s.uuidParam(c, "deliveryId") }
 
 func (s *Server) getDelivery(c *gin.Context) {
 	id, ok := s.deliveryID(c)

@@ -78,8 +78,12 @@ func (s *Server) createForm(c *gin.Context) {
 }
 
 // formID reads the formId path parameter; a malformed id is simply not found.
-func (s *Server) formID(c *gin.Context) (string, bool) {
-	id := c.Param("formId")
+func (s *Server) formID(c *gin.Context) (string, bool) { return s.uuidParam(c, "formId") }
+
+// uuidParam reads a UUID path parameter, lower-cased (ids are
+// case-insensitive); anything but a UUID answers 404, as an unknown id does.
+func (s *Server) uuidParam(c *gin.Context, name string) (string, bool) {
+	id := c.Param(name)
 	if uuid.Validate(id) != nil {
 		s.respondError(c, domain.ErrNotFound)
 		return "", false
