@@ -137,6 +137,7 @@
       clearErrors(form, state);
       if (response.ok && answer && answer.success) {
         state.key = null; // the next filled-in form is a new submission
+        state.sent = true; // until a field changes, another submit is the same one again
         form.reset();
         showStatus(form, "success", form.getAttribute("data-formd-success") || answer.message);
         emit(form, "formd:success", answer);
@@ -163,14 +164,16 @@
 
   function enhance(form) {
     if (form.formdState) return;
-    var state = { id: ++formCount, key: null, sending: false, errors: [] };
+    var state = { id: ++formCount, key: null, sending: false, sent: false, errors: [] };
     form.formdState = state;
-    function changed() { state.key = null; }
+    function changed() { state.key = null; state.sent = false; }
     form.addEventListener("input", changed);
     form.addEventListener("change", changed);
     form.addEventListener("submit", function (event) {
-      if (state.sending) {
-        event.preventDefault(); // a double click while the first post is under way
+      // A double click: the second click lands while the first post is under
+      // way, or (on a fast answer) after it succeeded and the form was reset.
+      if (state.sending || state.sent) {
+        event.preventDefault();
         return;
       }
       if (!state.key) state.key = newKey();
