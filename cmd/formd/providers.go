@@ -18,7 +18,7 @@ import (
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
-	"github.com/formd/formd/adapters/webhook"
+	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
@@ -47,7 +47,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
 	provideSealer,
 	provideWebhookSender,
-	wire.Bind(new(application.WebhookSender), new(*webhook.Sender)),
+	wire.Bind(new(application.WebhookSender), new(*outbound.Sender)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
 	provideTransport,
@@ -236,8 +236,8 @@ func provideMetricSources(pool *pgxpool.Pool, deliveries *postgres.DeliveryStore
 	}
 }
 
-func provideWebhookSender(cfg Config) (*webhook.Sender, error) {
-	return webhook.NewSender(webhook.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
+func provideWebhookSender(cfg Config) (*outbound.Sender, error) {
+	return outbound.NewSender(outbound.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
 }
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }

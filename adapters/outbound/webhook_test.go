@@ -1,4 +1,4 @@
-package webhook_test
+package outbound_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formd/formd/adapters/webhook"
+	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/application"
 )
 
@@ -43,16 +43,16 @@ func receiver(t *testing.T, status int) (*httptest.Server, <-chan received) {
 	return srv, got
 }
 
-func sender(t *testing.T, o webhook.Options) *webhook.Sender {
+func sender(t *testing.T, o outbound.Options) *outbound.Sender {
 	t.Helper()
-	s, err := webhook.NewSender(o)
+	s, err := outbound.NewSender(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func send(t *testing.T, s *webhook.Sender, url string) error {
+func send(t *testing.T, s *outbound.Sender, url string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -62,7 +62,7 @@ func send(t *testing.T, s *webhook.Sender, url string) error {
 func TestSendPostsTheDeliveryWithItsID(t *testing.T) {
 	srv, got := receiver(t, http.StatusNoContent)
 	before := time.Now().Unix()
-	if err := send(t, sender(t, webhook.Options{AllowPrivate: true}), srv.URL+"/hook"); err != nil {
+	if err := send(t, sender(t, outbound.Options{AllowPrivate: true}), srv.URL+"/hook"); err != nil {
 		t.Fatalf("Send to a 204 receiver: %v", err)
 	}
 	r := <-got
@@ -86,7 +86,7 @@ func TestSendPostsTheDeliveryWithItsID(t *testing.T) {
 func TestSendCarriesTheSignatureAndItsTimestamp(t *testing.T) {
 	srv, got := receiver(t, http.StatusOK)
 	w := application.Webhook{ID: "d-43", URL: srv.URL, Body: []byte(`{}`), Timestamp: 1700000000, Signature: "v1,abc= v1,def="}
-	if err := sender(t, webhook.Options{AllowPrivate: true}).Send(t.Context(), w); err != nil {
+	if err := sender(t, outbound.Options{AllowPrivate: true}).Send(t.Context(), w); err != nil {
 		t.Fatal(err)
 	}
 	r := <-got
@@ -96,7 +96,7 @@ func TestSendCarriesTheSignatureAndItsTimestamp(t *testing.T) {
 }
 
 func TestSendClassifiesAnswers(t *testing.T) {
-	s := sender(t, webhook.Options{AllowPrivate: true})
+	s := sender(t, outbound.Options{AllowPrivate: true})
 	tests := []struct {
 		status    int
 		ok        bool
@@ -135,7 +135,7 @@ func TestSendClassifiesAnswers(t *testing.T) {
 
 func TestSendRefusesInternalAddressesWithoutTheTestAllowance(t *testing.T) {
 	srv, got := receiver(t, http.StatusOK)
-	s := sender(t, webhook.Options{})
+	s := sender(t, outbound.Options{})
 	for _, url := range []string{srv.URL, "http://127.0.0.1:80/", "http://[::1]:443/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data"} {
 		if err := send(t, s, url); err == nil {
 			t.Errorf("Send(%s) succeeded without the private-network allowance", url)
@@ -147,7 +147,7 @@ func TestSendRefusesInternalAddressesWithoutTheTestAllowance(t *testing.T) {
 }
 
 func TestSendRefusesAMalformedURLPermanently(t *testing.T) {
-	err := send(t, sender(t, webhook.Options{AllowPrivate: true}), "http://exa mple.com/")
+	err := send(t, sender(t, outbound.Options{AllowPrivate: true}), "http://exa mple.com/")
 	if !errors.Is(err, application.ErrPermanent) {
 		t.Fatalf("Send(malformed URL) = %v, want a permanent failure", err)
 	}
@@ -157,7 +157,7 @@ func TestSendTrustsTheConfiguredCA(t *testing.T) {
 	got := make(chan struct{}, 1)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- struct{}{} }))
 	t.Cleanup(srv.Close)
-	if err := send(t, sender(t, webhook.Options{AllowPrivate: true}), srv.URL); err == nil {
+	if err := send(t, sender(t, outbound.Options{AllowPrivate: true}), srv.URL); err == nil {
 		t.Fatal("Send trusted a certificate from an unknown authority")
 	}
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
@@ -165,7 +165,7 @@ func TestSendTrustsTheConfiguredCA(t *testing.T) {
 	if err := os.WriteFile(caFile, cert, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := send(t, sender(t, webhook.Options{AllowPrivate: true, CAFile: caFile}), srv.URL); err != nil {
+	if err := send(t, sender(t, outbound.Options{AllowPrivate: true, CAFile: caFile}), srv.URL); err != nil {
 		t.Fatalf("Send with the receiver's CA configured: %v", err)
 	}
 	if len(got) != 1 {
@@ -174,7 +174,7 @@ func TestSendTrustsTheConfiguredCA(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := webhook.NewSender(webhook.Options{CAFile: caFile}); err == nil {
+	if _, err := outbound.NewSender(outbound.Options{CAFile: caFile}); err == nil {
 		t.Fatal("NewSender accepted a CA file without a certificate")
 	}
 }

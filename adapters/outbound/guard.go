@@ -1,0 +1,112 @@
+package outbound
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"time"
+
+	"code.dny.dev/ssrf"
+
+	"github.com/formd/formd/application"
+)
+
+// Options configure every outbound HTTP client of the integrations.
+type Options struct {
+	// AllowPrivate lets deliveries reach loopback and private networks (tests only).
+	AllowPrivate bool
+	// CAFile adds a PEM certificate authority to the system pool (tests only).
+	CAFile string
+}
+
+// requestTimeout bounds one outbound request, Standard Webhooks' recommendation.
+const requestTimeout = 15 * time.Second
+
+// newClient builds the one kind of HTTP client every integration sends with:
+// each connection dials through the SSRF guard, which checks the resolved IP
+// at connect time (after DNS, so a name cannot lead inside); redirects are
+// never followed, and no proxy from the environment is used (a proxy would
+// dial for us, past the guard). trusted are the operator's own endpoints
+// (the Telegram Bot API, Google's token and Sheets addresses): configured by
+// whoever runs formd, not by its users, they are dialled without the guard so
+// a test or an on-premises gateway may put them on loopback.
+func newClient(o Options, trusted ...string) (*http.Client, error) {
+	guard := ssrf.New(ssrf.WithPorts(80, 443))
+	if o.AllowPrivate {
+		guard = ssrf.New(ssrf.WithAnyPort(),
+			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"),
+				netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16")),
+			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
+	}
+	guarded := &net.Dialer{Timeout: 5 * time.Second, Control: guard.Safe}
+	plain := &net.Dialer{Timeout: 5 * time.Second}
+	operator := map[string]bool{}
+	for _, raw := range trusted {
+		if raw == "" {
+			continue
+		}
+		addr, err := dialAddress(raw)
+		if err != nil {
+			return nil, err
+		}
+		operator[addr] = true
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, errors.New("webhook CA file holds no PEM certificate")
+		}
+		tlsConfig.RootCAs = pool
+	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if operator[addr] {
+			return plain.DialContext(ctx, network, addr)
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
+	return &http.Client{
+		Timeout: requestTimeout,
+		// Proxy is deliberately nil: HTTP(S)_PROXY from the environment is ignored.
+		Transport:     &http.Transport{DialContext: dial, TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 4},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}, nil
+}
+
+// dialAddress is the host:port a client dials for an absolute URL.
+func dialAddress(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// refused reports whether err is the SSRF guard refusing an address: such a
+// delivery stays refused, so retrying cannot help.
+func refused(err error) bool {
+	return errors.Is(err, ssrf.ErrProhibitedIP) || errors.Is(err, ssrf.ErrProhibitedPort) || errors.Is(err, ssrf.ErrProhibitedNetwork)
+}
+
+// permanent marks err as a failure no retry can fix.
+func permanent(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{application.ErrPermanent}, args...)...)
+}
