@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -22,14 +23,27 @@ type ConfigureIntegrationHandler struct {
 	ids    IDs
 	clock  Clock
 	sealer Sealer
+	// services says which types this server can send to.
+	services IntegrationServices
 }
 
 // NewConfigureIntegrationHandler builds the handler; every dependency is required.
-func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer) *ConfigureIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil {
+func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer,
+	services IntegrationServices) *ConfigureIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil {
 		panic("application: nil dependency of ConfigureIntegrationHandler")
 	}
-	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer}
+	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services}
+}
+
+// unconfigured is the error for a type this server has no configuration
+// to send to: the owner cannot fix it, so it says who can.
+func unconfigured(t form.IntegrationType) error {
+	setting := map[form.IntegrationType]string{
+		form.IntegrationTelegram:     "FORMD_TELEGRAM_BOT_TOKEN",
+		form.IntegrationGoogleSheets: "FORMD_GOOGLE_CREDENTIALS_FILE",
+	}[t]
+	return domain.Invalid("type", "%s integrations are not available on this server: its operator has not set %s", t, setting)
 }
 
 // Handle configures the caller's form's integration. A webhook gets its
@@ -49,6 +63,11 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 		}
 		if err := f.ConfigureIntegration(cmd.Type, cmd.Patch, now); err != nil {
 			return err
+		}
+		// Turning one off is always allowed, so an owner can silence an
+		// integration the server can no longer send.
+		if in, _ := f.Integration(cmd.Type); in.Enabled && !h.services.Configured(cmd.Type) {
+			return unconfigured(cmd.Type)
 		}
 		if f.NeedsWebhookSecret() {
 			if out.Secret, err = issueWebhookSecret(ctx, tx, f, h.ids, h.sealer, now); err != nil {

@@ -17,12 +17,13 @@ import (
 const DeliveryLease = 10 * time.Minute
 
 // DeliverHandler performs deliveries (notification and autoresponder emails,
-// webhooks, Slack and Discord posts, verification mails) with retries on a schedule with jitter.
+// webhooks, Slack, Discord and Telegram messages, Google Sheets rows,
+// verification mails) with retries on a schedule with jitter.
 type DeliverHandler struct {
 	store         DeliveryStore
 	sealer        Sealer
 	mailer        Mailer
-	webhooks      WebhookSender
+	outbound      Outbound
 	secrets       WebhookSecrets
 	tx            Transactor
 	verifications Verifications
@@ -35,13 +36,13 @@ type DeliverHandler struct {
 
 // NewDeliverHandler builds the handler; every dependency is required. log
 // gets an error for each payload the configured keys cannot open.
-func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, webhooks WebhookSender, secrets WebhookSecrets,
+func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbound Outbound, secrets WebhookSecrets,
 	tx Transactor, verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics) *DeliverHandler {
-	if store == nil || sealer == nil || mailer == nil || webhooks == nil || secrets == nil || tx == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
+	if store == nil || sealer == nil || mailer == nil || outbound == nil || secrets == nil || tx == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
 		metrics == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
-	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, webhooks: webhooks, secrets: secrets, tx: tx,
+	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, secrets: secrets, tx: tx,
 		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics}
 }
 

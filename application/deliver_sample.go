@@ -14,7 +14,7 @@ import (
 )
 
 // sendTest sends the sample of an integration's test. It has no sealed
-// payload: the URL is the integration's at send time (a retry after the
+// payload: the target is the integration's at send time (a retry after the
 // owner fixed it goes to the fixed one), and the content is the sample, so
 // nothing a submitter sent is in it. A 410 Gone fails the test but, unlike
 // a submission's webhook, disables nothing: the owner is watching.
@@ -40,16 +40,22 @@ func (h *DeliverHandler) sendTest(ctx context.Context, q delivery.Queued) error 
 	if err != nil {
 		return err
 	}
-	if in.TargetURL == "" {
+	planned, err := submission.TestDelivery(in)
+	if in.Type == "" || err != nil {
 		return fmt.Errorf("%w: the form has no %s integration to test any more", ErrPermanent, q.Kind)
 	}
-	if q.Kind != delivery.KindWebhook {
-		return h.sendChat(ctx, q, in.TargetURL, formName, submission.TestFields())
+	switch q.Kind {
+	case delivery.KindSlack, delivery.KindDiscord:
+		return h.sendChat(ctx, q, planned.WebhookURL, formName, submission.TestFields())
+	case delivery.KindTelegram:
+		return h.sendTelegram(ctx, q, planned.ChatID, formName, submission.TestFields())
+	case delivery.KindGoogleSheets:
+		return h.appendRow(ctx, q, Destination{SpreadsheetID: planned.SpreadsheetID, SheetName: planned.SheetName}, q.At, submission.TestFields())
 	}
 	body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, FormID: q.FormID,
 		SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(submission.TestFields()), Test: true})
 	if err != nil {
 		return err
 	}
-	return h.sendWebhook(ctx, q, in.TargetURL, body)
+	return h.sendWebhook(ctx, q, planned.WebhookURL, body)
 }

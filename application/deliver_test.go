@@ -144,7 +144,11 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 }
 
 // sentWebhooks records what the sender was asked to post.
-type sentWebhooks struct{ sent []Webhook }
+type sentWebhooks struct {
+	sent     []Webhook
+	telegram []TelegramMessage
+	rows     []SheetRow
+}
 
 func (s *sentWebhooks) Send(_ context.Context, w Webhook) error {
 	s.sent = append(s.sent, w)

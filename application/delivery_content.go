@@ -55,8 +55,13 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		}
 		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
-	if q.Kind == delivery.KindSlack || q.Kind == delivery.KindDiscord {
+	switch q.Kind {
+	case delivery.KindSlack, delivery.KindDiscord:
 		return h.sendChat(ctx, q, p.WebhookURLs[q.DeliveryID], p.FormName, p.Fields)
+	case delivery.KindTelegram:
+		return h.sendTelegram(ctx, q, p.Destinations[q.DeliveryID].ChatID, p.FormName, p.Fields)
+	case delivery.KindGoogleSheets:
+		return h.appendRow(ctx, q, p.Destinations[q.DeliveryID], q.At, p.Fields)
 	}
 	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
@@ -87,7 +92,7 @@ func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
-	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
+	return h.outbound.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
 }
 
 // sendChat posts the message of a Slack or Discord integration to its
@@ -109,7 +114,31 @@ func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, f
 	}
 	// A 410 from a deleted hook is final (ErrGone is permanent) but, unlike
 	// the webhook integration's, disables nothing.
-	return h.webhooks.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: h.clock.Now().Unix()})
+	return h.outbound.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: h.clock.Now().Unix()})
+}
+
+// sendTelegram sends the message of a Telegram integration to its chat
+// with the operator's bot: plain text, so nothing submitted is read as
+// markup.
+func (h *DeliverHandler) sendTelegram(ctx context.Context, q delivery.Queued, chatID, formName string, fields []submission.Field) error {
+	if chatID == "" {
+		return fmt.Errorf("%w: no telegram chat in payload", ErrPermanent)
+	}
+	body, err := chat.TelegramMessage(chatID, formName, fields)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPermanent, err)
+	}
+	return h.outbound.SendTelegram(ctx, TelegramMessage{ID: q.DeliveryID, Body: body})
+}
+
+// appendRow appends a submission's row to a Google Sheets integration's
+// sheet: the time it was accepted, then its fields' values by name.
+func (h *DeliverHandler) appendRow(ctx context.Context, q delivery.Queued, to Destination, at time.Time, fields []submission.Field) error {
+	if to.SpreadsheetID == "" || to.SheetName == "" {
+		return fmt.Errorf("%w: no spreadsheet in payload", ErrPermanent)
+	}
+	return h.outbound.AppendRow(ctx, SheetRow{ID: q.DeliveryID, SpreadsheetID: to.SpreadsheetID, SheetName: to.SheetName,
+		Values: chat.SheetRow(at, fields)})
 }
 
 // notificationText lists the submitted fields in their submitted order.

@@ -122,7 +122,7 @@ var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", Creden
 func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
-	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{})
+	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{})
 	list := NewListIntegrationsHandler(w)
 	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2"}
 	_, err := h.Handle(context.Background(), ConfigureIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack})
@@ -158,7 +158,7 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	clock := &movableClock{now: t0}
 	ids := &seqIDs{}
-	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{})
+	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{}, allServices{})
 	rotate := NewRotateWebhookSecretHandler(w, w, ids, clock, boundSealer{})
 	signing := NewWebhookSigningSecretsHandler(w, boundSealer{}, clock)
 	ctx := context.Background()

@@ -185,6 +185,27 @@ type WebhookSender interface {
 	Send(ctx context.Context, w Webhook) error
 }
 
+// Outbound makes the HTTP calls of integrations: webhooks and chat posts,
+// Telegram messages and Google Sheets rows. One adapter makes them all, so
+// every one dials through the same SSRF guard and its outcome means the
+// same: nil is success, ErrPermanent no retry can help, ErrGone a target
+// that is gone for good, anything else worth a retry.
+type Outbound interface {
+	WebhookSender
+	// SendTelegram sends a Bot API sendMessage call with the operator's bot.
+	SendTelegram(ctx context.Context, m TelegramMessage) error
+	// AppendRow appends one row to a Google sheet as the operator's
+	// service account.
+	AppendRow(ctx context.Context, r SheetRow) error
+}
+
+// IntegrationServices tells which integration types this server can send
+// to: Telegram needs the operator's bot token, Google Sheets a service
+// account; webhooks and chat webhooks need nothing.
+type IntegrationServices interface {
+	Configured(t form.IntegrationType) bool
+}
+
 // Mailer sends email (SMTP, or a spool folder in development).
 type Mailer interface {
 	Send(ctx context.Context, m Mail) error

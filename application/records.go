@@ -153,6 +153,9 @@ type Payload struct {
 	// Sealed with the fields because a URL may carry a receiver's token;
 	// payloads sealed before it existed use Webhook.
 	WebhookURLs map[string]string `json:"webhookUrls,omitempty"`
+	// Destinations maps each Telegram and Google Sheets delivery's id to
+	// where it goes.
+	Destinations map[string]Destination `json:"destinations,omitempty"`
 }
 
 // AutoresponderMail is the confirmation mail to the submitter.
@@ -209,6 +212,30 @@ type Webhook struct {
 	// Signature is the webhook-signature header; blank when the form has
 	// no signing secret.
 	Signature string
+}
+
+// TelegramMessage is one Bot API sendMessage call.
+type TelegramMessage struct {
+	// ID is the delivery's id, for the adapter's logs and errors.
+	ID string
+	// Body is the JSON sendMessage body, chat_id included.
+	Body []byte
+}
+
+// SheetRow is one row to append to a Google sheet.
+type SheetRow struct {
+	ID            string
+	SpreadsheetID string
+	SheetName     string
+	Values        []string
+}
+
+// Destination is where a Telegram or Google Sheets delivery goes, sealed
+// with the payload like a webhook's URL.
+type Destination struct {
+	ChatID        string `json:"chatId,omitempty"`
+	SpreadsheetID string `json:"spreadsheetId,omitempty"`
+	SheetName     string `json:"sheetName,omitempty"`
 }
 
 // Mail is one outgoing email.

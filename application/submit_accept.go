@@ -34,7 +34,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 
 	refs := make([]submission.DeliveryRef, 0, 4)
 	queued := make([]delivery.Queued, 0, 4)
-	webhookURLs, integrations := map[string]string{}, map[string]form.IntegrationType{}
+	webhookURLs, integrations, destinations := map[string]string{}, map[string]form.IntegrationType{}, map[string]Destination{}
 	for _, d := range plan.Deliveries() {
 		id := h.ids.New()
 		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
@@ -51,6 +51,9 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 		case delivery.KindSlack, delivery.KindDiscord:
 			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
 			webhookURLs[id] = d.WebhookURL
+		case delivery.KindTelegram, delivery.KindGoogleSheets:
+			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
+			destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 		if d.Integration != "" {
 			integrations[id] = d.Integration
@@ -58,6 +61,9 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	}
 	payload := payloadOf(plan, st.Name, data)
 	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
+	if len(destinations) > 0 {
+		payload.Destinations = destinations
+	}
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err

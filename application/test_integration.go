@@ -25,14 +25,16 @@ type TestIntegrationHandler struct {
 	read  ReadModel
 	ids   IDs
 	clock Clock
+	// services says which types this server can send to.
+	services IntegrationServices
 }
 
 // NewTestIntegrationHandler builds the handler; every dependency is required.
-func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock) *TestIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil {
+func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, services IntegrationServices) *TestIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || services == nil {
 		panic("application: nil dependency of TestIntegrationHandler")
 	}
-	return &TestIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock}
+	return &TestIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, services: services}
 }
 
 // Handle queues the test and answers with its delivery, queued. The
@@ -51,6 +53,9 @@ func (h *TestIntegrationHandler) Handle(ctx context.Context, cmd TestIntegration
 	}
 	if in.Type == "" {
 		return DeliveryRecord{}, domain.Invalid("type", "the form has no %s integration: configure it before testing it", cmd.Type)
+	}
+	if !h.services.Configured(in.Type) {
+		return DeliveryRecord{}, unconfigured(in.Type)
 	}
 	planned, err := submission.TestDelivery(in)
 	if err != nil {

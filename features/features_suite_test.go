@@ -9,7 +9,8 @@
 //
 // The binary is built once (process 1) and shared. Every Ginkgo process then
 // starts one formd of its own (shared, see harness_test.go) that specs use with
-// unique email addresses; a spec that needs a formd nobody else touches (other
+// unique email addresses (its Telegram and Google services are fakes that
+// nothing checks); a spec that needs a formd nobody else touches (other
 // configuration, or global state) starts a dedicated one with StartFormd.
 package features_test
 
@@ -34,8 +35,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	return []byte(path)
 }, func(path []byte) {
 	formdBinary = string(path)
-	By("starting this process's shared formd")
-	shared = StartFormd()
+	By("starting this process's shared formd, configured for every integration")
+	sharedServices, credentials := startFakeServices()
+	shared = StartFormd(sharedServices.Env(credentials)...)
 	expectContractLoaded(shared)
 })
 

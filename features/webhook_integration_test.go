@@ -98,6 +98,9 @@ var _ = Describe("A form's webhook integration", Ordered, func() {
 		Expect(body).To(HaveKeyWithValue("formId", lf.ID))
 		Expect(body).To(HaveKeyWithValue("requestId", Not(BeEmpty())))
 		Expect(body).To(HaveKeyWithValue("submittedAt", MatchRegexp(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)))
+		submittedAt, err := time.Parse(time.RFC3339, body["submittedAt"].(string))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(submittedAt).To(BeTemporally("~", time.Now(), time.Minute), "the time it was accepted, not a zero time")
 		Expect(body).To(HaveKeyWithValue("data", Equal(map[string]any{"name": "Ada Lovelace", "message": "Hello"})),
 			"routing fields, the honeypot and captcha tokens are not forwarded")
 		Expect(string(call.Body)).NotTo(ContainSubstring(lf.AccessKey))

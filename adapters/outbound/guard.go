@@ -24,6 +24,18 @@ type Options struct {
 	AllowPrivate bool
 	// CAFile adds a PEM certificate authority to the system pool (tests only).
 	CAFile string
+	// TelegramBotToken is the operator's bot; blank means no Telegram.
+	TelegramBotToken string
+	// TelegramAPIURL is the Bot API's address (DefaultTelegramAPIURL when blank).
+	TelegramAPIURL string
+	// GoogleCredentialsFile holds the operator's service account JSON;
+	// blank means no Google Sheets.
+	GoogleCredentialsFile string
+	// GoogleTokenURL is where service-account tokens are fetched (the
+	// credentials' token_uri, else Google's, when blank).
+	GoogleTokenURL string
+	// GoogleSheetsURL is the Sheets API's address (DefaultGoogleSheetsURL when blank).
+	GoogleSheetsURL string
 }
 
 // requestTimeout bounds one outbound request, Standard Webhooks' recommendation.

@@ -18,19 +18,53 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
 )
 
-// Sender implements application.WebhookSender.
-type Sender struct{ client *http.Client }
+// Sender implements application.Outbound and application.IntegrationServices.
+type Sender struct {
+	client   *http.Client
+	telegram *telegram
+	sheets   *sheets
+}
 
 // NewSender builds a sender with SSRF protection, a 15 s timeout (Standard
-// Webhooks' recommendation) and no redirects.
+// Webhooks' recommendation) and no redirects, with Telegram and Google
+// Sheets when their options are set.
 func NewSender(o Options) (*Sender, error) {
-	client, err := newClient(o)
+	s := &Sender{}
+	var trusted []string
+	if o.TelegramBotToken != "" {
+		s.telegram = newTelegram(o.TelegramAPIURL, o.TelegramBotToken)
+		trusted = append(trusted, s.telegram.apiURL)
+	}
+	if o.GoogleCredentialsFile != "" {
+		var err error
+		if s.sheets, err = newSheets(o.GoogleCredentialsFile, o.GoogleTokenURL, o.GoogleSheetsURL); err != nil {
+			return nil, err
+		}
+		trusted = append(trusted, s.sheets.tokenURL, s.sheets.apiURL)
+	}
+	client, err := newClient(o, trusted...)
 	if err != nil {
 		return nil, err
 	}
-	return &Sender{client: client}, nil
+	s.client = client
+	if s.sheets != nil {
+		s.sheets.start(client)
+	}
+	return s, nil
+}
+
+// Configured implements application.IntegrationServices.
+func (s *Sender) Configured(t form.IntegrationType) bool {
+	switch t {
+	case form.IntegrationTelegram:
+		return s.telegram != nil
+	case form.IntegrationGoogleSheets:
+		return s.sheets != nil
+	}
+	return true
 }
 
 // Send implements application.WebhookSender: 2xx is success; 410 Gone is

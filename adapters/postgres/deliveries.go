@@ -256,13 +256,16 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 		WHERE id IN (SELECT id FROM deliveries WHERE status IN ('queued', 'retrying') AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING id::text, coalesce(submission_id::text, ''), coalesce(form_id::text, ''),
-		          coalesce(verification_id::text, ''), kind, test, attempts, retries`, now, now.Add(lease), limit, d.instance)
+		          coalesce(verification_id::text, ''), kind, test, attempts, retries, created_at`, now, now.Add(lease), limit, d.instance)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
 		var c application.ClaimedDelivery
-		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Test, &c.Attempts, &c.Retries)
+		// created_at is when the delivery was queued: for a submission's,
+		// when it was accepted (a webhook's submittedAt, a sheet row's time).
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Test, &c.Attempts, &c.Retries, &c.At)
+		c.At = c.At.UTC()
 		return c, err
 	})
 }

@@ -63,3 +63,24 @@ func TestClaimsOfAProcessThatStoppedAreReleased(t *testing.T) {
 		t.Fatalf("claims of a dead process: %d taken, want the 1 it held", n)
 	}
 }
+
+// A claimed delivery carries the time it was queued: a webhook's
+// submittedAt and a sheet row's time are built from it (they were
+// 0001-01-01T00:00:00Z when the claim left it out).
+func TestAClaimedDeliveryCarriesTheTimeItWasQueued(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Open(t)
+	store := postgres.NewDeliveryStore(pool, postgres.NewEventStore())
+	queuedAt := time.Date(2026, 11, 23, 9, 30, 15, 0, time.UTC)
+	if _, err := pool.Exec(ctx, `INSERT INTO deliveries (id, verification_id, kind, status, attempts, next_attempt_at, updated_at, created_at)
+		VALUES ($1, $2, 'account_verification', 'queued', 0, $3, $3, $3)`, uuid.NewString(), uuid.NewString(), queuedAt); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimDue(ctx, queuedAt.Add(time.Minute), 10*time.Minute, 16)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim = %v, %v", claimed, err)
+	}
+	if !claimed[0].At.Equal(queuedAt) {
+		t.Errorf("claimed At = %v, want %v", claimed[0].At, queuedAt)
+	}
+}

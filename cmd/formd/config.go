@@ -56,6 +56,17 @@ type Config struct {
 	// reach loopback receivers with a test certificate authority.
 	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`
 	WebhookCAFile       string `env:"FORMD_WEBHOOK_CA_FILE"`
+	// TelegramBotToken is the bot Telegram integrations send as; without it
+	// they cannot be enabled. TelegramAPIURL points elsewhere (tests, a
+	// local Bot API server).
+	TelegramBotToken string `env:"FORMD_TELEGRAM_BOT_TOKEN"`
+	TelegramAPIURL   string `env:"FORMD_TELEGRAM_API_URL" envDefault:"https://api.telegram.org"`
+	// GoogleCredentialsFile is a service account key file Google Sheets
+	// integrations append as; without it they cannot be enabled.
+	// GoogleTokenURL and GoogleSheetsURL point elsewhere (tests).
+	GoogleCredentialsFile string `env:"FORMD_GOOGLE_CREDENTIALS_FILE"`
+	GoogleTokenURL        string `env:"FORMD_GOOGLE_TOKEN_URL"`
+	GoogleSheetsURL       string `env:"FORMD_GOOGLE_SHEETS_URL" envDefault:"https://sheets.googleapis.com"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

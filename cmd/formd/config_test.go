@@ -362,3 +362,25 @@ func TestMetricsAddrIsChecked(t *testing.T) {
 		"not host:port": {env: map[string]string{"FORMD_METRICS_ADDR": "9464"}, want: []string{"FORMD_METRICS_ADDR", "host:port"}},
 	})
 }
+
+func TestIntegrationServicesAreCheckedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	userCredential := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(userCredential, []byte(`{"type":"authorized_user","client_id":"x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	token := "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-secret"
+	checkConfigCases(t, map[string]configCase{
+		"a bot and a local Bot API": {env: map[string]string{"FORMD_TELEGRAM_BOT_TOKEN": token, "FORMD_TELEGRAM_API_URL": "http://127.0.0.1:8081"}},
+		"not a bot token": {env: map[string]string{"FORMD_TELEGRAM_BOT_TOKEN": "my-bot-secret"},
+			want: []string{"FORMD_TELEGRAM_BOT_TOKEN does not look like a bot token"}, hidden: []string{"my-bot-secret"}},
+		"Bot API not a URL": {env: map[string]string{"FORMD_TELEGRAM_API_URL": "api.telegram.org"}, want: []string{"FORMD_TELEGRAM_API_URL", "absolute"}},
+		"token URL with a query": {env: map[string]string{"FORMD_GOOGLE_TOKEN_URL": "https://t.example/token?x=1"},
+			want: []string{"FORMD_GOOGLE_TOKEN_URL", "without a query"}},
+		"Sheets URL not http": {env: map[string]string{"FORMD_GOOGLE_SHEETS_URL": "ftp://sheets.example"}, want: []string{"FORMD_GOOGLE_SHEETS_URL"}},
+		"missing credentials": {env: map[string]string{"FORMD_GOOGLE_CREDENTIALS_FILE": filepath.Join(dir, "nope.json")},
+			want: []string{"FORMD_GOOGLE_CREDENTIALS_FILE", "nope.json"}},
+		"a user's credentials": {env: map[string]string{"FORMD_GOOGLE_CREDENTIALS_FILE": userCredential},
+			want: []string{"FORMD_GOOGLE_CREDENTIALS_FILE", "service_account"}},
+	})
+}

@@ -13,12 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/mail"
+	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
-	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
@@ -46,8 +46,9 @@ var adapterSet = wire.NewSet(
 	postgres.NewAutoresponderLimits,
 	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
 	provideSealer,
-	provideWebhookSender,
-	wire.Bind(new(application.WebhookSender), new(*outbound.Sender)),
+	provideOutbound,
+	wire.Bind(new(application.Outbound), new(*outbound.Sender)),
+	wire.Bind(new(application.IntegrationServices), new(*outbound.Sender)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
 	provideTransport,
@@ -236,8 +237,10 @@ func provideMetricSources(pool *pgxpool.Pool, deliveries *postgres.DeliveryStore
 	}
 }
 
-func provideWebhookSender(cfg Config) (*outbound.Sender, error) {
-	return outbound.NewSender(outbound.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile})
+func provideOutbound(cfg Config) (*outbound.Sender, error) {
+	return outbound.NewSender(outbound.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile,
+		TelegramBotToken: cfg.TelegramBotToken, TelegramAPIURL: cfg.TelegramAPIURL,
+		GoogleCredentialsFile: cfg.GoogleCredentialsFile, GoogleTokenURL: cfg.GoogleTokenURL, GoogleSheetsURL: cfg.GoogleSheetsURL})
 }
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }

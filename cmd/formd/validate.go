@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/secrets"
 )
 
@@ -162,6 +164,7 @@ func (c *Config) validate() error {
 		c.checkKeys,
 		c.checkCAFile,
 		c.checkRetention,
+		c.checkIntegrationServices,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -340,6 +343,36 @@ func (c *Config) checkCAFile() error {
 	}
 	return nil
 }
+
+// checkIntegrationServices checks the Telegram and Google settings: the
+// service addresses are absolute URLs (plain http is the operator's choice,
+// for a local gateway or a test), the bot token looks like one, and the
+// service account file is one, read now rather than at the first row.
+func (c *Config) checkIntegrationServices() error {
+	for name, raw := range map[string]string{
+		"FORMD_TELEGRAM_API_URL": c.TelegramAPIURL, "FORMD_GOOGLE_TOKEN_URL": c.GoogleTokenURL, "FORMD_GOOGLE_SHEETS_URL": c.GoogleSheetsURL,
+	} {
+		if raw == "" {
+			continue
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("%s must be an absolute http:// or https:// URL without a query, such as https://api.example.com", name)
+		}
+	}
+	// A bot token is "<bot id>:<secret>"; never echoed back, even in part.
+	if t := c.TelegramBotToken; t != "" && !telegramBotToken.MatchString(t) {
+		return errors.New("FORMD_TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then letters, digits, - and _) as @BotFather gives it")
+	}
+	if c.GoogleCredentialsFile != "" {
+		if _, err := outbound.ReadServiceAccount(c.GoogleCredentialsFile); err != nil {
+			return fmt.Errorf("FORMD_GOOGLE_CREDENTIALS_FILE: %s: %v", c.GoogleCredentialsFile, cause(err))
+		}
+	}
+	return nil
+}
+
+var telegramBotToken = regexp.MustCompile(`^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$`)
 
 // checkFolders makes sure the folders `formd serve` writes to exist or can
 // be made, and take a file. It is not part of validate: migrate and grant

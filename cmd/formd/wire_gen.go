@@ -73,7 +73,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	sender, err := provideWebhookSender(cfg)
+	sender, err := provideOutbound(cfg)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -83,8 +83,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mailSettings := provideMailSettings(cfg)
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
-	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer)
-	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock)
+	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
+	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	commands := application.Commands{
 		Register:                    registerHandler,

@@ -172,7 +172,7 @@ func TestWebhooksRetryOnTheStandardWebhooksSchedule(t *testing.T) {
 		t.Errorf("mail makes %d attempts, want %d", n, delivery.MaxAttempts)
 	}
 	// Slack and Discord posts go out like webhooks, so they retry alike.
-	for _, kind := range []string{delivery.KindSlack, delivery.KindDiscord} {
+	for _, kind := range []string{delivery.KindSlack, delivery.KindDiscord, delivery.KindTelegram, delivery.KindGoogleSheets} {
 		s := delivery.ScheduleFor(kind)
 		if s.MaxAttempts() != len(waits)+1 || s.Wait(1) != 5*time.Second || s.Wait(len(waits)) != 24*time.Hour {
 			t.Errorf("%s: %d attempts, first wait %v, last %v; want the webhook schedule", kind, s.MaxAttempts(), s.Wait(1), s.Wait(len(waits)))

@@ -17,6 +17,11 @@ const (
 	// integrations to their incoming webhooks.
 	KindSlack   = "slack"
 	KindDiscord = "discord"
+	// KindTelegram is a message through the Telegram Bot API; KindGoogleSheets
+	// a row appended to a Google sheet. Both go to operator-configured
+	// service addresses, to a chat or spreadsheet the form's owner names.
+	KindTelegram     = "telegram"
+	KindGoogleSheets = "google_sheets"
 	// KindAccountVerification and KindRecipientVerification are the mails
 	// with a verification link. They send what the verification record says
 	// at send time (the link token is derived from the verification id and
@@ -28,11 +33,16 @@ const (
 	KindPasswordReset = "password_reset"
 )
 
-// IsHTTP reports whether kind is posted over HTTP to a user-supplied URL (a
-// webhook or a chat service's incoming webhook): such deliveries share the
-// webhook's sender, its SSRF guard and its retry schedule.
+// IsHTTP reports whether kind is an integration's HTTP call (a webhook, a
+// chat service's incoming webhook, a Telegram message or a Sheets row): such
+// deliveries dial through the SSRF guard and follow the webhook's retry
+// schedule.
 func IsHTTP(kind string) bool {
-	return kind == KindWebhook || kind == KindSlack || kind == KindDiscord
+	switch kind {
+	case KindWebhook, KindSlack, KindDiscord, KindTelegram, KindGoogleSheets:
+		return true
+	}
+	return false
 }
 
 // IsVerification reports whether kind is a verification mail.

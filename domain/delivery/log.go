@@ -40,7 +40,7 @@ func StoredKind(public string) (string, bool) {
 	switch public {
 	case KindNotification:
 		return KindEmail, true
-	case KindAutoresponder, KindWebhook, KindSlack, KindDiscord, KindRecipientVerification:
+	case KindAutoresponder, KindWebhook, KindSlack, KindDiscord, KindTelegram, KindGoogleSheets, KindRecipientVerification:
 		return public, true
 	}
 	return "", false
@@ -72,6 +72,14 @@ func WebhookTarget(rawURL string) string {
 	}
 	return strings.ToLower(u.Hostname())
 }
+
+// TelegramTarget is how the log shows a Telegram message: the chat it goes
+// to (a chat id is no credential; the bot token is the operator's).
+func TelegramTarget(chatID string) string { return "telegram:" + chatID }
+
+// SheetTarget is how the log shows a Sheets row: the spreadsheet it goes to
+// (it admits only the service account it is shared with).
+func SheetTarget(spreadsheetID string) string { return "sheets:" + spreadsheetID }
 
 // RetryRequestedType is the stored name of RetryRequested.
 const RetryRequestedType = "delivery.retry_requested.v1"

@@ -39,6 +39,8 @@ func TestPublicKinds(t *testing.T) {
 		{delivery.KindWebhook, "webhook", true},
 		{delivery.KindSlack, "slack", true},
 		{delivery.KindDiscord, "discord", true},
+		{delivery.KindTelegram, "telegram", true},
+		{delivery.KindGoogleSheets, "google_sheets", true},
 		{delivery.KindRecipientVerification, "recipient_verification", true},
 		{delivery.KindAccountVerification, "account_verification", false},
 		{delivery.KindPasswordReset, "password_reset", false},

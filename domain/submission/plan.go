@@ -29,8 +29,8 @@ type Plan struct {
 	// integrationWebhook is the target URL of the form's enabled webhook
 	// integration; blank when it has none.
 	integrationWebhook string
-	// chats are the incoming-webhook URLs of the form's enabled Slack and
-	// Discord integrations, Slack first.
+	// chats are the deliveries of the form's enabled Slack, Discord,
+	// Telegram and Google Sheets integrations, in that order.
 	chats []Planned
 }
 
@@ -105,36 +105,54 @@ func (p Plan) WithoutAutoresponder() Plan {
 	return p
 }
 
-// WithIntegrations adds the deliveries of the form's enabled integrations:
-// the webhook, Slack and Discord ones so far; Telegram and Google Sheets are
-// configured but not yet sent (issue 10).
+// WithIntegrations adds the deliveries of the form's enabled integrations
+// that have what they need: the webhook, then Slack, Discord, Telegram and
+// Google Sheets, in that order.
 func (p Plan) WithIntegrations(list []form.Integration) Plan {
-	var slack, discord string
+	byType := map[form.IntegrationType]Planned{}
+	p.integrationWebhook = ""
 	for _, in := range list {
-		if !in.Enabled || in.TargetURL == "" {
+		if !in.Enabled {
 			continue
 		}
-		switch in.Type {
-		case form.IntegrationWebhook:
-			p.integrationWebhook = in.TargetURL
-		case form.IntegrationSlack:
-			slack = in.TargetURL
-		case form.IntegrationDiscord:
-			discord = in.TargetURL
+		planned, ok := plannedFor(in)
+		if !ok {
+			continue
 		}
+		if in.Type == form.IntegrationWebhook {
+			p.integrationWebhook = in.TargetURL
+			continue
+		}
+		byType[in.Type] = planned
 	}
 	// Built afresh, in a fixed order, so the plan never depends on the
 	// order the integrations were listed in.
 	p.chats = nil
-	if slack != "" {
-		p.chats = append(p.chats, Planned{Kind: delivery.KindSlack, Target: delivery.WebhookTarget(slack), WebhookURL: slack,
-			Integration: form.IntegrationSlack})
-	}
-	if discord != "" {
-		p.chats = append(p.chats, Planned{Kind: delivery.KindDiscord, Target: delivery.WebhookTarget(discord), WebhookURL: discord,
-			Integration: form.IntegrationDiscord})
+	for _, t := range form.IntegrationTypes {
+		if planned, ok := byType[t]; ok {
+			p.chats = append(p.chats, planned)
+		}
 	}
 	return p
+}
+
+// plannedFor is the delivery an integration makes; false when it lacks the
+// setting it sends to.
+func plannedFor(in form.Integration) (Planned, bool) {
+	switch in.Type {
+	case form.IntegrationWebhook, form.IntegrationSlack, form.IntegrationDiscord:
+		kind := map[form.IntegrationType]string{form.IntegrationWebhook: delivery.KindWebhook, form.IntegrationSlack: delivery.KindSlack,
+			form.IntegrationDiscord: delivery.KindDiscord}[in.Type]
+		return Planned{Kind: kind, Target: delivery.WebhookTarget(in.TargetURL), WebhookURL: in.TargetURL, Integration: in.Type},
+			in.TargetURL != ""
+	case form.IntegrationTelegram:
+		return Planned{Kind: delivery.KindTelegram, Target: delivery.TelegramTarget(in.ChatID), ChatID: in.ChatID, Integration: in.Type},
+			in.ChatID != ""
+	case form.IntegrationGoogleSheets:
+		return Planned{Kind: delivery.KindGoogleSheets, Target: delivery.SheetTarget(in.SpreadsheetID), SpreadsheetID: in.SpreadsheetID,
+			SheetName: in.SheetName, Integration: in.Type}, in.SpreadsheetID != "" && in.SheetName != ""
+	}
+	return Planned{}, false
 }
 
 // Planned is one delivery a plan queues.
@@ -144,6 +162,10 @@ type Planned struct {
 	Target string
 	// WebhookURL is where a webhook or chat delivery posts; blank for mail.
 	WebhookURL string
+	// ChatID is the Telegram chat a Telegram delivery goes to.
+	ChatID string
+	// SpreadsheetID and SheetName are where a Google Sheets delivery appends.
+	SpreadsheetID, SheetName string
 	// Integration is the integration the delivery is for; blank for the
 	// form's own mail and a per-submit webhook.
 	Integration form.IntegrationType
@@ -151,7 +173,7 @@ type Planned struct {
 
 // Deliveries are what the plan queues, notification first: the
 // autoresponder, the per-submit webhook, the webhook integration and the
-// Slack and Discord integrations when they apply. Both webhooks are of
+// Slack, Discord, Telegram and Google Sheets integrations when they apply. Both webhooks are of
 // KindWebhook and differ by their URL.
 func (p Plan) Deliveries() []Planned {
 	out := []Planned{{Kind: delivery.KindEmail, Target: delivery.EmailTarget(p.recipient)}}

@@ -135,17 +135,22 @@ func TestPlanTargetsAreSafe(t *testing.T) {
 	}
 }
 
-// Each enabled webhook, Slack or Discord integration gets a delivery of its
-// own on every accepted submission, next to a per-submit webhook, in a fixed
-// order; a disabled one, or another type, does not (yet).
+// Each enabled integration with what it needs gets a delivery of its own on
+// every accepted submission, next to a per-submit webhook, in a fixed order;
+// a disabled or incomplete one does not.
 func TestPlanDeliversToTheIntegrations(t *testing.T) {
 	st := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}.Normalize()
 	hook := form.Integration{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://In.Example.org/formd?k=v"}
 	slack := form.Integration{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.Slack.com/services/T/B/secret"}
 	discord := form.Integration{Type: form.IntegrationDiscord, Enabled: true, TargetURL: "https://discord.com/api/webhooks/1/secret"}
 	telegram := form.Integration{Type: form.IntegrationTelegram, Enabled: true, ChatID: "42"}
-	off, slackOff := hook, slack
-	off.Enabled, slackOff.Enabled = false, false
+	sheets := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"}
+	sheetless := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK"}
+	off, slackOff, telegramOff := hook, slack, telegram
+	off.Enabled, slackOff.Enabled, telegramOff.Enabled = false, false, false
+	telegramPlanned := submission.Planned{Kind: delivery.KindTelegram, Target: "telegram:42", ChatID: "42", Integration: form.IntegrationTelegram}
+	sheetsPlanned := submission.Planned{Kind: delivery.KindGoogleSheets, Target: "sheets:1AbCdEfGhIjK", SpreadsheetID: "1AbCdEfGhIjK",
+		SheetName: "Leads", Integration: form.IntegrationGoogleSheets}
 	slackPlanned := submission.Planned{Kind: delivery.KindSlack, Target: "hooks.slack.com", WebhookURL: slack.TargetURL,
 		Integration: form.IntegrationSlack}
 	discordPlanned := submission.Planned{Kind: delivery.KindDiscord, Target: "discord.com", WebhookURL: discord.TargetURL,
@@ -159,6 +164,15 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 		{"enabled", submission.Envelope{}, []form.Integration{hook, telegram}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
+			telegramPlanned,
+		}},
+		{"all five in a fixed order", submission.Envelope{}, []form.Integration{sheets, telegram, discord, slack, hook}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
+			slackPlanned, discordPlanned, telegramPlanned, sheetsPlanned,
+		}},
+		{"a sheet needs its name", submission.Envelope{}, []form.Integration{sheetless}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
 		}},
 		{"with a per-submit webhook", submission.Envelope{Webhook: "https://per.example.net/h"}, []form.Integration{hook}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
@@ -173,7 +187,7 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 		{"discord alone", submission.Envelope{}, []form.Integration{discord, slackOff}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"}, discordPlanned,
 		}},
-		{"disabled", submission.Envelope{}, []form.Integration{off, slackOff, telegram}, []submission.Planned{
+		{"disabled", submission.Envelope{}, []form.Integration{off, slackOff, telegramOff}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},
 		}},
 	}

@@ -2,7 +2,6 @@ package submission
 
 import (
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -15,24 +14,22 @@ const TestMessage = "This is a test from formd"
 func TestFields() []Field { return []Field{{Name: "message", Value: TestMessage}} }
 
 // TestDelivery is the delivery a test of the form's integration in queues:
-// of the kind a submission would queue for it, to the URL it has now. A
+// of the kind a submission would queue for it, to where it points now. A
 // disabled integration may be tested (its owner checks it before turning
-// it on), but one without its target cannot, nor a type formd does not
-// send to yet.
+// it on), but one without its target cannot.
 func TestDelivery(in form.Integration) (Planned, error) {
-	var kind string
+	planned, ok := plannedFor(in)
+	if ok {
+		return planned, nil
+	}
 	switch in.Type {
-	case form.IntegrationWebhook:
-		kind = delivery.KindWebhook
-	case form.IntegrationSlack:
-		kind = delivery.KindSlack
-	case form.IntegrationDiscord:
-		kind = delivery.KindDiscord
-	default:
-		return Planned{}, domain.Invalid("type", "%s integrations are not sent yet, so they cannot be tested", in.Type)
+	case form.IntegrationTelegram:
+		return Planned{}, domain.Invalid("chatId", "chatId is required to test a telegram integration")
+	case form.IntegrationGoogleSheets:
+		if in.SpreadsheetID == "" {
+			return Planned{}, domain.Invalid("spreadsheetId", "spreadsheetId is required to test a google_sheets integration")
+		}
+		return Planned{}, domain.Invalid("sheetName", "sheetName is required to test a google_sheets integration")
 	}
-	if in.TargetURL == "" {
-		return Planned{}, domain.Invalid("targetUrl", "targetUrl is required to test a %s integration", in.Type)
-	}
-	return Planned{Kind: kind, Target: delivery.WebhookTarget(in.TargetURL), WebhookURL: in.TargetURL, Integration: in.Type}, nil
+	return Planned{}, domain.Invalid("targetUrl", "targetUrl is required to test a %s integration", in.Type)
 }

@@ -24,11 +24,23 @@ func TestATestDeliveryGoesWhereTheIntegrationPostsEvenWhenDisabled(t *testing.T)
 	}
 }
 
+func TestATestDeliveryOfTelegramAndSheetsGoesToTheirChatAndSheet(t *testing.T) {
+	got, err := submission.TestDelivery(form.Integration{Type: form.IntegrationTelegram, ChatID: "@team_leads"})
+	if err != nil || got.Kind != delivery.KindTelegram || got.ChatID != "@team_leads" || got.Target != "telegram:@team_leads" {
+		t.Errorf("telegram: TestDelivery = %+v, %v", got, err)
+	}
+	got, err = submission.TestDelivery(form.Integration{Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl", SheetName: "Leads"})
+	if err != nil || got.Kind != delivery.KindGoogleSheets || got.SpreadsheetID != "abcdefghijkl" || got.SheetName != "Leads" {
+		t.Errorf("sheets: TestDelivery = %+v, %v", got, err)
+	}
+}
+
 func TestATestDeliveryIsRefusedWithoutSomewhereToSend(t *testing.T) {
 	for name, in := range map[string]form.Integration{
-		"no target URL":    {Type: form.IntegrationSlack},
-		"telegram, unsent": {Type: form.IntegrationTelegram, Enabled: true, ChatID: "123"},
-		"sheets, unsent":   {Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl", SheetName: "A"},
+		"no target URL":     {Type: form.IntegrationSlack},
+		"no chat id":        {Type: form.IntegrationTelegram, Enabled: true},
+		"no sheet name":     {Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl"},
+		"no spreadsheet id": {Type: form.IntegrationGoogleSheets, SheetName: "A"},
 	} {
 		_, err := submission.TestDelivery(in)
 		var invalid *domain.InvalidInputError
