@@ -113,6 +113,11 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 		t.Fatalf("queued %+v, want the two unsent mails only", got)
 	}
 	for id, w := range want {
+		// The time it was queued is the migration's: any, but set.
+		if got[id].At.IsZero() {
+			t.Errorf("queued %+v without the time it was queued", got[id])
+		}
+		w.At = got[id].At
 		if got[id] != w {
 			t.Errorf("queued %+v, want %+v", got[id], w)
 		}
@@ -130,7 +135,7 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 		if time.Since(q.At) > time.Minute {
 			t.Errorf("queued at %v", q.At)
 		}
-		q.At = time.Time{}
+		q.At = w.At // checked above: recent
 		if q != w || events[0].Version != 1 {
 			t.Errorf("event %+v v%d, want %+v v1", q, events[0].Version, w)
 		}
