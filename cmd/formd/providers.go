@@ -13,12 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/mail"
+	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
-	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
