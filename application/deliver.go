@@ -75,6 +75,7 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	}
 	now := h.clock.Now()
 	var err error
+	var retryAfter *RetryAfter
 	switch {
 	case sendErr == nil:
 		_, err = d.Succeed(now)
@@ -84,6 +85,8 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 		h.log.Error("a sealed payload cannot be opened with the configured keys: its delivery waits and the payload is kept until formd runs with the key that sealed it",
 			"deliveryId", c.DeliveryID, "submissionId", c.SubmissionID, "err", sendErr)
 		_, err = d.Postpone(sendErr.Error()+"; the payload is kept and the delivery retried until formd runs with that key", now, rand.Float64())
+	case errors.As(sendErr, &retryAfter) && !errors.Is(sendErr, ErrPermanent):
+		_, err = d.FailNotBefore(sendErr.Error(), now.Add(retryAfter.Wait), now, rand.Float64())
 	default:
 		_, err = d.Fail(sendErr.Error(), errors.Is(sendErr, ErrPermanent), now, rand.Float64())
 	}

@@ -266,3 +266,40 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 		}
 	})
 }
+
+// A receiver's Retry-After (application.RetryAfter from the sender) reaches
+// the delivery: the next attempt is not before the receiver's time, and the
+// recorded reason says what the receiver asked.
+func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	now := fixedClock{}.Now()
+	busy := &RetryAfter{Wait: 10 * time.Minute, Err: errors.New("receiver answered 503")}
+	tests := []struct {
+		name    string
+		before  int
+		sendErr error
+		want    delivery.Event
+	}{
+		{"the receiver's later time wins over the 5 s schedule", 0, busy,
+			delivery.AttemptFailed{Attempt: 1, Reason: "receiver answered 503; it asked to retry after 600 s", NextAt: now.Add(10 * time.Minute), At: now}},
+		{"found when wrapped", 0, fmt.Errorf("slack: %w", busy),
+			delivery.AttemptFailed{Attempt: 1, Reason: "slack: receiver answered 503; it asked to retry after 600 s", NextAt: now.Add(10 * time.Minute), At: now}},
+		{"the last attempt still gives up", delivery.ScheduleFor(delivery.KindWebhook).MaxAttempts() - 1, busy,
+			delivery.GaveUp{Attempts: delivery.ScheduleFor(delivery.KindWebhook).MaxAttempts(), Reason: "receiver answered 503; it asked to retry after 600 s", At: now}},
+		{"a permanent failure stays permanent", 0, &RetryAfter{Wait: time.Minute, Err: fmt.Errorf("%w: 400", ErrPermanent)},
+			delivery.GaveUp{Attempts: 1, Reason: "permanent failure: 400; it asked to retry after 60 s", At: now}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: tt.before,
+				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if len(store.recorded) != 1 || store.recorded[0].Outcome != tt.want {
+				t.Errorf("recorded %+v, want outcome %#v", store.recorded, tt.want)
+			}
+		})
+	}
+}

@@ -12,8 +12,8 @@ import (
 // trusts Go's reading can be walked around; formd refuses these hosts.
 func IsObfuscatedIPv4(host string) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "" {
-		return false
+	if host == "" || strings.Contains(host, ":") {
+		return false // an IPv6 literal ([::ffff:127.0.0.1] included) is read as IPv6
 	}
 	labels := strings.Split(host, ".")
 	if !isIPv4Number(labels[len(labels)-1]) {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,8 @@ type webhookCall struct {
 	Method string
 	Header http.Header
 	Body   []byte
+	// At is when the receiver got the call.
+	At time.Time
 }
 
 // JSON decodes the call's body, failing the spec when it is no JSON object.
@@ -45,6 +48,7 @@ type webhookReceiver struct {
 	mu      sync.Mutex
 	calls   []webhookCall
 	flaky   int
+	busy    int
 	held    chan struct{}
 	release chan struct{}
 	fixed   bool
@@ -56,6 +60,9 @@ func (wr *webhookReceiver) Fix() {
 	defer wr.mu.Unlock()
 	wr.fixed = true
 }
+
+// busyRetryAfter is the Retry-After, in seconds, of /busy's first answer.
+const busyRetryAfter = 7
 
 func startWebhookReceiver() *webhookReceiver {
 	GinkgoHelper()
@@ -72,12 +79,21 @@ func startWebhookReceiver() *webhookReceiver {
 func (wr *webhookReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	wr.mu.Lock()
-	wr.calls = append(wr.calls, webhookCall{Path: r.URL.Path, Method: r.Method, Header: r.Header.Clone(), Body: body})
+	wr.calls = append(wr.calls, webhookCall{Path: r.URL.Path, Method: r.Method, Header: r.Header.Clone(), Body: body, At: time.Now()})
 	status := http.StatusNoContent
 	if r.URL.Path == "/flaky" {
 		wr.flaky++
 		if wr.flaky == 1 {
 			status = http.StatusInternalServerError
+		}
+	}
+	if r.URL.Path == "/busy" {
+		wr.busy++
+		if wr.busy == 1 {
+			// Longer than the schedule's first wait with the most jitter
+			// (6 s), so only an honoured Retry-After explains the wait.
+			w.Header().Set("Retry-After", strconv.Itoa(busyRetryAfter))
+			status = http.StatusServiceUnavailable
 		}
 	}
 	if r.URL.Path == "/broken" && !wr.fixed {

@@ -47,6 +47,8 @@ type serviceCall struct {
 type fakeServices struct {
 	server *httptest.Server
 	key    *rsa.PublicKey
+	// caFile holds the server's certificate: the services speak HTTPS.
+	caFile string
 
 	mu       sync.Mutex
 	telegram []serviceCall
@@ -60,8 +62,10 @@ func startFakeServices() (*fakeServices, string) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	Expect(err).NotTo(HaveOccurred())
 	s := &fakeServices{key: &key.PublicKey}
-	s.server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	DeferCleanup(s.server.Close)
+	s.caFile = filepath.Join(GinkgoT().TempDir(), "services-ca.pem")
+	Expect(os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.server.Certificate().Raw}), 0o600)).To(Succeed())
 	der, err := x509.MarshalPKCS8PrivateKey(key)
 	Expect(err).NotTo(HaveOccurred())
 	raw, _ := json.Marshal(map[string]string{
@@ -78,7 +82,7 @@ func startFakeServices() (*fakeServices, string) {
 func (s *fakeServices) Env(credentials string) []string {
 	return []string{"FORMD_TELEGRAM_BOT_TOKEN=" + telegramBotToken, "FORMD_TELEGRAM_API_URL=" + s.server.URL,
 		"FORMD_GOOGLE_CREDENTIALS_FILE=" + credentials, "FORMD_GOOGLE_TOKEN_URL=" + s.server.URL + "/token",
-		"FORMD_GOOGLE_SHEETS_URL=" + s.server.URL}
+		"FORMD_GOOGLE_SHEETS_URL=" + s.server.URL, "FORMD_WEBHOOK_CA_FILE=" + s.caFile}
 }
 
 func (s *fakeServices) refuse(w http.ResponseWriter, status int, why string) {

@@ -112,10 +112,84 @@ func dialAddress(raw string) (string, error) {
 	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
-// refused reports whether err is the SSRF guard refusing an address: such a
-// delivery stays refused, so retrying cannot help.
-func refused(err error) bool {
-	return errors.Is(err, ssrf.ErrProhibitedIP) || errors.Is(err, ssrf.ErrProhibitedPort) || errors.Is(err, ssrf.ErrProhibitedNetwork)
+// transportError is a failed request's error without the request's URL,
+// whose path or query may be a secret (a Slack or Discord webhook URL is
+// its own credential): the delivery log keeps the host and the cause. An
+// address the SSRF guard refuses is a permanent failure saying why, since
+// retrying cannot help.
+func transportError(host string, err error) error {
+	if why, ok := refusal(host, err); ok {
+		return permanent("refused: %s (SSRF guard)", why)
+	}
+	var u *url.Error
+	if errors.As(err, &u) {
+		err = u.Err
+	}
+	return fmt.Errorf("%s: %w", host, err)
+}
+
+// refusal says why the SSRF guard refused to dial host, if it did.
+func refusal(host string, err error) (string, bool) {
+	if !errors.Is(err, ssrf.ErrProhibitedIP) && !errors.Is(err, ssrf.ErrProhibitedPort) && !errors.Is(err, ssrf.ErrProhibitedNetwork) {
+		return "", false
+	}
+	var op *net.OpError
+	var tcp *net.TCPAddr
+	if errors.As(err, &op) {
+		tcp, _ = op.Addr.(*net.TCPAddr)
+	}
+	if tcp == nil {
+		// Not expected from net.Dialer: the guard's own words, without the URL.
+		var u *url.Error
+		if errors.As(err, &u) {
+			err = u.Err
+		}
+		return fmt.Sprintf("%s: %v", host, err), true
+	}
+	addr := tcp.AddrPort()
+	switch {
+	case errors.Is(err, ssrf.ErrProhibitedNetwork):
+		return fmt.Sprintf("%s: network %s is not allowed", host, op.Net), true
+	case errors.Is(err, ssrf.ErrProhibitedPort):
+		return fmt.Sprintf("port %d is not allowed, only 80 and 443", addr.Port()), true
+	}
+	ip := addr.Addr().Unmap()
+	class := addressClass(ip)
+	written, err := netip.ParseAddr(host)
+	switch {
+	case err == nil && written == ip:
+		return fmt.Sprintf("%s is %s", ip, class), true
+	case err == nil && written.Is4In6():
+		return fmt.Sprintf("%s is IPv4-mapped %s, %s", host, ip, class), true
+	}
+	return fmt.Sprintf("%s is %s, %s", host, ip, class), true
+}
+
+// cgnat is the shared address space of carrier-grade NAT (RFC 6598).
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// addressClass names the kind of address ip is, for a refusal the owner of
+// a form can act on.
+func addressClass(ip netip.Addr) string {
+	switch {
+	case ip.IsUnspecified():
+		return "an unspecified address"
+	case ip.IsLoopback():
+		return "a loopback address"
+	case ip == netip.AddrFrom4([4]byte{169, 254, 169, 254}):
+		return "a link-local address (cloud metadata)"
+	case ip.IsLinkLocalUnicast():
+		return "a link-local address"
+	case ip.IsMulticast():
+		return "a multicast address"
+	case ip.IsPrivate() && ip.Is4():
+		return "a private (RFC 1918) address"
+	case ip.IsPrivate():
+		return "a unique-local address"
+	case cgnat.Contains(ip):
+		return "a shared (CGNAT) address"
+	}
+	return "a reserved address"
 }
 
 // permanent marks err as a failure no retry can fix.

@@ -177,10 +177,7 @@ func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 	tok.SetAuthHeader(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		if refused(err) {
-			return permanent("google sheets: %v", withoutURL(err))
-		}
-		return fmt.Errorf("google sheets: %w", withoutURL(err))
+		return fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -56,7 +56,7 @@ func (s *Sender) SendTelegram(ctx context.Context, m application.TelegramMessage
 	req.Header.Set("User-Agent", "formd-telegram/1")
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("telegram: %w", withoutURL(err))
+		return fmt.Errorf("telegram: %w", transportError(req.URL.Hostname(), err))
 	}
 	defer resp.Body.Close()
 	var answer telegramAnswer

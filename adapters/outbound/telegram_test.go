@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/application"
@@ -120,5 +121,21 @@ func TestTelegramWithoutABotIsAPermanentFailure(t *testing.T) {
 	}
 	if s.Configured(form.IntegrationTelegram) {
 		t.Error("Configured(telegram) without a bot token")
+	}
+}
+
+// Telegram's flood control answers 429 with Retry-After: the next attempt
+// waits for it, as a webhook's does.
+func TestTelegramFloodControlPassesOnRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "17")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 17","parameters":{"retry_after":17}}`)
+	}))
+	defer srv.Close()
+	err := telegramSender(t, srv.URL).SendTelegram(t.Context(), application.TelegramMessage{ID: "d1", Body: []byte(`{}`)})
+	var ra *application.RetryAfter
+	if !errors.As(err, &ra) || ra.Wait != 17*time.Second || errors.Is(err, application.ErrPermanent) {
+		t.Errorf("err = %v, want a retry after 17 s", err)
 	}
 }

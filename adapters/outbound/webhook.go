@@ -12,8 +12,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/formd/formd/application"
@@ -69,14 +71,15 @@ func (s *Sender) Configured(t form.IntegrationType) bool {
 
 // Send implements application.WebhookSender: 2xx is success; 410 Gone is
 // application.ErrGone; 4xx other than 408 and 429 is permanent; anything
-// else may be retried.
+// else may be retried, and a 429 or 503 with a Retry-After header is an
+// application.RetryAfter carrying the receiver's wait.
 func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(w.Body))
 	if err != nil {
 		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
 	}
 	if domain.IsObfuscatedIPv4(req.URL.Hostname()) {
-		return fmt.Errorf("%w: host %q is a numeric address not written in dotted decimal", application.ErrPermanent, req.URL.Hostname())
+		return permanent("refused: %s is a numeric address not written in dotted decimal (SSRF guard)", req.URL.Hostname())
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "formd-webhook/1")
@@ -91,21 +94,40 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		// An address the SSRF guard refuses stays refused: retrying cannot help.
-		if refused(err) {
-			return permanent("%v", err)
-		}
-		return err
+		return transportError(req.URL.Hostname(), err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
-	case resp.StatusCode == http.StatusGone:
-		return application.ErrGone
-	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != 408 && resp.StatusCode != 429:
-		return fmt.Errorf("%w: receiver answered %d", application.ErrPermanent, resp.StatusCode)
 	}
-	return fmt.Errorf("receiver answered %d", resp.StatusCode)
+	if resp.StatusCode == http.StatusGone {
+		return application.ErrGone
+	}
+	return statusError(resp, fmt.Sprintf("receiver answered %d", resp.StatusCode))
+}
+
+// retryAfter reads a Retry-After header (RFC 9110, section 10.2.3):
+// delta-seconds or an HTTP-date. It reports false for a missing,
+// unparseable, zero or past value, which leaves the retry schedule alone.
+// A number too large for a Duration is the longest Duration: the delivery
+// caps what a receiver may ask anyway.
+func retryAfter(value string, now time.Time) (time.Duration, bool) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return 0, false
+	}
+	if strings.Trim(value, "0123456789") == "" {
+		secs, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || secs > int64(math.MaxInt64/time.Second) {
+			return math.MaxInt64, true // only a range error gets here: all digits
+		}
+		return time.Duration(secs) * time.Second, secs > 0
+	}
+	at, err := http.ParseTime(value)
+	if err != nil {
+		return 0, false
+	}
+	wait := at.Sub(now)
+	return wait, wait > 0
 }

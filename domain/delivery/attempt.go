@@ -58,11 +58,30 @@ func (d *Delivery) Succeed(now time.Time) (Event, error) {
 	return d.outcome, nil
 }
 
+// MaxRetryAfter caps the wait a receiver may ask for (Retry-After): the
+// schedule's longest wait, so a hostile or broken receiver cannot park a
+// delivery, and the sealed payload it keeps, for longer than the schedule
+// itself would.
+const MaxRetryAfter = 24 * time.Hour
+
 // Fail records a failed attempt. A permanent failure (one no retry can fix)
 // or the last attempt of the kind's Schedule gives up; otherwise the next
 // attempt is due after the schedule's wait plus jitter, a share of MaxJitter
 // of it in [0, 1).
 func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter float64) (Event, error) {
+	return d.fail(reason, permanent, time.Time{}, now, jitter)
+}
+
+// FailNotBefore records a transient failed attempt whose receiver asked not
+// to be called again before notBefore (Retry-After on a 429 or 503). The
+// next attempt is due at the later of the schedule's time (as Fail) and
+// notBefore, notBefore being capped at MaxRetryAfter from now. It still
+// counts as an attempt: the last one of the schedule gives up as with Fail.
+func (d *Delivery) FailNotBefore(reason string, notBefore, now time.Time, jitter float64) (Event, error) {
+	return d.fail(reason, false, notBefore, now, jitter)
+}
+
+func (d *Delivery) fail(reason string, permanent bool, notBefore, now time.Time, jitter float64) (Event, error) {
 	if d.Final() {
 		return nil, ErrFinal
 	}
@@ -77,7 +96,14 @@ func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter flo
 	}
 	wait := schedule.Wait(d.attempts)
 	wait += time.Duration(jitter * MaxJitter * float64(wait))
-	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
+	next := now.Add(wait)
+	if latest := now.Add(MaxRetryAfter); notBefore.After(latest) {
+		notBefore = latest
+	}
+	if notBefore.After(next) {
+		next = notBefore
+	}
+	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: next, At: now}
 	return d.outcome, nil
 }
 

@@ -179,3 +179,66 @@ func TestWebhooksRetryOnTheStandardWebhooksSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A receiver answering 429 or 503 with Retry-After is not called again
+// before the time it asked for, unless the schedule waits longer anyway;
+// what it may ask is capped at MaxRetryAfter, and the attempt counts.
+func TestARetryAfterDelaysTheNextAttemptWithinACap(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	last := delivery.ScheduleFor(delivery.KindWebhook).MaxAttempts() - 1 // attempts before the last one
+	tests := []struct {
+		name      string
+		kind      string
+		before    int
+		notBefore time.Time
+		jitter    float64
+		want      delivery.Event
+	}{
+		{name: "a shorter ask keeps the schedule's 5 s", kind: delivery.KindWebhook, notBefore: now.Add(2 * time.Second),
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(5 * time.Second), At: now}},
+		{name: "a longer ask wins, without jitter on it", kind: delivery.KindWebhook, notBefore: now.Add(2 * time.Minute), jitter: 0.5,
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(2 * time.Minute), At: now}},
+		{name: "the schedule with jitter wins over a nearer ask", kind: delivery.KindWebhook, before: 3,
+			notBefore: now.Add(2*time.Hour + 5*time.Minute), jitter: 0.5,
+			want: delivery.AttemptFailed{Attempt: 4, Reason: "r", NextAt: now.Add(2*time.Hour + 12*time.Minute), At: now}},
+		{name: "an ask of exactly the cap is honoured", kind: delivery.KindWebhook, notBefore: now.Add(24 * time.Hour),
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(24 * time.Hour), At: now}},
+		{name: "an ask beyond the cap waits the cap", kind: delivery.KindWebhook, notBefore: now.Add(365 * 24 * time.Hour),
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(delivery.MaxRetryAfter), At: now}},
+		{name: "past the cap, the schedule's own longer wait still applies", kind: delivery.KindWebhook, before: last - 1,
+			notBefore: now.Add(48 * time.Hour), jitter: 0.5,
+			want: delivery.AttemptFailed{Attempt: last, Reason: "r", NextAt: now.Add(26*time.Hour + 24*time.Minute), At: now}},
+		{name: "a time in the past is the schedule", kind: delivery.KindWebhook, notBefore: now.Add(-time.Hour),
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(5 * time.Second), At: now}},
+		{name: "no time is the schedule", kind: delivery.KindWebhook,
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(5 * time.Second), At: now}},
+		{name: "the last attempt gives up whatever the receiver asks", kind: delivery.KindWebhook, before: last,
+			notBefore: now.Add(time.Minute),
+			want:      delivery.GaveUp{Attempts: last + 1, Reason: "r", At: now}},
+		{name: "mail follows its own schedule alike", kind: delivery.KindEmail, notBefore: now.Add(10 * time.Minute),
+			want: delivery.AttemptFailed{Attempt: 1, Reason: "r", NextAt: now.Add(10 * time.Minute), At: now}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := delivery.Resume(delivery.Queued{DeliveryID: "d1", Kind: tt.kind}, tt.before)
+			got, err := d.FailNotBefore("r", tt.notBefore, now, tt.jitter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("outcome %#v, want %#v", got, tt.want)
+			}
+			if d.Attempts() != tt.before+1 {
+				t.Errorf("attempts %d, want %d: a Retry-After counts as an attempt", d.Attempts(), tt.before+1)
+			}
+		})
+	}
+	done := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0)
+	_, _ = done.Succeed(now)
+	if _, err := done.FailNotBefore("r", now.Add(time.Minute), now, 0); !errors.Is(err, delivery.ErrFinal) {
+		t.Errorf("FailNotBefore after success: %v, want ErrFinal", err)
+	}
+	if _, err := delivery.Resume(delivery.Queued{DeliveryID: "d1"}, 0).FailNotBefore("r", now, now, 1); err == nil {
+		t.Error("jitter 1 accepted")
+	}
+}
