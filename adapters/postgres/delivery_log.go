@@ -78,6 +78,7 @@ func (d *DeliveryStore) DeliveryByID(ctx context.Context, id string) (applicatio
 // version (queued, each attempt, each retry) makes two retries of one
 // delivery conflict.
 func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRecord, e delivery.RetryRequested, md application.Metadata) (application.DeliveryRecord, error) {
+	var out application.DeliveryRecord
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		var status string
 		var attempts, retries int
@@ -108,13 +109,21 @@ func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRec
 				       retries = retries + 1, updated_at = $2
 				WHERE id = $1)
 			SELECT pg_notify($3, $4)`, rec.ID, e.At, NotifyChannel, DeliveriesDue)
-		return d.store.AppendWith(ctx, tx, e.At, state, StreamEvents{StreamType: StreamDelivery, StreamID: rec.ID,
-			ExpectedVersion: 1 + attempts + retries, Events: []Event{e}, Metadata: md})
+		if err := d.store.AppendWith(ctx, tx, e.At, state, StreamEvents{StreamType: StreamDelivery, StreamID: rec.ID,
+			ExpectedVersion: 1 + attempts + retries, Events: []Event{e}, Metadata: md}); err != nil {
+			return err
+		}
+		// Read before the commit: once committed, a worker may claim and
+		// finish the delivery before a later read, and the answer would
+		// not be the queued delivery the caller asked for.
+		var err error
+		out, err = scanDeliveryRecord(tx.QueryRow(ctx, `SELECT `+deliveryLogColumns+deliveryLogFrom+` WHERE d.id = $1`, rec.ID))
+		return err
 	})
 	if err != nil {
 		return application.DeliveryRecord{}, err
 	}
-	return d.DeliveryByID(ctx, rec.ID)
+	return out, nil
 }
 
 // ShredExpiredPayloads shreds the sealed payloads kept for a failed delivery
