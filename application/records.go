@@ -28,7 +28,8 @@ const (
 	// ActorSubmitter is a public submission; its id is a keyed hash of the
 	// client IP (submitterID), never the address.
 	ActorSubmitter = "submitter"
-	// ActorOperator runs formd's command line (`formd grant`).
+	// ActorOperator runs formd's command line (`formd plan set`, `formd grant`,
+	// `formd revoke`); its id is the OS user who ran it.
 	ActorOperator = "operator"
 	// ActorAnonymous is a caller without a credential asking for a password
 	// reset link; it has no id, the link it asks for goes to the mailbox.
