@@ -19,8 +19,11 @@ type Commands struct {
 	UpdateForm                  *UpdateFormHandler
 	ResendRecipientVerification *ResendRecipientVerificationHandler
 	Submit                      *SubmitHandler
-	// GrantFeature is the operator's `formd grant`.
-	GrantFeature *GrantFeatureHandler
+	// GrantFeature, RevokeFeature and SetPlan are the operator's `formd
+	// grant`, `formd revoke` and `formd plan set`.
+	GrantFeature  *GrantFeatureHandler
+	RevokeFeature *RevokeFeatureHandler
+	SetPlan       *SetPlanHandler
 	// QueueDelivery handles events from its consumer group, and
 	// RecordPoisonedMessage keeps the messages any group fails on for good;
 	// Deliver is run by the delivery workers (verification mails included).
@@ -47,6 +50,10 @@ type Queries struct {
 	ListDeliveries        *ListDeliveriesHandler
 	DeliveryDetails       *DeliveryDetailsHandler
 	ListIntegrations      *ListIntegrationsHandler
+	// AccountOverview and AccountHistory show the caller's account: plan,
+	// entitlements, this month's usage, and its audit trail.
+	AccountOverview *AccountOverviewHandler
+	AccountHistory  *AccountHistoryHandler
 	// WebhookSigningSecrets is for the delivery workers, which will sign
 	// webhook deliveries with it; no route shows a secret.
 	WebhookSigningSecrets *WebhookSigningSecretsHandler

@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // GrantFeature is `formd grant <account email> <feature>`: an operator gives
 // an account a paid or manually granted feature.
@@ -29,7 +33,7 @@ func NewGrantFeatureHandler(tx Transactor, read ReadModel, clock Clock) *GrantFe
 
 // Handle grants the feature; an unknown email is domain.ErrNotFound.
 func (h *GrantFeatureHandler) Handle(ctx context.Context, cmd GrantFeature) error {
-	acc, err := h.read.AccountByEmail(ctx, cmd.Email)
+	acc, err := h.read.AccountByEmail(ctx, account.NormalizeEmail(cmd.Email))
 	if err != nil {
 		return err
 	}

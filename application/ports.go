@@ -72,6 +72,25 @@ type Entitlements interface {
 	Has(ctx context.Context, accountID, feature string) (bool, error)
 }
 
+// AccountPlans reads what accounts are on and have used: plans, manual
+// grants and monthly quota usage (read models).
+type AccountPlans interface {
+	// AccountPlan reads an account with its plan and manual grants.
+	AccountPlan(ctx context.Context, accountID string) (AccountPlanRecord, error)
+	// PlanUsage reads an account's plan and how many submissions were
+	// counted against its quota in month.
+	PlanUsage(ctx context.Context, accountID string, month account.Month) (account.Plan, int, error)
+}
+
+// FormFloodLimits is a per-process first line of defence, like the per-IP
+// limit: each form may be posted to at a sustained rate with a burst, so one
+// noisy form cannot take a process's commits from the others. It is not a
+// quota (those are counted in PostgreSQL): each process keeps its own.
+type FormFloodLimits interface {
+	// Allow takes a post for the form, or says how long to wait for one.
+	Allow(formID string, now time.Time) (ok bool, retryAfter time.Duration)
+}
+
 // PasswordHasher hashes and checks passwords (Argon2id in production).
 type PasswordHasher interface {
 	Hash(password string) (string, error)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
@@ -27,7 +28,8 @@ const (
 	// ActorSubmitter is a public submission; its id is a keyed hash of the
 	// client IP (submitterID), never the address.
 	ActorSubmitter = "submitter"
-	// ActorOperator runs formd's command line (`formd grant`).
+	// ActorOperator runs formd's command line (`formd plan set`, `formd grant`,
+	// `formd revoke`); its id is the OS user who ran it.
 	ActorOperator = "operator"
 	// ActorAnonymous is a caller without a credential asking for a password
 	// reset link; it has no id, the link it asks for goes to the mailbox.
@@ -128,6 +130,37 @@ type AcceptedSubmission struct {
 	Queued         []delivery.Queued
 	Payload        SealedPayload
 	Response       StoredResponse
+	// Charge is the quota the submission counts against; an empty
+	// AccountID counts it against none.
+	Charge QuotaCharge
+}
+
+// QuotaCharge is what an accepted submission is counted against: its
+// account's monthly quota, for the month it was accepted in, under the
+// configured quotas of the plans (the store reads the account's plan in the
+// commit, so a plan changed a moment ago applies at once).
+type QuotaCharge struct {
+	AccountID string
+	Month     account.Month
+	Quotas    account.Quotas
+}
+
+// QuotaExhaustedError is the store's refusal of a submission its account's
+// quota has no room for: nothing of it was committed.
+type QuotaExhaustedError struct {
+	Usage account.Usage
+}
+
+func (e *QuotaExhaustedError) Error() string { return e.Usage.ExhaustedMessage() }
+
+// AccountPlanRecord is an account with its plan and manual grants, as the
+// read side knows them.
+type AccountPlanRecord struct {
+	AccountRecord
+	Plan account.Plan
+	// Grants are the features granted by hand, sorted; they include grants
+	// made before grants were events, which only the read model holds.
+	Grants []string
 }
 
 // Payload is the sealed content of an accepted submission: everything its

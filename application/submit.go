@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -38,25 +39,42 @@ type SubmitHandler struct {
 	forms  SubmissionForms
 	store  SubmissionStore
 	ent    Entitlements
+	plans  AccountPlans
 	sealer Sealer
 	hasher ValueHasher
 	ids    IDs
 	clock  Clock
 
 	autoresponders AutoresponderLimits
+	floods         FormFloodLimits
+	quotas         account.Quotas
 	metrics        Metrics
 }
 
-// NewSubmitHandler builds the handler; every dependency is required.
-func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher,
-	ids IDs, clock Clock, autoresponders AutoresponderLimits, metrics Metrics) *SubmitHandler {
-	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil ||
-		metrics == nil {
+// NewSubmitHandler builds the handler; every dependency is required, and
+// every plan needs a quota of at least one.
+func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
+	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics) *SubmitHandler {
+	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
+		autoresponders == nil || floods == nil || metrics == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
-	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, metrics: metrics}
+	for _, p := range account.Plans {
+		if quotas.Of(p) < 1 {
+			panic("application: the " + string(p) + " plan has no monthly quota")
+		}
+	}
+	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
+		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics}
 }
+
+// FloodGate names a refusal by the per-form flood limit in metrics: not a
+// gate of the domain's but a process's first line of defence.
+const FloodGate = "form_rate_limit"
+
+// MsgFormFlooded answers a post to a form that is posted to faster than
+// FORMD_FORM_SUBMIT_RATE allows.
+const MsgFormFlooded = "Too many submissions to this form right now. Try again in a moment."
 
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
 const maxStaleRetries = 3
@@ -66,9 +84,12 @@ const maxStaleRetries = 3
 func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
 	out, err := h.handle(ctx, cmd)
 	var rejected *SubmissionRejected
+	var flooded *domain.TooManyRequestsError
 	switch {
 	case errors.As(err, &rejected):
 		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, rejected.Gate)
+	case errors.As(err, &flooded):
+		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, FloodGate)
 	case err != nil:
 		h.metrics.Submitted(cmd.DryRun, SubmissionError, "")
 	case out.Replayed:
@@ -101,6 +122,13 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		if err != nil {
 			return SubmitOutcome{}, err
+		}
+		if attempt == 0 && refused == nil {
+			// Before any work for the form: a flood of one form must not
+			// take the process's judging and commits from the others.
+			if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
+				return SubmitOutcome{}, &domain.TooManyRequestsError{Message: MsgFormFlooded, RetryAfter: wait}
+			}
 		}
 		// Judging is not free (a form's regex rules may spend the whole
 		// matching budget): the same version of the form, with the same
@@ -137,6 +165,10 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 			fresh = true // the form changed since it was read: judge again
 			continue
 		}
+		var exhausted *QuotaExhaustedError
+		if errors.As(err, &exhausted) { // every gate passed, but the commit found no room
+			return SubmitOutcome{}, rejection(cmd, data, submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
+		}
 		return out, err
 	}
 }
@@ -155,5 +187,22 @@ func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec F
 		}
 	}
 	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
+	if req.DryRun { // a live submission's quota is taken by its commit; a dry run's is only read
+		u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
+		if err != nil {
+			return submission.Verdict{}, err
+		}
+		target.Usage = &u
+	}
 	return submission.Judge(req, target, account.NewEntitlements(granted...)), nil
+}
+
+// usage is the account's quota usage in the month of now.
+func (h *SubmitHandler) usage(ctx context.Context, accountID string, now time.Time) (account.Usage, error) {
+	month := account.MonthOf(now)
+	plan, used, err := h.plans.PlanUsage(ctx, accountID, month)
+	if err != nil {
+		return account.Usage{}, err
+	}
+	return account.Usage{Plan: plan, Quota: h.quotas.Of(plan), Used: used, Month: month}, nil
 }

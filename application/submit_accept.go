@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
@@ -89,6 +90,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
 		},
 		Queued: queued, Payload: sealed, Response: stored,
+		Charge: QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
 	})
 	if err != nil {
 		return SubmitOutcome{}, err

@@ -2,6 +2,7 @@ package application
 
 import (
 	"errors"
+	"time"
 
 	"github.com/formd/formd/domain/submission"
 )
@@ -63,6 +64,9 @@ type SubmitOutcome struct {
 type SubmissionRejected struct {
 	Gate     string
 	Response SubmissionResponse
+	// Until is when a refusal that does not depend on the submission ends
+	// (the monthly quota's reset: 429 with Retry-After); zero otherwise.
+	Until time.Time
 }
 
 func (e *SubmissionRejected) Error() string { return e.Response.Message }
@@ -99,11 +103,11 @@ func rejection(cmd Submit, data []submission.Field, v submission.Verdict, recipi
 		return nil
 	}
 	if cmd.DryRun {
-		return &SubmissionRejected{Gate: rejected.Gate, Response: dryRunResponse(cmd, data, v, recipientVerified)}
+		return &SubmissionRejected{Gate: rejected.Gate, Response: dryRunResponse(cmd, data, v, recipientVerified), Until: rejected.Until}
 	}
 	resp := newResponse(false, rejected.Message, cmd.RequestID, data)
 	resp.Errors = v.FieldErrors()
-	return &SubmissionRejected{Gate: rejected.Gate, Response: resp}
+	return &SubmissionRejected{Gate: rejected.Gate, Response: resp, Until: rejected.Until}
 }
 
 func fieldNames(data []submission.Field) []string {

@@ -125,9 +125,11 @@ func StartFormd(extraEnv ...string) *Formd {
 			"FORMD_SECRET_KEY=" + randomHex(32),
 			"FORMD_LOG_LEVEL=warn",
 			// Specs share one formd per process and all post from 127.0.0.1: the
-			// per-IP limits are tested on a dedicated formd that sets its own.
+			// per-IP limits are tested on a dedicated formd that sets its own,
+			// and so is the per-form flood limit (specs post bursts to a form).
 			"FORMD_SUBMIT_RATE=0",
 			"FORMD_AUTH_RATE=0",
+			"FORMD_FORM_SUBMIT_RATE=0",
 		}, extraEnv...)
 		if f.start() || attempt == 3 {
 			break
@@ -215,6 +217,25 @@ func (f *Formd) Run(args ...string) *gexec.Session {
 func (f *Formd) Grant(email, feature string) {
 	GinkgoHelper()
 	f.Run("grant", email, feature)
+}
+
+// SetPlan moves an account to a plan, as an operator does:
+// `formd plan set <email> <plan>`.
+func (f *Formd) SetPlan(email, plan string) {
+	GinkgoHelper()
+	f.Run("plan", "set", email, plan)
+}
+
+// RunFailing runs another formd command that must fail (exit code 1), and
+// returns its exited session: its error line is in Err.
+func (f *Formd) RunFailing(args ...string) *gexec.Session {
+	GinkgoHelper()
+	cmd := exec.Command(formdBinary, args...)
+	cmd.Env = append(baseEnv(), f.Env...)
+	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(s).WithTimeout(30*time.Second).Should(gexec.Exit(1), "formd %s", strings.Join(args, " "))
+	return s
 }
 
 func freePort() string {

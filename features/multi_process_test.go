@@ -55,7 +55,9 @@ var _ = Describe("Several formd processes on one database", Ordered, ContinueOnF
 	var a, b *Formd
 	var db *DB
 	BeforeAll(func() {
-		a = StartFormd()
+		// The lifetime plan's quota is small here, for the quota spec; the
+		// others use free accounts.
+		a = StartFormd("FORMD_QUOTA_LIFETIME=25")
 		b = a.StartTwin("FORMD_BASE_URL="+a.URL, "FORMD_DATABASE_URL="+withPoolSize(a.DatabaseURL, 12))
 		db = a.OpenDB()
 	})
@@ -213,6 +215,47 @@ var _ = Describe("Several formd processes on one database", Ordered, ContinueOnF
 			http.StatusBadRequest, "allowedDomains")
 
 		Expect(db.AcceptedSubmissions(lf.ID)).To(HaveLen(3))
+	})
+
+	It("holds a monthly quota across both processes: hammering an account's last 10 submissions accepts exactly 10", func() {
+		lf := a.LiveForm(nil)
+		a.SetPlan(lf.OwnerEmail, "lifetime") // 25 a month here
+		post := func(via *Formd, i int) *Response {
+			GinkgoHelper()
+			return via.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": fmt.Sprintf("Message %d", i)},
+				fromExampleCom())
+		}
+		By("using 15 of the 25 through both processes")
+		for i := range 15 {
+			via := a
+			if i%2 == 1 {
+				via = b
+			}
+			Expect(post(via, i).Status).To(Equal(http.StatusOK))
+		}
+
+		By("posting 40 at once, half through each process")
+		responses := make([]*Response, 40)
+		concurrently(len(responses), func(i int) {
+			via := a
+			if i%2 == 1 {
+				via = b
+			}
+			responses[i] = post(via, 100+i)
+		})
+		accepted := 0
+		for _, r := range responses {
+			if r.Status == http.StatusOK {
+				accepted++
+				continue
+			}
+			ExpectError(r, http.StatusTooManyRequests, "Monthly submission quota of 25 for the lifetime plan is used up")
+			Expect(r.Header.Get("Retry-After")).NotTo(BeEmpty())
+		}
+		Expect(accepted).To(Equal(10), "exactly the 10 left")
+		Expect(db.AcceptedSubmissions(lf.ID)).To(HaveLen(25))
+		Expect(usageOf(b.Account(lf.Token))).To(HaveKeyWithValue("used", 25.0))
+		expectQuotaRefusal(post(b, 999), 25, "lifetime")
 	})
 
 	It("registers one account when both processes receive the same new email at once", func() {

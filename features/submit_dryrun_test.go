@@ -10,7 +10,7 @@ import (
 
 // submitGates are the gates of a submission, in the order formd checks them.
 var submitGates = []string{"access_key", "recipient_verified", "origin", "server_side", "honeypot", "redirect",
-	"paid_features", "uploads", "fields"}
+	"paid_features", "uploads", "fields", "quota"}
 
 // gateVerdicts lists a dry run's gates as "gate=outcome", in order.
 func gateVerdicts(r *Response) []string {
@@ -95,6 +95,7 @@ var _ = Describe("Dry-run submissions", func() {
 			Expect(gateVerdicts(r)).To(Equal([]string{
 				"access_key=passed", "recipient_verified=skipped", "origin=passed", "server_side=skipped",
 				"honeypot=passed", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed",
+				"quota=passed",
 			}))
 
 			By("finding nothing queued and no email sent")
@@ -140,6 +141,7 @@ var _ = Describe("Dry-run submissions", func() {
 		Expect(gateVerdicts(r)).To(Equal([]string{
 			"access_key=passed", "recipient_verified=skipped", "origin=failed", "server_side=skipped",
 			"honeypot=failed", "redirect=skipped", "paid_features=failed", "uploads=skipped", "fields=failed",
+			"quota=passed",
 		}))
 		Expect(gateMessage(r, "honeypot")).To(ContainSubstring("spam"))
 		Expect(gateMessage(r, "paid_features")).To(ContainSubstring("ccemail"))

@@ -39,6 +39,10 @@ func markTwins(batch []*pendingSubmission, live []bool) []int {
 // answerTwins answers each twin with the response stored under its key.
 func (s *SubmissionStore) answerTwins(ctx context.Context, batch []*pendingSubmission, twins []int, results []acceptResult) []acceptResult {
 	for _, i := range twins {
+		if refused, ok := twinOfRefused(batch, results, i); ok {
+			results[i] = refused
+			continue
+		}
 		prior, err := s.IdempotentResponse(ctx, batch[i].sub.FormID, batch[i].sub.IdempotencyKey)
 		if err == nil && prior == nil {
 			err = errors.New("idempotency key vanished")

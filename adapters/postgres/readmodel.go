@@ -14,7 +14,8 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// ReadModel implements application.ReadModel and application.Entitlements.
+// ReadModel implements application.ReadModel, application.Entitlements and
+// application.AccountPlans.
 type ReadModel struct {
 	pool  *pgxpool.Pool
 	store *EventStore
@@ -152,14 +153,6 @@ func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]appli
 		out[i] = application.HistoryEntry{Type: s.Type, Version: s.Version, RecordedAt: s.RecordedAt, Metadata: s.Metadata, Event: e}
 	}
 	return out, nil
-}
-
-// Has implements application.Entitlements.
-func (r *ReadModel) Has(ctx context.Context, accountID, feature string) (bool, error) {
-	var ok bool
-	err := r.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM entitlements WHERE account_id = $1 AND feature = $2)`,
-		accountID, feature).Scan(&ok)
-	return ok, err
 }
 
 // SigningSecrets implements application.WebhookSecrets: the current secret

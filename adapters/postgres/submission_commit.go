@@ -28,7 +28,9 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 // commitPipelined sends the whole group commit as one pipeline, which
 // PostgreSQL runs as one implicit transaction: expected form versions
 // (formd_expect_form_versions raises otherwise), Idempotency-Keys (a stored
-// one violates the key), payloads, events, messages and the NOTIFY.
+// one violates the key), payloads, events, messages, the NOTIFY and the
+// quota charges (formd_charge_quota raises when a quota lacks room for all
+// of an account's submissions).
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	live := allLive(batch)
 	twins := markTwins(batch, live)
@@ -61,14 +63,15 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	if err != nil {
 		return nil, err
 	}
+	quotaChargesOf(batch, live).queueCharges(b) // last: the quota rows stay locked only until the commit
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
 	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
 }
 
-// commitCarefully checks versions and keys first and commits only the
-// submissions that pass, answering the others precisely.
+// commitCarefully checks versions, keys and quotas first and commits only
+// the submissions that pass, answering the others precisely.
 func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	var results []acceptResult
 	var live []bool
@@ -84,6 +87,11 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 			return err
 		}
 		twins = append(twins, lost...)
+		// After the keys: a submission that lost its key to an earlier one
+		// is a replay and never counts.
+		if err := s.chargeQuotas(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
 		rows := writeRowsOf(batch, live)
 		if len(rows.ids) == 0 {
 			return nil

@@ -21,19 +21,20 @@ import (
 // groupEnv is a database with one form and a submission store on it.
 type groupEnv struct {
 	uowEnv
-	subs    *postgres.SubmissionStore
-	formID  string
-	version int
+	subs      *postgres.SubmissionStore
+	accountID string
+	formID    string
+	version   int
 }
 
 func newGroupEnv(t *testing.T) groupEnv {
 	t.Helper()
 	e := newUoWEnv(t)
-	_, formID := e.seedForm(t)
+	accountID, formID := e.seedForm(t)
 	subs, closeStore := postgres.NewSubmissionStore(e.pool, postgres.NewEventStore(),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(closeStore)
-	return groupEnv{uowEnv: e, subs: subs, formID: formID, version: 1}
+	return groupEnv{uowEnv: e, subs: subs, accountID: accountID, formID: formID, version: 1}
 }
 
 // accepted is one accepted submission of the form, judged at version, with

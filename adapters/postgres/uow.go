@@ -158,6 +158,10 @@ func (u *unitOfWork) SaveAccount(ctx context.Context, a *account.Account) error 
 			// Grants made before they were events are already rows here.
 			_, err = u.tx.Exec(ctx, `INSERT INTO entitlements (account_id, feature) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
 				a.ID(), e.Feature)
+		case account.FeatureRevoked:
+			_, err = u.tx.Exec(ctx, `DELETE FROM entitlements WHERE account_id = $1 AND feature = $2`, a.ID(), e.Feature)
+		case account.PlanChanged:
+			_, err = u.tx.Exec(ctx, `UPDATE accounts SET plan = $2 WHERE id = $1`, a.ID(), string(e.Plan))
 		}
 		if err != nil {
 			return err

@@ -51,7 +51,7 @@ type Metrics struct {
 // replayed, or failed) submission's, gateOther a gate this build does not know.
 var gates = []string{submission.GateAccessKey, submission.GateRecipientVerified, submission.GateOrigin,
 	submission.GateServerSide, submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures,
-	submission.GateUploads, submission.GateFields}
+	submission.GateUploads, submission.GateFields, submission.GateQuota, application.FloodGate}
 
 const (
 	gateNone  = "none"

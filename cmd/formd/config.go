@@ -44,6 +44,17 @@ type Config struct {
 	// (token bucket); a rate of 0 disables it.
 	SubmitRate  float64 `env:"FORMD_SUBMIT_RATE" envDefault:"5"`
 	SubmitBurst int     `env:"FORMD_SUBMIT_BURST" envDefault:"60"`
+	// FormSubmitRate and FormSubmitBurst are the per-form, per-process flood
+	// limit (token bucket), so one noisy form cannot starve the others; a
+	// rate of 0 disables it.
+	FormSubmitRate  float64 `env:"FORMD_FORM_SUBMIT_RATE" envDefault:"20"`
+	FormSubmitBurst int     `env:"FORMD_FORM_SUBMIT_BURST" envDefault:"200"`
+	// QuotaFree, QuotaPro and QuotaLifetime are the plans' monthly
+	// submission quotas: live submissions per calendar month (UTC), counted
+	// in PostgreSQL, so they hold across restarts and processes.
+	QuotaFree     int `env:"FORMD_QUOTA_FREE" envDefault:"1000"`
+	QuotaPro      int `env:"FORMD_QUOTA_PRO" envDefault:"50000"`
+	QuotaLifetime int `env:"FORMD_QUOTA_LIFETIME" envDefault:"50000"`
 	// AuthRate is how many POST /agent/auth attempts one IP may make per
 	// minute (per process); one account gets half as many. 0 disables both.
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`

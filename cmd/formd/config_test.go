@@ -219,6 +219,15 @@ func TestNumbersAndRangesAreCheckedAtStart(t *testing.T) {
 		"negative auth rate":       {env: map[string]string{"FORMD_AUTH_RATE": "-0.1"}, want: []string{"FORMD_AUTH_RATE", "at least 0"}},
 		"too many workers":         {env: map[string]string{"FORMD_DELIVERY_WORKERS": "257"}, want: []string{"FORMD_DELIVERY_WORKERS", "0 to 256"}},
 		"negative workers":         {env: map[string]string{"FORMD_DELIVERY_WORKERS": "-1"}, want: []string{"FORMD_DELIVERY_WORKERS", "0 to 256"}},
+		"form limit off":           {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "0", "FORMD_FORM_SUBMIT_BURST": "0"}},
+		"negative form rate":       {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "-2"}, want: []string{"FORMD_FORM_SUBMIT_RATE", "at least 0"}},
+		"form rate infinite":       {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "+Inf"}, want: []string{"FORMD_FORM_SUBMIT_RATE"}},
+		"no form burst while on":   {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "1", "FORMD_FORM_SUBMIT_BURST": "0"}, want: []string{"FORMD_FORM_SUBMIT_BURST", "at least 1"}},
+		"quotas":                   {env: map[string]string{"FORMD_QUOTA_FREE": "1", "FORMD_QUOTA_PRO": "2000000000", "FORMD_QUOTA_LIFETIME": "7"}},
+		"no free quota":            {env: map[string]string{"FORMD_QUOTA_FREE": "0"}, want: []string{"FORMD_QUOTA_FREE", "from 1 to 2000000000"}},
+		"negative pro quota":       {env: map[string]string{"FORMD_QUOTA_PRO": "-5"}, want: []string{"FORMD_QUOTA_PRO", "from 1"}},
+		"lifetime quota too large": {env: map[string]string{"FORMD_QUOTA_LIFETIME": "2100000000"}, want: []string{"FORMD_QUOTA_LIFETIME", "2000000000"}},
+		"quota not whole":          {env: map[string]string{"FORMD_QUOTA_FREE": "1e3"}, want: []string{"FORMD_QUOTA_FREE", "whole number"}},
 	})
 }
 

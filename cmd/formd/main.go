@@ -1,6 +1,7 @@
 // Command formd is the form backend: `formd` (or `formd serve`) runs the HTTP
-// service and event handlers, `formd migrate` applies migrations, and
-// `formd grant <email> <feature>` grants a paid/manual entitlement.
+// service and event handlers, `formd migrate` applies migrations, and the
+// operator's commands change an account: `formd plan set <email> <plan>`,
+// `formd grant <email> <feature>` and `formd revoke <email> <feature>`.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os/signal"
 	"os/user"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/ports/events"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -58,25 +61,61 @@ func run(args []string) error {
 		return serve(ctx, cfg, log)
 	case "migrate":
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return postgres.Migrate(ctx, pool) })
-	case "grant":
-		if len(args) != 3 {
-			return errors.New("usage: formd grant <account email> <feature>")
-		}
-		return grant(ctx, cfg, log, args[1], args[2])
+	case "grant", "revoke", "plan":
+		return operate(ctx, cfg, log, args)
 	default:
-		return fmt.Errorf("unknown command %q (serve, migrate, grant)", cmd)
+		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke)", cmd)
 	}
 }
 
-// grant runs `formd grant` as an application command, so the grant is an
-// event on the account's stream with the operator as its actor.
-func grant(ctx context.Context, cfg Config, log *slog.Logger, email, feature string) error {
-	h, cleanup, err := buildGrant(ctx, cfg, log)
+// Operator holds the use cases of the operator's commands.
+type Operator struct {
+	Grant   *application.GrantFeatureHandler
+	Revoke  *application.RevokeFeatureHandler
+	SetPlan *application.SetPlanHandler
+}
+
+// operate runs `formd plan set`, `formd grant` or `formd revoke` as an
+// application command, so each change is an event on the account's stream
+// with the operator as its actor, and says what it did.
+func operate(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
+	var run func(*Operator) error
+	var done string
+	switch {
+	case args[0] == "plan" && len(args) == 4 && args[1] == "set":
+		email, plan := args[2], args[3]
+		run = func(o *Operator) error {
+			return o.SetPlan.Handle(ctx, application.SetPlan{Email: email, Plan: plan, Operator: operator()})
+		}
+		done = fmt.Sprintf("%s is on the %s plan", email, strings.ToLower(strings.TrimSpace(plan)))
+	case args[0] == "grant" && len(args) == 3:
+		email, feature := args[1], args[2]
+		run = func(o *Operator) error {
+			return o.Grant.Handle(ctx, application.GrantFeature{Email: email, Feature: feature, Operator: operator()})
+		}
+		done = fmt.Sprintf("%s holds %s", email, strings.TrimSpace(feature))
+	case args[0] == "revoke" && len(args) == 3:
+		email, feature := args[1], args[2]
+		run = func(o *Operator) error {
+			return o.Revoke.Handle(ctx, application.RevokeFeature{Email: email, Feature: feature, Operator: operator()})
+		}
+		done = fmt.Sprintf("%s no longer has a grant of %s", email, strings.TrimSpace(feature))
+	default:
+		return errors.New("usage: formd plan set <account email> <free|pro|lifetime>, formd grant <account email> <feature>, formd revoke <account email> <feature>")
+	}
+	o, cleanup, err := buildOperator(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	return h.Handle(ctx, application.GrantFeature{Email: email, Feature: feature, Operator: operator()})
+	if err := run(o); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return errors.New("no account has that email")
+		}
+		return err
+	}
+	fmt.Println(done)
+	return nil
 }
 
 // operator names who runs the command line: the OS user, else "cli".

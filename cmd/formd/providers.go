@@ -16,10 +16,12 @@ import (
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
+	"github.com/formd/formd/adapters/ratelimit"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
 )
@@ -59,6 +61,9 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.Transactor), new(*postgres.Transactor)),
 	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),
 	wire.Bind(new(application.Entitlements), new(*postgres.ReadModel)),
+	wire.Bind(new(application.AccountPlans), new(*postgres.ReadModel)),
+	provideQuotas,
+	provideFormFloods,
 	wire.Bind(new(application.Verifications), new(*postgres.ReadModel)),
 	wire.Bind(new(application.WebhookSecrets), new(*postgres.ReadModel)),
 	wire.Bind(new(application.LinkTokens), new(*secrets.LinkTokens)),
@@ -88,6 +93,10 @@ var applicationSet = wire.NewSet(
 	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
 	application.NewGrantFeatureHandler,
+	application.NewRevokeFeatureHandler,
+	application.NewSetPlanHandler,
+	application.NewAccountOverviewHandler,
+	application.NewAccountHistoryHandler,
 	application.NewQueueDeliveryHandler,
 	application.NewRecordPoisonedMessageHandler,
 	application.NewDeliverHandler,
@@ -129,6 +138,17 @@ func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retent
 
 func provideFailedPayloadRetention(cfg Config) application.FailedPayloadRetention {
 	return application.FailedPayloadRetention(cfg.FailedPayloadRetention)
+}
+
+// provideQuotas is the plans' monthly submission quotas (FORMD_QUOTA_*).
+func provideQuotas(cfg Config) account.Quotas {
+	return account.Quotas{Free: cfg.QuotaFree, Pro: cfg.QuotaPro, Lifetime: cfg.QuotaLifetime}
+}
+
+// provideFormFloods is the per-form flood limit (FORMD_FORM_SUBMIT_RATE and
+// _BURST); a rate of 0 allows everything.
+func provideFormFloods(cfg Config) application.FormFloodLimits {
+	return ratelimit.NewKeyed(cfg.FormSubmitRate, cfg.FormSubmitBurst)
 }
 
 func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error) {

@@ -30,6 +30,9 @@ import (
 	"github.com/formd/formd/adapters/secrets"
 )
 
+// maxQuota bounds a plan's monthly quota: the count is a PostgreSQL integer.
+const maxQuota = 2_000_000_000
+
 // maxDeliveryWorkers bounds FORMD_DELIVERY_WORKERS: each worker holds a
 // database connection while it sends, and the pool has 24 by default.
 const maxDeliveryWorkers = 256
@@ -271,6 +274,19 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_AUTH_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.AuthRate)
 	case c.DeliveryWorkers < 0 || c.DeliveryWorkers > maxDeliveryWorkers:
 		return fmt.Errorf("FORMD_DELIVERY_WORKERS must be from 0 to %d, not %d", maxDeliveryWorkers, c.DeliveryWorkers)
+	case math.IsNaN(c.FormSubmitRate) || math.IsInf(c.FormSubmitRate, 0) || c.FormSubmitRate < 0:
+		return fmt.Errorf("FORMD_FORM_SUBMIT_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.FormSubmitRate)
+	case c.FormSubmitRate > 0 && c.FormSubmitBurst < 1:
+		return fmt.Errorf("FORMD_FORM_SUBMIT_BURST must be at least 1 while FORMD_FORM_SUBMIT_RATE is on, not %d", c.FormSubmitBurst)
+	}
+	for _, q := range []struct {
+		name  string
+		quota int
+	}{{"FORMD_QUOTA_FREE", c.QuotaFree}, {"FORMD_QUOTA_PRO", c.QuotaPro}, {"FORMD_QUOTA_LIFETIME", c.QuotaLifetime}} {
+		if q.quota < 1 || q.quota > maxQuota {
+			return fmt.Errorf("%s must be from 1 to %d submissions a month, not %d (%d means no practical limit)",
+				q.name, maxQuota, q.quota, maxQuota)
+		}
 	}
 	return nil
 }

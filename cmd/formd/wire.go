@@ -7,8 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/google/wire"
-
-	"github.com/formd/formd/application"
 )
 
 // buildService wires formd from its configuration.
@@ -17,8 +15,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	return nil, nil, nil
 }
 
-// buildGrant wires the one use case `formd grant` runs, and only what it needs.
-func buildGrant(ctx context.Context, cfg Config, log *slog.Logger) (*application.GrantFeatureHandler, func(), error) {
-	wire.Build(adapterSet, applicationSet)
+// buildOperator wires the use cases of the operator's commands (`formd
+// grant`, `formd revoke`, `formd plan set`), and only what they need.
+func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator, func(), error) {
+	wire.Build(adapterSet, applicationSet, wire.Struct(new(Operator), "*"))
 	return nil, nil, nil
 }

@@ -61,8 +61,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, metrics)
+	formFloodLimits := provideFormFloods(cfg)
+	quotas := provideQuotas(cfg)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
+	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
+	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
 	deliveryQueue := postgres.NewDeliveryQueue()
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
 	poisonedMessages := postgres.NewPoisonedMessages()
@@ -96,6 +100,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ResendRecipientVerification: resendRecipientVerificationHandler,
 		Submit:                      submitHandler,
 		GrantFeature:                grantFeatureHandler,
+		RevokeFeature:               revokeFeatureHandler,
+		SetPlan:                     setPlanHandler,
 		QueueDelivery:               queueDeliveryHandler,
 		RecordPoisonedMessage:       recordPoisonedMessageHandler,
 		Deliver:                     deliverHandler,
@@ -112,6 +118,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
+	accountOverviewHandler := application.NewAccountOverviewHandler(readModel, clock, quotas)
+	accountHistoryHandler := application.NewAccountHistoryHandler(readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
@@ -122,6 +130,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListDeliveries:        listDeliveriesHandler,
 		DeliveryDetails:       deliveryDetailsHandler,
 		ListIntegrations:      listIntegrationsHandler,
+		AccountOverview:       accountOverviewHandler,
+		AccountHistory:        accountHistoryHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 	}
 	applicationApplication := &application.Application{
@@ -161,8 +171,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}, nil
 }
 
-// buildGrant wires the one use case `formd grant` runs, and only what it needs.
-func buildGrant(ctx context.Context, cfg Config, log *slog.Logger) (*application.GrantFeatureHandler, func(), error) {
+// buildOperator wires the use cases of the operator's commands (`formd
+// grant`, `formd revoke`, `formd plan set`), and only what they need.
+func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator, func(), error) {
 	pool, cleanup, err := providePool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +183,14 @@ func buildGrant(ctx context.Context, cfg Config, log *slog.Logger) (*application
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
-	return grantFeatureHandler, func() {
+	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
+	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
+	mainOperator := &Operator{
+		Grant:   grantFeatureHandler,
+		Revoke:  revokeFeatureHandler,
+		SetPlan: setPlanHandler,
+	}
+	return mainOperator, func() {
 		cleanup()
 	}, nil
 }

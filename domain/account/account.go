@@ -91,6 +91,7 @@ type Account struct {
 	workspaces    map[string]string
 	defaultWS     string
 	features      map[string]bool
+	plan          Plan
 
 	stream domain.Stream[Event]
 }
@@ -168,21 +169,18 @@ func (a *Account) AddWorkspace(id, name string, now time.Time) error {
 	return nil
 }
 
-// GrantFeature records an operator's grant of a paid or manual feature;
-// granting a feature the account holds changes nothing.
+// GrantFeature records an operator's grant of a paid or manual feature (one
+// of Features); granting a feature the account holds changes nothing.
 func (a *Account) GrantFeature(feature string, now time.Time) error {
 	feature = strings.TrimSpace(feature)
-	if feature == "" || len(feature) > maxFeatureLength {
-		return domain.Invalid("feature", "feature must be 1 to %d characters", maxFeatureLength)
+	if err := checkFeature(feature); err != nil {
+		return err
 	}
 	if !a.features[feature] {
 		a.record(FeatureGranted{Feature: feature, At: now.UTC()})
 	}
 	return nil
 }
-
-// maxFeatureLength bounds a feature name.
-const maxFeatureLength = 100
 
 // HasFeature reports whether a grant of feature was recorded on the account.
 // Grants made before grants were events live only in the entitlements read
@@ -219,6 +217,10 @@ func (a *Account) apply(e Event) {
 			a.features = map[string]bool{}
 		}
 		a.features[e.Feature] = true
+	case FeatureRevoked:
+		delete(a.features, e.Feature)
+	case PlanChanged:
+		a.plan = e.Plan
 	}
 }
 

@@ -1,5 +1,7 @@
 package submission
 
+import "time"
+
 // Gate names, in the order they are checked (README: Gate order).
 const (
 	GateAccessKey         = "access_key"
@@ -11,6 +13,9 @@ const (
 	GatePaidFeatures      = "paid_features"
 	GateUploads           = "uploads"
 	GateFields            = "fields"
+	// GateQuota is last: only a submission every other gate accepts is
+	// counted, and a live one is counted when it is committed.
+	GateQuota = "quota"
 )
 
 // Gate outcomes.
@@ -57,6 +62,9 @@ type GateResult struct {
 type RejectedError struct {
 	Gate    string
 	Message string
+	// Until is when a refusal that does not depend on the submission ends
+	// (the monthly quota's reset); zero for the others.
+	Until time.Time
 }
 
 func (e *RejectedError) Error() string { return e.Message }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -32,6 +33,10 @@ type Request struct {
 type Target struct {
 	Settings          form.Settings
 	RecipientVerified bool
+	// Usage is the account's quota usage this month, for a dry run. A live
+	// submission has none: its quota is taken when it is committed, where a
+	// refusal becomes OverQuota.
+	Usage *account.Usage
 }
 
 // Verdict is the gates' judgement of one submission. A live submission stops
@@ -42,6 +47,7 @@ type Verdict struct {
 	gates  []GateResult
 	failed *GateResult
 	errors []FieldError
+	until  time.Time
 }
 
 // Gates are the outcomes in the order the gates were checked.
@@ -59,7 +65,14 @@ func (v Verdict) Err() error {
 	if v.failed == nil {
 		return nil
 	}
-	return &RejectedError{Gate: v.failed.Gate, Message: v.failed.Message}
+	return &RejectedError{Gate: v.failed.Gate, Message: v.failed.Message, Until: v.until}
+}
+
+// OverQuota is the verdict on a live submission every gate accepted but the
+// commit refused: the account's monthly quota was used up.
+func OverQuota(u account.Usage) Verdict {
+	r := GateResult{Gate: GateQuota, Outcome: OutcomeFailed, Message: u.ExhaustedMessage()}
+	return Verdict{gates: []GateResult{r}, failed: &r, until: u.ResetsAt()}
 }
 
 // NoForm is the verdict on a submission that names no form: its access key
@@ -169,7 +182,15 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 		}
 		v.errors = CheckFields(st.Validation, values)
 	}
-	v.check(GateFields, failIf(len(v.errors) > 0, MsgValidationFailed))
+	if !v.check(GateFields, failIf(len(v.errors) > 0, MsgValidationFailed)) {
+		return v
+	}
+	if u := t.Usage; u != nil {
+		v.check(GateQuota, failIf(u.Exhausted(), u.ExhaustedMessage()))
+		if v.failed != nil && v.failed.Gate == GateQuota {
+			v.until = u.ResetsAt()
+		}
+	}
 	return v
 }
 

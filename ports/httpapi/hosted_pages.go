@@ -22,6 +22,7 @@ const (
 	reasonRateLimited    = "rate_limited"
 	reasonInvalid        = "invalid_body"
 	reasonIdempotencyKey = "idempotency_key"
+	reasonFormFlooded    = "form_rate_limited"
 )
 
 // reasonTexts are the error page's words for each reason code; the keys
@@ -36,10 +37,12 @@ var reasonTexts = map[string]string{
 	"paid_features":      "The form asked for a feature this form's account does not have, or gave an invalid reply-to, CC or webhook address.",
 	"uploads":            "This form does not accept file uploads.",
 	"fields":             "Submission validation failed.",
+	"quota":              "This form's account has used up its monthly submission quota. The form accepts submissions again next month.",
 	reasonTooLarge:       "The submission is too large.",
 	reasonRateLimited:    "Too many submissions from this address. Try again in a moment.",
 	reasonInvalid:        "The submission could not be read: it contains data this form does not accept.",
 	reasonIdempotencyKey: "The submission's Idempotency-Key is invalid or was already used for another submission.",
+	reasonFormFlooded:    "This form is receiving too many submissions right now. Try again in a moment.",
 }
 
 // ruleTexts finish a sentence that starts with the field's name.

@@ -85,6 +85,8 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.GET("/openapi.json", s.openAPI)
 
 	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites)
+	v1.GET("/account", s.getAccount)
+	v1.GET("/account/events", s.accountEvents)
 	v1.GET("/forms", s.listForms)
 	v1.POST("/forms", s.createForm)
 	v1.PATCH("/forms/:formId", s.updateForm)

@@ -2,12 +2,16 @@ package httpapi
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -73,9 +77,18 @@ func (s *Server) submit(c *gin.Context) {
 		DryRun: dryRunRequested(c.Request), JSONClient: jsClient, IdempotencyKey: idem, RequestID: requestIDOf(c),
 	})
 	var rejected *application.SubmissionRejected
+	var tooMany *domain.TooManyRequestsError
 	switch {
+	case errors.As(err, &rejected) && !rejected.Until.IsZero():
+		// A refusal that lasts until a time whatever is submitted (the
+		// monthly quota): 429, and when to try again.
+		retryAfter(c, time.Until(rejected.Until))
+		s.submitFailed(c, jsClient, http.StatusTooManyRequests, rejected.Gate, rejected.Response.Message, &rejected.Response)
 	case errors.As(err, &rejected):
 		s.submitFailed(c, jsClient, http.StatusBadRequest, rejected.Gate, rejected.Response.Message, &rejected.Response)
+	case errors.As(err, &tooMany): // the per-form flood limit
+		retryAfter(c, tooMany.RetryAfter)
+		s.submitFailed(c, jsClient, http.StatusTooManyRequests, reasonFormFlooded, tooMany.Message, nil)
 	case err != nil:
 		status, msg := statusOf(err)
 		if status == http.StatusInternalServerError {
@@ -96,6 +109,11 @@ func (s *Server) submit(c *gin.Context) {
 		}
 		c.Redirect(http.StatusSeeOther, target)
 	}
+}
+
+// retryAfter sets Retry-After to wait in whole seconds, at least one.
+func retryAfter(c *gin.Context, wait time.Duration) {
+	c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 }
 
 // submitFailed answers a refused submission: JSON for JavaScript clients, a

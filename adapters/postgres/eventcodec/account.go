@@ -31,6 +31,16 @@ func init() {
 	}, func(s accountPasswordResetV1) account.PasswordReset {
 		return account.PasswordReset{PasswordHash: s.PasswordHash, At: s.At}
 	})
+	Register(func(e account.PlanChanged) accountPlanChangedV1 {
+		return accountPlanChangedV1{Plan: string(e.Plan), Previous: string(e.Previous), At: e.At}
+	}, func(s accountPlanChangedV1) account.PlanChanged {
+		return account.PlanChanged{Plan: account.Plan(s.Plan), Previous: account.Plan(s.Previous), At: s.At}
+	})
+	Register(func(e account.FeatureRevoked) accountFeatureRevokedV1 {
+		return accountFeatureRevokedV1{Feature: e.Feature, At: e.At}
+	}, func(s accountFeatureRevokedV1) account.FeatureRevoked {
+		return account.FeatureRevoked{Feature: s.Feature, At: s.At}
+	})
 }
 
 // atV1 is the stored shape of events that carry only their time
@@ -71,4 +81,18 @@ type accountFeatureGrantedV1 struct {
 type accountPasswordResetV1 struct {
 	PasswordHash string    `json:"passwordHash"`
 	At           time.Time `json:"at"`
+}
+
+// accountPlanChangedV1 is account.plan_changed.v1 as stored: the plan set and
+// the one it replaced, by name.
+type accountPlanChangedV1 struct {
+	Plan     string    `json:"plan"`
+	Previous string    `json:"previous"`
+	At       time.Time `json:"at"`
+}
+
+// accountFeatureRevokedV1 is account.feature_revoked.v1 as stored.
+type accountFeatureRevokedV1 struct {
+	Feature string    `json:"feature"`
+	At      time.Time `json:"at"`
 }

@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
+)
+
+// Monthly quotas are charged in the group commit's own transaction
+// (formd_charge_quota, migration 00015): a submission is counted if and only
+// if it is committed, so no restart resets a count and no second process
+// overruns one. The row of an (account, month) is locked from the charge to
+// the commit, which is why the pipelined path charges last.
+
+// quotaCharges are the charges of the live submissions that count against a
+// quota, one per submission, in batch order.
+type quotaCharges struct {
+	idx      []int
+	accounts []string
+	months   []time.Time
+	wants    []int32
+	quotas   account.Quotas
+}
+
+func quotaChargesOf(batch []*pendingSubmission, live []bool) quotaCharges {
+	var q quotaCharges
+	for i, p := range batch {
+		c := p.sub.Charge
+		if !live[i] || c.AccountID == "" {
+			continue
+		}
+		if len(q.idx) == 0 {
+			q.quotas = c.Quotas // one process's configuration: the same for the whole batch
+		}
+		q.idx = append(q.idx, i)
+		q.accounts, q.months, q.wants = append(q.accounts, c.AccountID), append(q.months, c.Month.Start()), append(q.wants, 1)
+	}
+	return q
+}
+
+// chargeQuery calls formd_charge_quota with q's charges; strict makes a
+// quota without room for all of them raise.
+func (q quotaCharges) chargeQuery(strict bool) (string, []any) {
+	plans := make([]string, len(account.Plans))
+	limits := make([]int32, len(account.Plans))
+	for i, p := range account.Plans {
+		plans[i], limits[i] = string(p), int32(min(q.quotas.Of(p), 1<<31-1))
+	}
+	return `SELECT charged_account::text, charged_month, granted, used_after, plan_name, plan_quota
+		FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], $6)`,
+		[]any{q.accounts, q.months, q.wants, plans, limits, strict}
+}
+
+// queueCharges adds the strict charge to a pipelined group commit.
+func (q quotaCharges) queueCharges(b *pgx.Batch) {
+	if len(q.idx) == 0 {
+		return
+	}
+	sql, args := q.chargeQuery(true)
+	b.Queue(sql, args...)
+}
+
+// chargeKey is an (account, month) pair; the month as 2006-01, which
+// compares safely where time.Time values may not.
+type chargeKey struct{ account, month string }
+
+// chargeQuotas charges the live submissions' quotas in tx: where an account
+// has room for only some of its submissions, the first ones in the batch
+// are kept and the others take no part in the commit: they are answered
+// with the quota's refusal, and the Idempotency-Keys they claimed are given
+// back, so a retry once there is room can commit.
+func (s *SubmissionStore) chargeQuotas(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
+	q := quotaChargesOf(batch, live)
+	if len(q.idx) == 0 {
+		return nil
+	}
+	sql, args := q.chargeQuery(false)
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	type charged struct {
+		granted int
+		usage   account.Usage
+	}
+	got := map[chargeKey]*charged{}
+	var (
+		acc         string
+		month       time.Time
+		granted     int
+		used, limit int
+		plan        string
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&acc, &month, &granted, &used, &plan, &limit}, func() error {
+		m := account.MonthOf(month)
+		got[chargeKey{acc, m.String()}] = &charged{granted: granted,
+			usage: account.Usage{Plan: account.Plan(plan), Quota: limit, Used: used, Month: m}}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var forms, keys []string
+	for n, i := range q.idx {
+		c := got[chargeKey{q.accounts[n], account.MonthOf(q.months[n]).String()}]
+		if c == nil {
+			return errors.New("formd_charge_quota answered no row for an account it was asked to charge")
+		}
+		if c.granted > 0 {
+			c.granted--
+			continue
+		}
+		live[i] = false
+		results[i] = acceptResult{err: &application.QuotaExhaustedError{Usage: c.usage}}
+		if k := batch[i].sub.IdempotencyKey; k != "" {
+			forms, keys = append(forms, batch[i].sub.FormID), append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE (form_id, key) IN
+		(SELECT * FROM unnest($1::uuid[], $2::text[]))`, forms, keys)
+	return err
+}
+
+// twinOfRefused answers a twin (a submission with the Idempotency-Key of an
+// earlier one in the batch) whose original the quota refused: it is refused
+// alike, since no response was stored under the key.
+func twinOfRefused(batch []*pendingSubmission, results []acceptResult, twin int) (acceptResult, bool) {
+	for j := range twin {
+		var exhausted *application.QuotaExhaustedError
+		if batch[j].sub.FormID == batch[twin].sub.FormID && batch[j].sub.IdempotencyKey == batch[twin].sub.IdempotencyKey &&
+			errors.As(results[j].err, &exhausted) {
+			return results[j], true
+		}
+	}
+	return acceptResult{}, false
+}

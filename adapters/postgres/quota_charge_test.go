@@ -1,0 +1,211 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
+)
+
+// quotaMonth is the month the quota tests charge.
+var quotaMonth = account.MonthOf(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+
+// charged is g.accepted charged to the form's account under quotas.
+func (g groupEnv) charged(key string, quotas account.Quotas) application.AcceptedSubmission {
+	s := g.accepted(1, key)
+	s.Charge = application.QuotaCharge{AccountID: g.accountID, Month: quotaMonth, Quotas: quotas}
+	return s
+}
+
+// used is the account's count in quotaMonth (0 without a row).
+func (g groupEnv) used(t *testing.T) int {
+	t.Helper()
+	_, n, err := g.read.PlanUsage(g.ctx, g.accountID, quotaMonth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (g groupEnv) setUsed(t *testing.T, n int) {
+	t.Helper()
+	if _, err := g.pool.Exec(g.ctx, `INSERT INTO submission_quota_usage (account_id, month, used) VALUES ($1, $2, $3)
+		ON CONFLICT (account_id, month) DO UPDATE SET used = excluded.used`, g.accountID, quotaMonth.Start(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGroupCommitPipelinedChargesTheQuotaOrFailsAsAWhole(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	quotas := account.Quotas{Free: 3, Pro: 100, Lifetime: 100}
+	batch := []application.AcceptedSubmission{g.charged("", quotas), g.charged("k", quotas), g.charged("k", quotas)}
+	if _, errs, err := postgres.CommitPipelined(g.subs, g.ctx, batch); err != nil || errs[0] != nil || errs[1] != nil || errs[2] != nil {
+		t.Fatalf("CommitPipelined: %v %v", err, errs)
+	}
+	if n := g.used(t); n != 2 {
+		t.Fatalf("used %d after two submissions and a twin, want 2", n)
+	}
+
+	over := []application.AcceptedSubmission{g.charged("", quotas), g.charged("", quotas)}
+	if _, _, err := postgres.CommitPipelined(g.subs, g.ctx, over); err == nil {
+		t.Fatal("CommitPipelined of two submissions with room for one succeeded; the careful path must sort it out")
+	}
+	if g.committed(t, over[0]) || g.committed(t, over[1]) || g.used(t) != 2 {
+		t.Fatalf("a failed pipeline committed or counted something: used %d", g.used(t))
+	}
+}
+
+// Where an account has room for only some of a batch's submissions, the
+// first ones commit and the others are refused with the quota, on the
+// careful path and when the pipeline falls back to it.
+func TestGroupCommitCarefulPathChargesTheQuotaPerSubmission(t *testing.T) {
+	t.Parallel()
+	for _, path := range []struct {
+		name   string
+		commit postgres.CommitPath
+	}{{"careful", postgres.CommitCarefully}, {"fallback", postgres.Commit}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGroupEnv(t)
+			quotas := account.Quotas{Free: 4, Pro: 100, Lifetime: 100}
+			seeded := g.charged("used", quotas)
+			g.storeKey(t, seeded) // counted: 1 of 4
+			g.setUsed(t, 2)       // and one more, from another process say
+			batch := []application.AcceptedSubmission{
+				g.charged("", quotas),      // commits: 3 of 4
+				g.charged("used", quotas),  // a replay of the seeded one: answered, not counted
+				g.charged("late", quotas),  // commits: 4 of 4
+				g.charged("over", quotas),  // refused, its key given back
+				g.charged("", quotas),      // refused
+				g.charged("over", quotas),  // a twin of a refused one: refused alike
+				g.accepted(1, "uncharged"), // counts against nothing (no account)
+			}
+			priors, errs, err := path.commit(g.subs, g.ctx, batch)
+			if err != nil {
+				t.Fatalf("%s: %v", path.name, err)
+			}
+			for i, want := range []string{"", seeded.Accepted.RequestID, "", "quota", "quota", "quota", ""} {
+				var got string
+				var exhausted *application.QuotaExhaustedError
+				switch {
+				case errors.As(errs[i], &exhausted):
+					got = "quota"
+					u := exhausted.Usage
+					if u.Plan != account.PlanFree || u.Quota != 4 || u.Used != 4 || u.Month != quotaMonth {
+						t.Errorf("submission %d: usage %+v, want the free plan's 4 of 4 in %s", i, u, quotaMonth)
+					}
+				case errs[i] != nil:
+					got = "error: " + errs[i].Error()
+				case priors[i] != nil:
+					got = priors[i].Response.RequestID
+				}
+				if got != want {
+					t.Errorf("submission %d answered %q, want %q", i, got, want)
+				}
+			}
+			for i, want := range []bool{true, false, true, false, false, false, true} {
+				if got := g.committed(t, batch[i]); got != want {
+					t.Errorf("submission %d committed = %v, want %v", i, got, want)
+				}
+			}
+			if n := g.used(t); n != 4 {
+				t.Errorf("used %d, want 4", n)
+			}
+			if stored, err := g.subs.IdempotentResponse(g.ctx, g.formID, "over"); err != nil || stored != nil {
+				t.Errorf("the refused submission's key still answers: %+v, %v", stored, err)
+			}
+			if stored, err := g.subs.IdempotentResponse(g.ctx, g.formID, "late"); err != nil || stored == nil {
+				t.Errorf("the committed submission's key does not answer: %+v, %v", stored, err)
+			}
+		})
+	}
+}
+
+// A plan changed a moment ago applies to the next commit: the store reads
+// the account's plan in the commit's transaction.
+func TestGroupCommitChargesThePlanTheAccountIsOnNow(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	quotas := account.Quotas{Free: 1, Pro: 3, Lifetime: 2}
+	g.setUsed(t, 1)
+	if _, errs, err := postgres.Commit(g.subs, g.ctx, []application.AcceptedSubmission{g.charged("", quotas)}); err != nil || errs[0] == nil {
+		t.Fatalf("on the free plan with its one submission used: %v %v, want a refusal", err, errs)
+	}
+	g.run(t, func(tx application.Tx) error {
+		a, err := tx.LoadAccount(g.ctx, g.accountID)
+		if err != nil {
+			return err
+		}
+		if err := a.SetPlan(account.PlanPro, time.Now()); err != nil {
+			return err
+		}
+		return tx.SaveAccount(g.ctx, a)
+	})
+	batch := []application.AcceptedSubmission{g.charged("", quotas), g.charged("", quotas), g.charged("", quotas)}
+	_, errs, err := postgres.Commit(g.subs, g.ctx, batch)
+	var exhausted *application.QuotaExhaustedError
+	if err != nil || errs[0] != nil || errs[1] != nil || !errors.As(errs[2], &exhausted) || exhausted.Usage.Plan != account.PlanPro || exhausted.Usage.Quota != 3 {
+		t.Fatalf("on the pro plan (3), with 1 used: %v %v, want two commits and a refusal naming the pro plan", err, errs)
+	}
+	if plan, n, err := g.read.PlanUsage(g.ctx, g.accountID, quotaMonth); err != nil || plan != account.PlanPro || n != 3 {
+		t.Fatalf("PlanUsage = %q, %d, %v", plan, n, err)
+	}
+}
+
+// Two stores on one database (two formd processes) hammering one account's
+// last 10 submissions commit exactly 10, whatever the batches look like.
+func TestTwoStoresNeverOverrunAQuota(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	other, closeOther := postgres.NewSubmissionStore(g.pool, postgres.NewEventStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(closeOther)
+	quotas := account.Quotas{Free: 25, Pro: 100, Lifetime: 100}
+	g.setUsed(t, 15)
+	const n = 60
+	subs := make([]application.AcceptedSubmission, n)
+	errs := make([]error, n)
+	for i := range subs {
+		key := ""
+		if i%3 == 0 {
+			key = fmt.Sprint("key-", i)
+		}
+		subs[i] = g.charged(key, quotas)
+	}
+	var wg sync.WaitGroup
+	for i := range subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			store := g.subs
+			if i%2 == 1 {
+				store = other
+			}
+			_, errs[i] = store.Accept(g.ctx, subs[i])
+		}()
+	}
+	wg.Wait()
+	accepted := 0
+	for i, err := range errs {
+		var exhausted *application.QuotaExhaustedError
+		switch {
+		case err == nil:
+			accepted++
+		case !errors.As(err, &exhausted):
+			t.Fatalf("Accept %d: %v", i, err)
+		}
+		if g.committed(t, subs[i]) != (err == nil) {
+			t.Fatalf("submission %d: committed and answered disagree (%v)", i, err)
+		}
+	}
+	if accepted != 10 || g.used(t) != 25 {
+		t.Fatalf("accepted %d with the count at %d; want exactly the 10 left, and 25", accepted, g.used(t))
+	}
+}

@@ -1,0 +1,27 @@
+package application
+
+import "context"
+
+// AccountHistory is GET /v1/account/events: the caller's account's audit
+// trail (registration, verification, plan changes, grants, revocations).
+type AccountHistory struct {
+	Caller Session
+}
+
+// AccountHistoryHandler reads the account's events.
+type AccountHistoryHandler struct {
+	read ReadModel
+}
+
+// NewAccountHistoryHandler builds the handler; every dependency is required.
+func NewAccountHistoryHandler(read ReadModel) *AccountHistoryHandler {
+	if read == nil {
+		panic("application: nil dependency of AccountHistoryHandler")
+	}
+	return &AccountHistoryHandler{read: read}
+}
+
+// Handle returns the caller's account's events in order.
+func (h *AccountHistoryHandler) Handle(ctx context.Context, q AccountHistory) ([]HistoryEntry, error) {
+	return h.read.StreamHistory(ctx, q.Caller.AccountID)
+}

@@ -1,0 +1,57 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
+
+// SetPlan is `formd plan set <account email> <plan>`: an operator moves an
+// account to another plan.
+type SetPlan struct {
+	Email string
+	Plan  string
+	// Operator names who ran the command, for the audit trail.
+	Operator string
+}
+
+// SetPlanHandler records the change on the account's stream; the accounts
+// read model, which quotas and entitlements consult, is projected from it.
+type SetPlanHandler struct {
+	tx    Transactor
+	read  ReadModel
+	clock Clock
+}
+
+// NewSetPlanHandler builds the handler; every dependency is required.
+func NewSetPlanHandler(tx Transactor, read ReadModel, clock Clock) *SetPlanHandler {
+	if tx == nil || read == nil || clock == nil {
+		panic("application: nil dependency of SetPlanHandler")
+	}
+	return &SetPlanHandler{tx: tx, read: read, clock: clock}
+}
+
+// Handle sets the plan; an unknown plan is refused naming the plans, an
+// unknown email is domain.ErrNotFound.
+func (h *SetPlanHandler) Handle(ctx context.Context, cmd SetPlan) error {
+	plan, err := account.ParsePlan(cmd.Plan)
+	if err != nil {
+		return err
+	}
+	acc, err := h.read.AccountByEmail(ctx, account.NormalizeEmail(cmd.Email))
+	if err != nil {
+		return err
+	}
+	md := Metadata{Actor: Actor{Type: ActorOperator, ID: cmd.Operator}, AccountID: acc.ID}
+	now := h.clock.Now()
+	return h.tx.InTx(ctx, md, func(tx Tx) error {
+		a, err := tx.LoadAccount(ctx, acc.ID)
+		if err != nil {
+			return err
+		}
+		if err := a.SetPlan(plan, now); err != nil {
+			return err
+		}
+		return tx.SaveAccount(ctx, a)
+	})
+}
