@@ -1,7 +1,8 @@
-// Package account is the Account aggregate: who owns forms, their default
-// workspace, whether their email is verified and which paid or manual
-// features an operator granted it. Sessions are credentials kept beside it,
-// not events.
+// Package account is the Account aggregate: who owns forms, their
+// workspaces, whether their email is verified, which paid or manual features
+// an operator granted it, and its workspace API tokens. Sessions are
+// credentials kept beside it, not events; tokens are events, because their
+// creation and deletion belong in the audit trail.
 package account
 
 import (
@@ -91,6 +92,8 @@ type Account struct {
 	workspaces    map[string]string
 	defaultWS     string
 	features      map[string]bool
+	// tokens are the workspace API tokens not deleted, by id.
+	tokens map[string]tokenState
 
 	stream domain.Stream[Event]
 }
@@ -219,6 +222,13 @@ func (a *Account) apply(e Event) {
 			a.features = map[string]bool{}
 		}
 		a.features[e.Feature] = true
+	case TokenCreated:
+		if a.tokens == nil {
+			a.tokens = map[string]tokenState{}
+		}
+		a.tokens[e.TokenID] = tokenState{workspaceID: e.WorkspaceID}
+	case TokenRevoked:
+		delete(a.tokens, e.TokenID)
 	}
 }
 
