@@ -35,6 +35,10 @@ type Commands struct {
 	// TestIntegration queues a sample delivery to one of them.
 	TestIntegration     *TestIntegrationHandler
 	RotateWebhookSecret *RotateWebhookSecretHandler
+	// CreateWorkspaceToken and RevokeWorkspaceToken manage workspace API
+	// tokens (sessions only).
+	CreateWorkspaceToken *CreateWorkspaceTokenHandler
+	RevokeWorkspaceToken *RevokeWorkspaceTokenHandler
 }
 
 // Queries read state and change nothing.
@@ -47,6 +51,8 @@ type Queries struct {
 	ListDeliveries        *ListDeliveriesHandler
 	DeliveryDetails       *DeliveryDetailsHandler
 	ListIntegrations      *ListIntegrationsHandler
+	ListWorkspaces        *ListWorkspacesHandler
+	ListWorkspaceTokens   *ListWorkspaceTokensHandler
 	// WebhookSigningSecrets is for the delivery workers, which will sign
 	// webhook deliveries with it; no route shows a secret.
 	WebhookSigningSecrets *WebhookSigningSecretsHandler

@@ -86,6 +86,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
 	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
+	createWorkspaceTokenHandler := application.NewCreateWorkspaceTokenHandler(transactor, readModel, uuiDs, clock)
+	revokeWorkspaceTokenHandler := application.NewRevokeWorkspaceTokenHandler(transactor, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -103,8 +105,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ConfigureIntegration:        configureIntegrationHandler,
 		TestIntegration:             testIntegrationHandler,
 		RotateWebhookSecret:         rotateWebhookSecretHandler,
+		CreateWorkspaceToken:        createWorkspaceTokenHandler,
+		RevokeWorkspaceToken:        revokeWorkspaceTokenHandler,
 	}
-	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
+	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
@@ -112,6 +116,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
+	listWorkspacesHandler := application.NewListWorkspacesHandler(readModel)
+	listWorkspaceTokensHandler := application.NewListWorkspaceTokensHandler(readModel, readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
@@ -122,6 +128,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListDeliveries:        listDeliveriesHandler,
 		DeliveryDetails:       deliveryDetailsHandler,
 		ListIntegrations:      listIntegrationsHandler,
+		ListWorkspaces:        listWorkspacesHandler,
+		ListWorkspaceTokens:   listWorkspaceTokensHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 	}
 	applicationApplication := &application.Application{
