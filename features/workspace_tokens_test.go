@@ -96,7 +96,9 @@ var scopedRoutes = []scopedRoute{
 	{method: "POST", path: "/v1/forms/{formId}/recipient-verifications", scope: "forms:write", status: http.StatusCreated},
 	{method: "GET", path: "/v1/forms/{formId}/integrations", scope: "forms:read", status: http.StatusOK},
 	{method: "PATCH", path: "/v1/forms/{formId}/integrations/{type}", typ: "discord", scope: "forms:write", status: http.StatusOK,
-		body: func() any { return map[string]any{"enabled": false, "targetUrl": "https://discord.example.test/api/webhooks/1/x"} }},
+		body: func() any {
+			return map[string]any{"enabled": false, "targetUrl": "https://discord.example.test/api/webhooks/1/x"}
+		}},
 	{method: "POST", path: "/v1/forms/{formId}/integrations/webhook/rotate-secret", scope: "forms:write", status: http.StatusOK},
 	{method: "POST", path: "/v1/forms/{formId}/integrations/{type}/test", typ: "webhook", scope: "forms:write", status: http.StatusCreated},
 	{method: "GET", path: "/v1/forms/{formId}/deliveries", scope: "forms:read", status: http.StatusOK},
@@ -283,12 +285,12 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 	It("refuses a malformed token request with 400 naming the field", func() {
 		path := "/v1/workspaces/" + ws + "/tokens"
 		for body, field := range map[string]string{
-			`{"name": "CI"}`: "scopes",
-			`{"name": "CI", "scopes": []}`: "scopes",
-			`{"name": "CI", "scopes": ["admin"]}`: "scopes",
+			`{"name": "CI"}`:                         "scopes",
+			`{"name": "CI", "scopes": []}`:           "scopes",
+			`{"name": "CI", "scopes": ["admin"]}`:    "scopes",
 			`{"name": "", "scopes": ["forms:read"]}`: "name",
 			`{"name": "CI", "scopes": ["forms:read"], "expiresAt": "2001-01-01T00:00:00Z"}`: "expiresAt",
-			`{"name": "CI", "scopes": ["forms:read"], "expiresAt": "tomorrow"}`: "expiresAt",
+			`{"name": "CI", "scopes": ["forms:read"], "expiresAt": "tomorrow"}`:             "expiresAt",
 		} {
 			ExpectError(f.Post(session, path, RawJSON(body)), http.StatusBadRequest, field)
 		}
@@ -414,7 +416,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 			"expiresAt": expires.Format(time.RFC3339Nano)})
 		Expect(f.Get(t.Secret, "/v1/forms").Status).To(Equal(http.StatusOK), "before it expires")
 		Eventually(func() int { return f.Get(t.Secret, "/v1/forms").Status }).
-			WithTimeout(20*time.Second).WithPolling(250*time.Millisecond).Should(Equal(http.StatusUnauthorized))
+			WithTimeout(20 * time.Second).WithPolling(250 * time.Millisecond).Should(Equal(http.StatusUnauthorized))
 		Expect(time.Now()).To(BeTemporally(">=", expires), "refused only from its expiry on")
 		r := f.Get(session, "/v1/workspaces/"+ws+"/tokens")
 		Expect(r.Array("tokens")).To(ContainElement(HaveKeyWithValue("id", t.ID)), "an expired token stays listed until deleted")
