@@ -19,6 +19,9 @@ const TokenUseResolution = time.Minute
 // session cookie.
 type Authenticate struct {
 	Credential string
+	// Cookie says the credential came in the session cookie, which carries
+	// sessions only: a workspace token belongs in an Authorization header.
+	Cookie bool
 }
 
 // AuthenticateHandler turns a credential into the caller's Session. It is a
@@ -48,6 +51,9 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, q Authenticate) (Sessi
 	hash := HashSecret(credential)
 	now := h.clock.Now()
 	if strings.HasPrefix(credential, account.TokenPrefix) {
+		if q.Cookie {
+			return Session{}, ErrUnauthenticated
+		}
 		return h.token(ctx, hash, now)
 	}
 	acc, err := h.read.SessionByTokenHash(ctx, hash, now)

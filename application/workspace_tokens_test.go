@@ -103,6 +103,9 @@ func TestAuthenticateTellsTokensFromSessions(t *testing.T) {
 		t.Errorf("token access = %+v, want forms:read on ws-1 only", s.Access)
 	}
 
+	if _, err := h.Handle(context.Background(), Authenticate{Credential: secret, Cookie: true}); !errors.Is(err, ErrUnauthenticated) {
+		t.Errorf("a token in the session cookie = %v, want ErrUnauthenticated", err)
+	}
 	if _, err := h.Handle(context.Background(), Authenticate{Credential: "fdw_unknown"}); !errors.Is(err, ErrUnauthenticated) {
 		t.Errorf("an unknown token = %v, want ErrUnauthenticated", err)
 	}

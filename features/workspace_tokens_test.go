@@ -422,6 +422,12 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		Expect(r.Array("tokens")).To(ContainElement(HaveKeyWithValue("id", t.ID)), "an expired token stays listed until deleted")
 	})
 
+	It("takes a token as a bearer token only, never in the session cookie", func() {
+		t := f.TokenWith(session, ws, "forms:read")
+		ExpectError(f.Get("", "/v1/forms", SessionCookie(t.Secret)), http.StatusUnauthorized)
+		Expect(f.Get(t.Secret, "/v1/forms").Status).To(Equal(http.StatusOK))
+	})
+
 	It("does not let a token manage tokens, whatever its scopes", func() {
 		t := f.TokenWith(session, ws, allScopes...)
 		ExpectError(f.Get(t.Secret, "/v1/workspaces/"+ws+"/tokens"), http.StatusForbidden, "use a session")
