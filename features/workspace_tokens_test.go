@@ -422,6 +422,25 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		Expect(r.Array("tokens")).To(ContainElement(HaveKeyWithValue("id", t.ID)), "an expired token stays listed until deleted")
 	})
 
+	It("deletes every token of an account its mailbox's owner takes back with a password reset", func() {
+		email := UniqueEmail("claimed")
+		squatter := f.Register(email, "the squatter's passphrase")
+		squatted := f.Workspaces(squatter)[0]["id"].(string)
+		kept := f.TokenWith(squatter, squatted, allScopes...)
+		Expect(f.Get(kept.Secret, "/v1/workspaces").Status).To(Equal(http.StatusOK))
+		f.Mail.WaitForMail(email) // the account verification mail, left unopened
+
+		Expect(f.Post("", "/agent/auth/password-reset", map[string]any{"email": email}).Status).To(Equal(http.StatusAccepted))
+		done := f.FollowLink(Link(f.Mail.WaitForMail(email)), "password", DefaultPassword)
+		Expect(done.Status).To(Equal(http.StatusOK), "%s", done)
+
+		ExpectError(f.Get(kept.Secret, "/v1/workspaces"), http.StatusUnauthorized)
+		owner := f.Register(email, DefaultPassword)
+		r := f.Get(owner, "/v1/workspaces/"+squatted+"/tokens")
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Array("tokens")).To(BeEmpty())
+	})
+
 	It("takes a token as a bearer token only, never in the session cookie", func() {
 		t := f.TokenWith(session, ws, "forms:read")
 		ExpectError(f.Get("", "/v1/forms", SessionCookie(t.Secret)), http.StatusUnauthorized)

@@ -7,6 +7,8 @@ package account
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,14 +152,19 @@ func (a *Account) VerifyEmail(now time.Time) {
 // owner of its mailbox (who followed a password reset link sent there). That
 // proves the address as a verification link does, so the email counts as
 // verified too: an account someone else registered under the address
-// becomes its owner's. Ending the account's sessions is the caller's part:
-// sessions are credentials kept beside the account, not events.
+// becomes its owner's. Every workspace API token is deleted with it, since
+// whoever held the account before may have made them. Ending the account's
+// sessions is the caller's part: sessions are credentials kept beside the
+// account, not events.
 func (a *Account) ResetPassword(passwordHash string, now time.Time) error {
 	if passwordHash == "" {
 		return errors.New("account: a password reset needs the new password's hash")
 	}
 	a.record(PasswordReset{PasswordHash: passwordHash, At: now.UTC()})
 	a.VerifyEmail(now)
+	for _, id := range slices.Sorted(maps.Keys(a.tokens)) {
+		a.record(TokenRevoked{TokenID: id, At: now.UTC()})
+	}
 	return nil
 }
 
