@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // AccountHistory is GET /v1/account/events: the caller's account's audit
 // trail (registration, verification, plan changes, grants, revocations).
@@ -23,5 +27,9 @@ func NewAccountHistoryHandler(read ReadModel) *AccountHistoryHandler {
 
 // Handle returns the caller's account's events in order.
 func (h *AccountHistoryHandler) Handle(ctx context.Context, q AccountHistory) ([]HistoryEntry, error) {
+	// The account is above any workspace: a workspace token does not see it.
+	if err := q.Caller.Access.RequireSession(account.ErrTokensSeeNoAccount); err != nil {
+		return nil, err
+	}
 	return h.read.StreamHistory(ctx, q.Caller.AccountID)
 }

@@ -43,6 +43,10 @@ func NewAccountOverviewHandler(plans AccountPlans, clock Clock, quotas account.Q
 
 // Handle reads the caller's account.
 func (h *AccountOverviewHandler) Handle(ctx context.Context, q AccountOverview) (AccountSummary, error) {
+	// The account is above any workspace: a workspace token does not see it.
+	if err := q.Caller.Access.RequireSession(account.ErrTokensSeeNoAccount); err != nil {
+		return AccountSummary{}, err
+	}
 	rec, err := h.plans.AccountPlan(ctx, q.Caller.AccountID)
 	if err != nil {
 		return AccountSummary{}, err

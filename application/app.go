@@ -38,6 +38,10 @@ type Commands struct {
 	// TestIntegration queues a sample delivery to one of them.
 	TestIntegration     *TestIntegrationHandler
 	RotateWebhookSecret *RotateWebhookSecretHandler
+	// CreateWorkspaceToken and RevokeWorkspaceToken manage workspace API
+	// tokens (sessions only).
+	CreateWorkspaceToken *CreateWorkspaceTokenHandler
+	RevokeWorkspaceToken *RevokeWorkspaceTokenHandler
 }
 
 // Queries read state and change nothing.
@@ -52,8 +56,10 @@ type Queries struct {
 	ListIntegrations      *ListIntegrationsHandler
 	// AccountOverview and AccountHistory show the caller's account: plan,
 	// entitlements, this month's usage, and its audit trail.
-	AccountOverview *AccountOverviewHandler
-	AccountHistory  *AccountHistoryHandler
+	AccountOverview     *AccountOverviewHandler
+	AccountHistory      *AccountHistoryHandler
+	ListWorkspaces      *ListWorkspacesHandler
+	ListWorkspaceTokens *ListWorkspaceTokensHandler
 	// WebhookSigningSecrets is for the delivery workers, which will sign
 	// webhook deliveries with it; no route shows a secret.
 	WebhookSigningSecrets *WebhookSigningSecretsHandler

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -50,6 +51,9 @@ func unconfigured(t form.IntegrationType) error {
 // signing secret the first time it is configured, and only that answer
 // carries the secret.
 func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return IntegrationRecord{}, err
+	}
 	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
 		return IntegrationRecord{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -49,6 +50,9 @@ func NewCreateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids I
 // Handle creates the form (in a new workspace when one is named) and queues
 // the recipient verification email.
 func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCreated, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return FormCreated{}, err
+	}
 	policy, err := formPolicy(ctx, h.ent, cmd.Caller.AccountID)
 	if err != nil {
 		return FormCreated{}, err
@@ -65,13 +69,21 @@ func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCre
 			return err
 		}
 		workspace := a.DefaultWorkspaceID()
+		wantID, wantName := cmd.WorkspaceID, strings.TrimSpace(cmd.WorkspaceName)
+		if own, bound := cmd.Caller.Access.Workspace(); bound {
+			// A workspace token creates forms in its own workspace only.
+			if (wantID != "" && wantID != own) || wantName != "" {
+				return errTokenWorkspaceOnly
+			}
+			wantID = own
+		}
 		switch {
-		case cmd.WorkspaceID != "":
-			if !a.HasWorkspace(cmd.WorkspaceID) {
+		case wantID != "":
+			if !a.HasWorkspace(wantID) {
 				return domain.Invalid("workspaceId", "workspaceId is not a workspace of this account")
 			}
-			workspace = cmd.WorkspaceID
-		case strings.TrimSpace(cmd.WorkspaceName) != "":
+			workspace = wantID
+		case wantName != "":
 			workspace = h.ids.New()
 			if err := a.AddWorkspace(workspace, cmd.WorkspaceName, now); err != nil {
 				return err
@@ -99,6 +111,11 @@ func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCre
 	rec, err := h.read.FormByID(ctx, formID)
 	return FormCreated{Form: rec, AccessKey: accessKey}, err
 }
+
+// errTokenWorkspaceOnly refuses a workspace token's form in another
+// workspace, or in a new one: a token reaches its own workspace only.
+var errTokenWorkspaceOnly = &domain.PermissionDeniedError{
+	Message: "A workspace API token creates forms in its own workspace only: leave out workspaceName, and workspaceId or give the token's own."}
 
 // newAccessKey is a random UUID-shaped public routing key, the shape form
 // snippets of other services already carry.

@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // DeliveryDetails is GET /v1/deliveries/{deliveryId}.
 type DeliveryDetails struct {
@@ -32,6 +36,9 @@ func NewDeliveryDetailsHandler(read ReadModel, log DeliveryLog) *DeliveryDetails
 // Handle returns the delivery and its events in order; a delivery the
 // caller's log does not show is not found.
 func (h *DeliveryDetailsHandler) Handle(ctx context.Context, q DeliveryDetails) (DeliveryDetail, error) {
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return DeliveryDetail{}, err
+	}
 	rec, err := ownedDelivery(ctx, h.log, q.Caller, q.DeliveryID)
 	if err != nil {
 		return DeliveryDetail{}, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 )
 
@@ -54,7 +55,7 @@ func (w *logWorld) Requeue(_ context.Context, rec DeliveryRecord, e delivery.Ret
 	return rec, nil
 }
 
-var owner = Session{AccountID: "acct-1", CredentialID: "cred", ActorType: ActorSession}
+var owner = Session{AccountID: "acct-1", CredentialID: "cred", ActorType: ActorSession, Access: account.FullAccess()}
 
 func newLogWorld() *logWorld {
 	failed := DeliveryRecord{ID: "d-failed", AccountID: "acct-1", FormID: "form-1", SubmissionID: "s-1",

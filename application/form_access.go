@@ -10,13 +10,14 @@ import (
 )
 
 // ownedForm returns the form when it belongs to the caller; a form of anyone
-// else is not found, so its existence is not revealed.
+// else, or of a workspace the caller's token is not for, is not found, so its
+// existence is not revealed.
 func ownedForm(ctx context.Context, read ReadModel, caller Session, formID string) (FormRecord, error) {
 	rec, err := read.FormByID(ctx, formID)
 	if err != nil {
 		return FormRecord{}, err
 	}
-	if rec.AccountID != caller.AccountID {
+	if rec.AccountID != caller.AccountID || !caller.Access.Sees(rec.WorkspaceID) {
 		return FormRecord{}, domain.ErrNotFound
 	}
 	return rec, nil
@@ -34,14 +35,15 @@ func metadataFor(s Session, requestID string) Metadata {
 }
 
 // ownedDelivery returns the delivery when the log shows it to the caller: a
-// delivery of another account, or of a kind no form's log shows (an account
-// verification or password reset mail), is not found.
+// delivery of another account or of a workspace the caller's token is not
+// for, or of a kind no form's log shows (an account verification or password
+// reset mail), is not found.
 func ownedDelivery(ctx context.Context, log DeliveryLog, caller Session, id string) (DeliveryRecord, error) {
 	rec, err := log.DeliveryByID(ctx, id)
 	if err != nil {
 		return DeliveryRecord{}, err
 	}
-	if rec.AccountID == "" || rec.AccountID != caller.AccountID || !delivery.Listed(rec.Kind) {
+	if rec.AccountID == "" || rec.AccountID != caller.AccountID || !caller.Access.Sees(rec.WorkspaceID) || !delivery.Listed(rec.Kind) {
 		return DeliveryRecord{}, domain.ErrNotFound
 	}
 	return rec, nil

@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // FormHistory is GET /v1/forms/{formId}/events.
 type FormHistory struct {
@@ -23,6 +27,9 @@ func NewFormHistoryHandler(read ReadModel) *FormHistoryHandler {
 
 // Handle returns the caller's form's events in order.
 func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]HistoryEntry, error) {
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return nil, err
+	}
 	if _, err := ownedForm(ctx, h.read, q.Caller, q.FormID); err != nil {
 		return nil, err
 	}

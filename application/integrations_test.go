@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
@@ -117,14 +118,14 @@ type movableClock struct{ now time.Time }
 
 func (c *movableClock) Now() time.Time { return c.now }
 
-var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", CredentialID: "cred-1"}
+var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", CredentialID: "cred-1", Access: account.FullAccess()}
 
 func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{})
 	list := NewListIntegrationsHandler(w)
-	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2"}
+	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2", Access: account.FullAccess()}
 	_, err := h.Handle(context.Background(), ConfigureIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another account configured the form: %v, want ErrNotFound", err)

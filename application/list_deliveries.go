@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 )
 
@@ -47,6 +48,9 @@ func NewListDeliveriesHandler(read ReadModel, log DeliveryLog) *ListDeliveriesHa
 
 // Handle returns one page of the caller's form's deliveries, newest first.
 func (h *ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) (DeliveryPage, error) {
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return DeliveryPage{}, err
+	}
 	f := DeliveryFilter{State: q.State, After: q.After, Limit: q.Limit}
 	if f.Limit == 0 {
 		f.Limit = DefaultDeliveryPage

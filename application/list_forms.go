@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // ListForms is GET /v1/forms.
 type ListForms struct {
@@ -20,7 +24,21 @@ func NewListFormsHandler(read ReadModel) *ListFormsHandler {
 	return &ListFormsHandler{read: read}
 }
 
-// Handle returns the caller's forms only.
+// Handle returns the caller's forms only: a workspace token's, those of its
+// workspace.
 func (h *ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormRecord, error) {
-	return h.read.FormsByAccount(ctx, q.Caller.AccountID)
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return nil, err
+	}
+	forms, err := h.read.FormsByAccount(ctx, q.Caller.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	visible := forms[:0]
+	for _, f := range forms {
+		if q.Caller.Access.Sees(f.WorkspaceID) {
+			visible = append(visible, f)
+		}
+	}
+	return visible, nil
 }

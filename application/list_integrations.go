@@ -1,6 +1,10 @@
 package application
 
-import "context"
+import (
+	"context"
+
+	"github.com/formd/formd/domain/account"
+)
 
 // ListIntegrations is GET /v1/forms/{formId}/integrations.
 type ListIntegrations struct {
@@ -24,6 +28,9 @@ func NewListIntegrationsHandler(read ReadModel) *ListIntegrationsHandler {
 
 // Handle returns the caller's form's integrations, never a secret.
 func (h *ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]IntegrationRecord, error) {
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return nil, err
+	}
 	rec, err := ownedForm(ctx, h.read, q.Caller, q.FormID)
 	if err != nil {
 		return nil, err

@@ -119,6 +119,9 @@ func (w *resetWorld) FormByAccessKeyHash(context.Context, []byte) (FormRecord, e
 	return FormRecord{}, domain.ErrNotFound
 }
 func (w *resetWorld) StreamHistory(context.Context, string) ([]HistoryEntry, error) { return nil, nil }
+func (w *resetWorld) WorkspacesByAccount(context.Context, string) ([]WorkspaceRecord, error) {
+	return nil, nil
+}
 
 // Hash and Verify make w the password hasher: it records what it hashed.
 func (w *resetWorld) Hash(pw string) (string, error) {

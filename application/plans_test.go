@@ -86,7 +86,7 @@ func TestRevokeFeature(t *testing.T) {
 
 func TestAccountOverviewShowsPlanEntitlementsAndUsage(t *testing.T) {
 	got, err := NewAccountOverviewHandler(grantsOf{account.FeatureCC}, fixedClock{}, testQuotas).Handle(context.Background(),
-		AccountOverview{Caller: Session{AccountID: "acct-1"}})
+		AccountOverview{Caller: Session{AccountID: "acct-1", Access: account.FullAccess()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,5 +97,18 @@ func TestAccountOverviewShowsPlanEntitlementsAndUsage(t *testing.T) {
 	}
 	if u := got.Usage; u.Plan != account.PlanPro || u.Quota != 50000 || u.Used != 42 || u.Month.String() != "2026-11" {
 		t.Fatalf("usage %+v, want pro's 42 of 50000 in 2026-11", u)
+	}
+}
+
+// The account is above any workspace: a workspace token reads neither its
+// overview nor its audit trail.
+func TestATokenDoesNotReadTheAccount(t *testing.T) {
+	token := Session{AccountID: "acct-1", Access: account.TokenAccess("ws-1", []account.Scope{account.ScopeFormsRead, account.ScopeFormsWrite})}
+	if _, err := NewAccountOverviewHandler(grantsOf{}, fixedClock{}, testQuotas).Handle(context.Background(),
+		AccountOverview{Caller: token}); !errors.Is(err, account.ErrTokensSeeNoAccount) {
+		t.Errorf("overview with a token: %v, want ErrTokensSeeNoAccount", err)
+	}
+	if _, err := NewAccountHistoryHandler(newIntegrationWorld(t)).Handle(context.Background(), AccountHistory{Caller: token}); !errors.Is(err, account.ErrTokensSeeNoAccount) {
+		t.Errorf("history with a token: %v, want ErrTokensSeeNoAccount", err)
 	}
 }

@@ -65,6 +65,26 @@ type ReadModel interface {
 	// those to an address (any kind or subject), were requested since a time.
 	VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
+	// WorkspacesByAccount lists the account's workspaces, oldest first.
+	WorkspacesByAccount(ctx context.Context, accountID string) ([]WorkspaceRecord, error)
+}
+
+// WorkspaceTokens reads workspace API tokens. Every control-plane call with a
+// token looks it up here, in the database, with no cache: a deleted token
+// stops at once, in every process.
+type WorkspaceTokens interface {
+	// ActiveTokenByHash finds the token whose SHA-256 is hash, unless it was
+	// deleted or expired at now (domain.ErrNotFound).
+	ActiveTokenByHash(ctx context.Context, hash []byte, now time.Time) (TokenRecord, error)
+	// MarkTokenUsed sets the token's last use to at, unless it was last used
+	// after staleBefore: a conditional UPDATE, so concurrent requests in any
+	// number of processes write it at most once per interval.
+	MarkTokenUsed(ctx context.Context, id string, at, staleBefore time.Time) error
+	// TokenByID finds a token that was not deleted.
+	TokenByID(ctx context.Context, id string) (TokenRecord, error)
+	// TokensOfWorkspace lists the workspace's tokens that were not deleted,
+	// expired ones included, oldest first.
+	TokensOfWorkspace(ctx context.Context, workspaceID string) ([]TokenRecord, error)
 }
 
 // Entitlements says which paid or manually granted features an account has.

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -30,6 +31,9 @@ func NewRecipientVerificationHandler(read ReadModel) *RecipientVerificationHandl
 // Handle returns the latest verification of the caller's form, its status
 // taken from the form itself (the form is what submissions check).
 func (h *RecipientVerificationHandler) Handle(ctx context.Context, q RecipientVerification) (VerificationRecord, error) {
+	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
+		return VerificationRecord{}, err
+	}
 	rec, err := ownedForm(ctx, h.read, q.Caller, q.FormID)
 	if err != nil {
 		return VerificationRecord{}, err

@@ -22,9 +22,12 @@ type Actor struct {
 // Actor types recorded in event metadata.
 const (
 	ActorSession = "session"
-	ActorAgent   = "agent"
-	ActorLink    = "verification_link"
-	ActorSystem  = "system"
+	// ActorToken is a workspace API token; its id is the token's id, as
+	// GET /v1/workspaces/{id}/tokens lists it, never the token.
+	ActorToken  = "token"
+	ActorAgent  = "agent"
+	ActorLink   = "verification_link"
+	ActorSystem = "system"
 	// ActorSubmitter is a public submission; its id is a keyed hash of the
 	// client IP (submitterID), never the address.
 	ActorSubmitter = "submitter"
@@ -46,13 +49,45 @@ type Metadata struct {
 	CorrelationID string `json:"correlationId,omitempty"`
 }
 
-// Session is an authenticated caller of the control plane.
+// Session is an authenticated caller of the control plane: a session from
+// POST /agent/auth or a workspace API token.
 type Session struct {
 	AccountID string
 	// CredentialID identifies the credential for the audit trail (a prefix of
-	// its hash), never the credential itself.
+	// a session token's hash, a workspace token's id), never the credential.
 	CredentialID string
 	ActorType    string
+	// Access is what the credential may do: everything for a session, one
+	// workspace and its scopes for a token. The zero Access may do nothing.
+	Access account.Access
+}
+
+// Require refuses the caller unless its credential holds scope: every
+// control-plane use case names the scope it needs here, first thing.
+func (s Session) Require(scope account.Scope) error { return s.Access.Require(scope) }
+
+// WorkspaceRecord is one workspace of an account (GET /v1/workspaces).
+type WorkspaceRecord struct {
+	ID        string
+	AccountID string
+	Name      string
+	CreatedAt time.Time
+}
+
+// TokenRecord is a workspace API token as the tokens read model keeps it:
+// never the token, whose hash only the store holds.
+type TokenRecord struct {
+	ID          string
+	AccountID   string
+	WorkspaceID string
+	Name        string
+	Prefix      string
+	Scopes      []account.Scope
+	CreatedAt   time.Time
+	// ExpiresAt is nil for a token that never expires; LastUsedAt is nil
+	// until the token is first used, and then exact to a minute.
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
 }
 
 // AccountRecord is what the read side knows of an account.
@@ -306,6 +341,7 @@ type MailSettings struct {
 type DeliveryRecord struct {
 	ID             string
 	AccountID      string
+	WorkspaceID    string
 	FormID         string
 	SubmissionID   string
 	VerificationID string

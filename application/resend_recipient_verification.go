@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -35,6 +36,9 @@ func NewResendRecipientVerificationHandler(tx Transactor, read ReadModel, ids ID
 // Handle requests a new verification unless the recipient is already
 // verified, and returns the latest one.
 func (h *ResendRecipientVerificationHandler) Handle(ctx context.Context, cmd ResendRecipientVerification) (VerificationRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return VerificationRecord{}, err
+	}
 	rec, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID)
 	if err != nil {
 		return VerificationRecord{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 )
 
@@ -36,6 +37,9 @@ func NewRetryDeliveryHandler(log DeliveryLog, clock Clock, retention FailedPaylo
 // makes the delivery due at once; the delivery decides whether it may be
 // retried (only a failed one, while its submission's data is kept).
 func (h *RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (DeliveryRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return DeliveryRecord{}, err
+	}
 	rec, err := ownedDelivery(ctx, h.log, cmd.Caller, cmd.DeliveryID)
 	if err != nil {
 		return DeliveryRecord{}, err

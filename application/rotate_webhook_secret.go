@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -33,6 +34,9 @@ func NewRotateWebhookSecretHandler(tx Transactor, read ReadModel, ids IDs, clock
 // Handle rotates the secret: the answer carries the new one, once; the old
 // one keeps signing beside it for form.WebhookSecretOverlap.
 func (h *RotateWebhookSecretHandler) Handle(ctx context.Context, cmd RotateWebhookSecret) (IntegrationRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return IntegrationRecord{}, err
+	}
 	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
 		return IntegrationRecord{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
@@ -41,6 +42,9 @@ func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clo
 // integration must be configured with somewhere to send; it need not be
 // enabled, so its owner can check it before turning it on.
 func (h *TestIntegrationHandler) Handle(ctx context.Context, cmd TestIntegration) (DeliveryRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return DeliveryRecord{}, err
+	}
 	rec, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID)
 	if err != nil {
 		return DeliveryRecord{}, err

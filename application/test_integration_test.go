@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
@@ -25,7 +26,7 @@ func TestTestingAnIntegrationQueuesOneTestDeliveryForItsOwnerOnly(t *testing.T) 
 	if err := w.f.ConfigureIntegration(form.IntegrationSlack, form.IntegrationPatch{TargetURL: &url, Enabled: &off}, clock.now); err != nil {
 		t.Fatal(err)
 	}
-	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2"}
+	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2", Access: account.FullAccess()}
 	if _, err := h.Handle(ctx, TestIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another account tested the integration: %v, want ErrNotFound", err)
 	}

@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -35,6 +36,9 @@ func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids I
 
 // Handle changes the caller's form; a new recipient gets a new verification email.
 func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRecord, error) {
+	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
+		return FormRecord{}, err
+	}
 	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
 		return FormRecord{}, err
 	}

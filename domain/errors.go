@@ -48,3 +48,10 @@ type TooManyRequestsError struct {
 }
 
 func (e *TooManyRequestsError) Error() string { return e.Message }
+
+// PermissionDeniedError means the caller is known but its credential does not
+// allow this (a workspace API token without the scope a route needs, or a
+// token managing tokens). Ports map it to 403 with its message.
+type PermissionDeniedError struct{ Message string }
+
+func (e *PermissionDeniedError) Error() string { return e.Message }

@@ -15,7 +15,7 @@ import (
 
 // deliveryLogColumns are a DeliveryRecord's, read from deliveries d joined
 // to forms f (absent for an account's mails) and submission_payloads p.
-const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coalesce(d.form_id::text, ''),
+const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coalesce(f.workspace_id::text, ''), coalesce(d.form_id::text, ''),
 	coalesce(d.submission_id::text, ''), coalesce(d.verification_id::text, ''), d.kind, d.target, d.status,
 	d.attempts, d.retries, d.last_error, d.next_attempt_at, d.created_at, d.finished_at, p.submission_id IS NOT NULL`
 
@@ -25,7 +25,7 @@ const deliveryLogFrom = ` FROM deliveries d
 
 func scanDeliveryRecord(row pgx.Row) (application.DeliveryRecord, error) {
 	var r application.DeliveryRecord
-	err := row.Scan(&r.ID, &r.AccountID, &r.FormID, &r.SubmissionID, &r.VerificationID, &r.Kind, &r.Target, &r.State,
+	err := row.Scan(&r.ID, &r.AccountID, &r.WorkspaceID, &r.FormID, &r.SubmissionID, &r.VerificationID, &r.Kind, &r.Target, &r.State,
 		&r.Attempts, &r.Retries, &r.LastError, &r.NextAttemptAt, &r.CreatedAt, &r.FinishedAt, &r.PayloadKept)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, domain.ErrNotFound

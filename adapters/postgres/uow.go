@@ -154,6 +154,17 @@ func (u *unitOfWork) SaveAccount(ctx context.Context, a *account.Account) error 
 		case account.WorkspaceCreated:
 			_, err = u.tx.Exec(ctx, `INSERT INTO workspaces (id, account_id, name, created_at) VALUES ($1, $2, $3, $4)`,
 				e.WorkspaceID, a.ID(), e.Name, e.At)
+		case account.TokenCreated:
+			scopes := make([]string, len(e.Scopes))
+			for i, sc := range e.Scopes {
+				scopes[i] = string(sc)
+			}
+			_, err = u.tx.Exec(ctx, `
+				INSERT INTO workspace_tokens (id, account_id, workspace_id, name, prefix, token_hash, scopes, created_at, expires_at)
+				VALUES ($1, $2, $3, $4, $5, decode($6, 'hex'), $7, $8, $9)`,
+				e.TokenID, a.ID(), e.WorkspaceID, e.Name, e.Prefix, e.TokenHash, scopes, e.At, e.ExpiresAt)
+		case account.TokenRevoked:
+			_, err = u.tx.Exec(ctx, `DELETE FROM workspace_tokens WHERE id = $1`, e.TokenID)
 		case account.FeatureGranted:
 			// Grants made before they were events are already rows here.
 			_, err = u.tx.Exec(ctx, `INSERT INTO entitlements (account_id, feature) VALUES ($1, $2) ON CONFLICT DO NOTHING`,

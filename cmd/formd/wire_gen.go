@@ -90,6 +90,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
 	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
+	createWorkspaceTokenHandler := application.NewCreateWorkspaceTokenHandler(transactor, readModel, uuiDs, clock)
+	revokeWorkspaceTokenHandler := application.NewRevokeWorkspaceTokenHandler(transactor, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -109,8 +111,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ConfigureIntegration:        configureIntegrationHandler,
 		TestIntegration:             testIntegrationHandler,
 		RotateWebhookSecret:         rotateWebhookSecretHandler,
+		CreateWorkspaceToken:        createWorkspaceTokenHandler,
+		RevokeWorkspaceToken:        revokeWorkspaceTokenHandler,
 	}
-	authenticateHandler := application.NewAuthenticateHandler(readModel, clock)
+	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
@@ -120,6 +124,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
 	accountOverviewHandler := application.NewAccountOverviewHandler(readModel, clock, quotas)
 	accountHistoryHandler := application.NewAccountHistoryHandler(readModel)
+	listWorkspacesHandler := application.NewListWorkspacesHandler(readModel)
+	listWorkspaceTokensHandler := application.NewListWorkspaceTokensHandler(readModel, readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
@@ -132,6 +138,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListIntegrations:      listIntegrationsHandler,
 		AccountOverview:       accountOverviewHandler,
 		AccountHistory:        accountHistoryHandler,
+		ListWorkspaces:        listWorkspacesHandler,
+		ListWorkspaceTokens:   listWorkspaceTokensHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 	}
 	applicationApplication := &application.Application{

@@ -1,11 +1,14 @@
-// Package account is the Account aggregate: who owns forms, their default
-// workspace, whether their email is verified and which paid or manual
-// features an operator granted it. Sessions are credentials kept beside it,
-// not events.
+// Package account is the Account aggregate: who owns forms, their
+// workspaces, whether their email is verified, which paid or manual features
+// an operator granted it, and its workspace API tokens. Sessions are
+// credentials kept beside it, not events; tokens are events, because their
+// creation and deletion belong in the audit trail.
 package account
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +95,8 @@ type Account struct {
 	defaultWS     string
 	features      map[string]bool
 	plan          Plan
+	// tokens are the workspace API tokens not deleted, by id.
+	tokens map[string]tokenState
 
 	stream domain.Stream[Event]
 }
@@ -148,14 +153,19 @@ func (a *Account) VerifyEmail(now time.Time) {
 // owner of its mailbox (who followed a password reset link sent there). That
 // proves the address as a verification link does, so the email counts as
 // verified too: an account someone else registered under the address
-// becomes its owner's. Ending the account's sessions is the caller's part:
-// sessions are credentials kept beside the account, not events.
+// becomes its owner's. Every workspace API token is deleted with it, since
+// whoever held the account before may have made them. Ending the account's
+// sessions is the caller's part: sessions are credentials kept beside the
+// account, not events.
 func (a *Account) ResetPassword(passwordHash string, now time.Time) error {
 	if passwordHash == "" {
 		return errors.New("account: a password reset needs the new password's hash")
 	}
 	a.record(PasswordReset{PasswordHash: passwordHash, At: now.UTC()})
 	a.VerifyEmail(now)
+	for _, id := range slices.Sorted(maps.Keys(a.tokens)) {
+		a.record(TokenRevoked{TokenID: id, At: now.UTC()})
+	}
 	return nil
 }
 
@@ -221,6 +231,13 @@ func (a *Account) apply(e Event) {
 		delete(a.features, e.Feature)
 	case PlanChanged:
 		a.plan = e.Plan
+	case TokenCreated:
+		if a.tokens == nil {
+			a.tokens = map[string]tokenState{}
+		}
+		a.tokens[e.TokenID] = tokenState{workspaceID: e.WorkspaceID}
+	case TokenRevoked:
+		delete(a.tokens, e.TokenID)
 	}
 }
 

@@ -54,3 +54,35 @@ func TestResetPasswordRefusesAnEmptyHash(t *testing.T) {
 		t.Errorf("ResetPassword(\"\") = %v, recorded %+v; want an error and nothing recorded", err, a.Changes()[1:])
 	}
 }
+
+// Whoever held the account before its owner took it back may have made
+// workspace API tokens: the reset deletes every one of them.
+func TestResetPasswordDeletesEveryToken(t *testing.T) {
+	a, err := account.FromHistory([]account.Event{
+		account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"},
+		account.EmailVerified{},
+		account.WorkspaceCreated{WorkspaceID: "ws-2"},
+		account.TokenCreated{TokenID: "tok-b", WorkspaceID: "ws-2"},
+		account.TokenCreated{TokenID: "tok-a", WorkspaceID: "ws-1"},
+		account.TokenCreated{TokenID: "tok-gone", WorkspaceID: "ws-1"},
+		account.TokenRevoked{TokenID: "tok-gone"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := accountT0.Add(time.Hour)
+	if err := a.ResetPassword("$argon2id$owner", at); err != nil {
+		t.Fatal(err)
+	}
+	want := []account.Event{
+		account.PasswordReset{PasswordHash: "$argon2id$owner", At: at.UTC()},
+		account.TokenRevoked{TokenID: "tok-a", At: at.UTC()},
+		account.TokenRevoked{TokenID: "tok-b", At: at.UTC()},
+	}
+	if !reflect.DeepEqual(a.Changes(), want) {
+		t.Errorf("recorded %+v\nwant %+v", a.Changes(), want)
+	}
+	if err := a.RevokeToken("ws-1", "tok-a", at); err == nil {
+		t.Error("a token deleted by the reset can be deleted again")
+	}
+}

@@ -23,6 +23,7 @@ func (s *Server) authMarkdown(c *gin.Context) {
 3. Open the link in the account verification email and press its page's button (opening alone verifies nothing); until then POST /v1/forms is refused.
 4. POST `+base+`/v1/forms with {"name": ..., "recipientEmail": ...}; the response carries the form's public accessKey.
 5. The recipient follows the link in their verification email; then live submissions to `+base+`/submit are delivered. Dry runs (header X-Service-Dry-Run: true) work before that.
+6. For ongoing automation, create a workspace API token with the session: GET `+base+`/v1/workspaces, then POST `+base+`/v1/workspaces/{workspaceId}/tokens with {"name": "CI", "scopes": ["forms:read"]}. The answer's secret (fdw_…) is shown once; it reaches that workspace only, through the routes its scopes allow (see /openapi.json), and DELETE …/tokens/{tokenId} ends it at once.
 
 Lost the password, or someone registered your address before you? POST `+base+`/agent/auth/password-reset with {"email": "you@example.com"}: the mail's link sets a new password and ends every session of the account.
 `))

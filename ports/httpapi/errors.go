@@ -49,6 +49,7 @@ func statusOf(err error) (int, string) {
 	var invalid *domain.InvalidInputError
 	var forbidden *domain.ForbiddenError
 	var tooMany *domain.TooManyRequestsError
+	var denied *domain.PermissionDeniedError
 	switch {
 	case errors.As(err, &invalid):
 		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
@@ -57,6 +58,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, invalid.Message
 	case errors.As(err, &forbidden):
 		return http.StatusBadRequest, forbidden.Message
+	case errors.As(err, &denied):
+		return http.StatusForbidden, denied.Message
 	case errors.As(err, &tooMany):
 		return http.StatusTooManyRequests, tooMany.Message
 	case errors.Is(err, domain.ErrNotFound):

@@ -28,7 +28,8 @@ func (s *Server) authenticate(c *gin.Context) {
 		credential = cookie
 		c.Set(viaCookieKey, true)
 	}
-	session, err := s.app.Queries.Authenticate.Handle(c.Request.Context(), application.Authenticate{Credential: credential})
+	session, err := s.app.Queries.Authenticate.Handle(c.Request.Context(),
+		application.Authenticate{Credential: credential, Cookie: c.GetBool(viaCookieKey)})
 	if err != nil {
 		s.respondError(c, err)
 		return

@@ -100,6 +100,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	v1.GET("/forms/:formId/deliveries", s.listDeliveries)
 	v1.GET("/deliveries/:deliveryId", s.getDelivery)
 	v1.POST("/deliveries/:deliveryId/retry", s.retryDelivery)
+	s.workspaceRoutes(v1)
 	return r
 }
 

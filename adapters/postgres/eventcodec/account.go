@@ -41,6 +41,26 @@ func init() {
 	}, func(s accountFeatureRevokedV1) account.FeatureRevoked {
 		return account.FeatureRevoked{Feature: s.Feature, At: s.At}
 	})
+	Register(func(e account.TokenCreated) accountTokenCreatedV1 {
+		scopes := make([]string, len(e.Scopes))
+		for i, sc := range e.Scopes {
+			scopes[i] = string(sc)
+		}
+		return accountTokenCreatedV1{TokenID: e.TokenID, WorkspaceID: e.WorkspaceID, Name: e.Name, Prefix: e.Prefix,
+			TokenHash: e.TokenHash, Scopes: scopes, ExpiresAt: e.ExpiresAt, At: e.At}
+	}, func(s accountTokenCreatedV1) account.TokenCreated {
+		scopes := make([]account.Scope, len(s.Scopes))
+		for i, sc := range s.Scopes {
+			scopes[i] = account.Scope(sc)
+		}
+		return account.TokenCreated{TokenID: s.TokenID, WorkspaceID: s.WorkspaceID, Name: s.Name, Prefix: s.Prefix,
+			TokenHash: s.TokenHash, Scopes: scopes, ExpiresAt: s.ExpiresAt, At: s.At}
+	})
+	Register(func(e account.TokenRevoked) accountTokenRevokedV1 {
+		return accountTokenRevokedV1{TokenID: e.TokenID, At: e.At}
+	}, func(s accountTokenRevokedV1) account.TokenRevoked {
+		return account.TokenRevoked{TokenID: s.TokenID, At: s.At}
+	})
 }
 
 // atV1 is the stored shape of events that carry only their time
@@ -94,5 +114,26 @@ type accountPlanChangedV1 struct {
 // accountFeatureRevokedV1 is account.feature_revoked.v1 as stored.
 type accountFeatureRevokedV1 struct {
 	Feature string    `json:"feature"`
+	At      time.Time `json:"at"`
+}
+
+// accountTokenCreatedV1 is account.token_created.v1 as stored: a workspace
+// API token's hex SHA-256, never the token (like a form's access key hash in
+// form.created.v1), so the tokens read model can be rebuilt from events.
+// ExpiresAt is absent for a token that never expires.
+type accountTokenCreatedV1 struct {
+	TokenID     string     `json:"tokenId"`
+	WorkspaceID string     `json:"workspaceId"`
+	Name        string     `json:"name"`
+	Prefix      string     `json:"prefix"`
+	TokenHash   string     `json:"tokenHash"`
+	Scopes      []string   `json:"scopes"`
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+	At          time.Time  `json:"at"`
+}
+
+// accountTokenRevokedV1 is account.token_revoked.v1 as stored.
+type accountTokenRevokedV1 struct {
+	TokenID string    `json:"tokenId"`
 	At      time.Time `json:"at"`
 }

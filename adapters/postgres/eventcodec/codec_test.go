@@ -66,8 +66,9 @@ func TestEveryDomainEventHasAStoredShape(t *testing.T) {
 }
 
 var (
-	at  = time.Date(2026, 3, 1, 12, 30, 0, 0, time.UTC)
-	two = 2
+	at    = time.Date(2026, 3, 1, 12, 30, 0, 0, time.UTC)
+	later = at.Add(30 * 24 * time.Hour)
+	two   = 2
 )
 
 var sampleSettings = form.Settings{
@@ -129,6 +130,14 @@ var storedShapes = []struct {
 	{account.PlanChanged{Plan: account.PlanPro, Previous: account.PlanFree, At: at},
 		`{"plan":"pro","previous":"free","at":"2026-03-01T12:30:00Z"}`},
 	{account.FeatureRevoked{Feature: "cc_recipients", At: at}, `{"feature":"cc_recipients","at":"2026-03-01T12:30:00Z"}`},
+	{account.TokenCreated{TokenID: "t1", WorkspaceID: "w1", Name: "CI", Prefix: "fdw_abcdefgh", TokenHash: "ef",
+		Scopes: []account.Scope{account.ScopeFormsRead, account.ScopeFormsWrite}, ExpiresAt: &later, At: at},
+		`{"tokenId":"t1","workspaceId":"w1","name":"CI","prefix":"fdw_abcdefgh","tokenHash":"ef","scopes":["forms:read","forms:write"],"expiresAt":"2026-03-31T12:30:00Z","at":"2026-03-01T12:30:00Z"}`},
+	// A token that never expires.
+	{account.TokenCreated{TokenID: "t2", WorkspaceID: "w1", Name: "Deploys", Prefix: "fdw_ijklmnop", TokenHash: "01",
+		Scopes: []account.Scope{account.ScopeSubmissionsTest}, At: at},
+		`{"tokenId":"t2","workspaceId":"w1","name":"Deploys","prefix":"fdw_ijklmnop","tokenHash":"01","scopes":["submissions:test"],"at":"2026-03-01T12:30:00Z"}`},
+	{account.TokenRevoked{TokenID: "t1", At: at}, `{"tokenId":"t1","at":"2026-03-01T12:30:00Z"}`},
 	{verification.Requested{VerificationID: "v1", Kind: verification.KindRecipient, SubjectID: "f1", AccountID: "a1", Email: "owner@example.com", TokenHash: "cd", DeliveryID: "d1", ExpiresAt: at.Add(verification.Lifetime), At: at},
 		`{"verificationId":"v1","kind":"recipient","subjectId":"f1","accountId":"a1","email":"owner@example.com","tokenHash":"cd","deliveryId":"d1","expiresAt":"2026-03-04T12:30:00Z","at":"2026-03-01T12:30:00Z"}`},
 	{verification.Completed{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
