@@ -35,6 +35,7 @@ var notForwarded = map[string]bool{
 	FieldReplyTo: true, FieldCC: true, FieldRedirect: true, FieldBotcheck: true, FieldWebhook: true,
 	"g-captcha-response": true, "captcha_response": true, "h-captcha-response": true, "cf-captcha-response": true,
 	"g-recaptcha-response": true, "recaptcha_response": true, "cf-turnstile-response": true,
+	"altcha": true, // a solution of formd's proof-of-work challenge
 }
 
 // IsForwarded reports whether a field is custom data that deliveries carry.

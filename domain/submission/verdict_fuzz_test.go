@@ -10,14 +10,15 @@ import (
 )
 
 // FuzzJudge checks the gates' invariants on arbitrary requests: Judge never
-// panics; a dry run reports all nine gates in order; a live judgement stops
+// panics; a dry run reports all ten gates in order; a live judgement stops
 // at its first failure, which Err names; a passed judgement has no failed gate.
+// (Its forms have no captcha: captcha_test.go judges those.)
 func FuzzJudge(f *testing.F) {
 	f.Add("https://example.com", "", "203.0.113.7", "", "ada@example.com", "", "", "", false, false, false, true)
 	f.Add("", "https://example.com/x", "::1", "on", "x", "a@b.co;c", "https://h.example", "http://r", true, true, true, false)
 	f.Add("null", "", "", "", "", "", "", "https://elsewhere.example.org/", false, false, true, true)
 	order := []string{submission.GateAccessKey, submission.GateRecipientVerified, submission.GateOrigin, submission.GateServerSide,
-		submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures, submission.GateUploads, submission.GateFields}
+		submission.GateCaptcha, submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures, submission.GateUploads, submission.GateFields}
 	f.Fuzz(func(t *testing.T, origin, referer, ip, botcheck, email, cc, webhook, redirect string, dryRun, files, jsonClient, verified bool) {
 		fields := []submission.Field{{Name: "botcheck", Value: botcheck}, {Name: "email", Value: email},
 			{Name: "ccemail", Value: cc}, {Name: "webhook", Value: webhook}, {Name: "redirect", Value: redirect}}
