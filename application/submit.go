@@ -45,17 +45,18 @@ type SubmitHandler struct {
 
 	autoresponders AutoresponderLimits
 	metrics        Metrics
+	captchas       *CaptchaChecks
 }
 
 // NewSubmitHandler builds the handler; every dependency is required.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, sealer Sealer, hasher ValueHasher,
-	ids IDs, clock Clock, autoresponders AutoresponderLimits, metrics Metrics) *SubmitHandler {
+	ids IDs, clock Clock, autoresponders AutoresponderLimits, metrics Metrics, captchas *CaptchaChecks) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || sealer == nil || hasher == nil || ids == nil || clock == nil || autoresponders == nil ||
-		metrics == nil {
+		metrics == nil || captchas == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, metrics: metrics}
+		autoresponders: autoresponders, metrics: metrics, captchas: captchas}
 }
 
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
@@ -94,6 +95,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	keyHash := HashSecret(key)
 	var refused *FormRecord // the cached form a first judgement refused
 	var refusal submission.Verdict
+	var captcha captchaMemo
 	for attempt := 0; ; attempt++ {
 		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -117,7 +119,11 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return replay(cmd, key, data, prior)
 			}
 		}
-		v, err := h.judge(ctx, req, rec)
+		v, err := h.judge(ctx, req, rec, &captcha, fresh)
+		if errors.Is(err, errStaleCaptcha) {
+			fresh = true // the cached form names a captcha secret that was replaced: read it again
+			continue
+		}
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
@@ -142,8 +148,10 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 }
 
 // judge looks up the entitlements the domain may consult for this request
-// (none for a plain browser post) and has the domain judge it.
-func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord) (submission.Verdict, error) {
+// (none for a plain browser post) and has the domain judge it. When the
+// judgement reaches a captcha, the token is verified (once per request) and
+// the domain judges again with the outcome.
+func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh bool) (submission.Verdict, error) {
 	var granted []string
 	for _, feature := range submission.FeaturesJudged(req, rec.Settings) {
 		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
@@ -155,5 +163,15 @@ func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec F
 		}
 	}
 	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
-	return submission.Judge(req, target, account.NewEntitlements(granted...)), nil
+	ent := account.NewEntitlements(granted...)
+	v := submission.Judge(req, target, ent)
+	if check, ok := v.CaptchaCheck(); ok {
+		outcome, err := captcha.outcome(ctx, h.captchas, rec, check, req.RemoteIP, fresh)
+		if err != nil {
+			return submission.Verdict{}, err
+		}
+		req.Captcha = &outcome
+		v = submission.Judge(req, target, ent)
+	}
+	return v, nil
 }
