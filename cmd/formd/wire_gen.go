@@ -45,7 +45,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
-	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
+	sealer, err := provideSealer(keyring)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens, sealer)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	failedPayloadRetention := provideFailedPayloadRetention(cfg)
@@ -53,15 +58,13 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	sources := provideMetricSources(pool, deliveryStore)
 	metrics := prometheus.New(sources)
 	submissionStore, cleanup2 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
-	sealer, err := provideSealer(keyring)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, metrics)
+	verifier := provideCaptchaVerifier(cfg)
+	challengeSigner := secrets.NewChallengeSigner(keyring)
+	spentChallenges := postgres.NewSpentChallenges(pool)
+	captchaChecks := application.NewCaptchaChecks(verifier, readModel, sealer, challengeSigner, spentChallenges, clock, log)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, metrics, captchaChecks)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	deliveryQueue := postgres.NewDeliveryQueue()
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
@@ -113,6 +116,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
+	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -123,6 +127,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		DeliveryDetails:       deliveryDetailsHandler,
 		ListIntegrations:      listIntegrationsHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
+		IssueChallenge:        issueChallengeHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
