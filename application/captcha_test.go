@@ -320,3 +320,20 @@ func TestACaptchaSecretIsStoredSealedAndNeverRecorded(t *testing.T) {
 		t.Fatalf("turning the captcha off must delete its secret: %+v, %d deletes", w.stored, w.deletes)
 	}
 }
+
+// A retry of a submission with its Idempotency-Key carries a new captcha
+// token (the first was used up): it is still the same submission.
+func TestARetryWithAFreshCaptchaTokenIsTheSameSubmission(t *testing.T) {
+	first := withField(post("https://example.com"), "altcha", "solution-1")
+	prior := &StoredResponse{RequestHash: requestHash("key", first.Fields)}
+	retry := withField(post("https://example.com"), "ALTCHA", "solution-2")
+	_, data := submission.Split(retry.Fields)
+	if _, err := replay(retry, "key", data, prior); err != nil {
+		t.Fatalf("a retry with another token: %v, want the first answer", err)
+	}
+	changed := withField(post("https://example.com"), "altcha", "solution-2")
+	changed.Fields[2].Value = "Something else"
+	if _, err := replay(changed, "key", data, prior); !errors.Is(err, ErrIdempotencyMismatch) {
+		t.Fatalf("another message with the same key: %v, want ErrIdempotencyMismatch", err)
+	}
+}

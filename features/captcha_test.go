@@ -392,6 +392,17 @@ var _ = Describe("Captcha", Ordered, func() {
 			Expect(db.AcceptedSubmissions(lf.ID)).To(HaveLen(2))
 		})
 
+		It("answers a retry with the same Idempotency-Key and a fresh solution as the first post, queueing once", func() {
+			key := Header("Idempotency-Key", "pow-retry-"+randomHex(8))
+			first := f.Post("", "/submit/"+lf.AccessKey, hello("altcha", solveChallenge(f.Get("", "/challenge"))), fromExampleCom(), key)
+			expectSubmissionAccepted(first, map[string]any{"message": "Hello"})
+			again := f.Post("", "/submit/"+lf.AccessKey, hello("altcha", solveChallenge(f.Get("", "/challenge"))), fromExampleCom(), key)
+			Expect(again.Status).To(Equal(http.StatusOK), "%s", again)
+			Expect(again.JSON["deliveryId"]).To(Equal(first.JSON["deliveryId"]))
+			Expect(db.String(`SELECT count(*)::text FROM events WHERE event_type = 'submission.accepted.v1' AND data->>'requestId' = $1`,
+				first.RequestID())).To(Equal("1"))
+		})
+
 		It("refuses a missing, forged or wrong solution", func() {
 			ExpectError(f.Post("", "/submit/"+lf.AccessKey, hello(), fromExampleCom()), http.StatusBadRequest, proofMissing, "altcha")
 
