@@ -63,4 +63,6 @@ type Queries struct {
 	// WebhookSigningSecrets is for the delivery workers, which will sign
 	// webhook deliveries with it; no route shows a secret.
 	WebhookSigningSecrets *WebhookSigningSecretsHandler
+	// IssueChallenge makes formd's proof-of-work challenges (GET /challenge).
+	IssueChallenge *IssueChallengeHandler
 }

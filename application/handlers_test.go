@@ -24,9 +24,11 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil, nil) },
 		"LinkView":     func() { NewVerificationLinkHandler(nil, nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
-		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil) },
+		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
-		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil) },
+		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil) },
+		"Captchas":     func() { NewCaptchaChecks(nil, nil, nil, nil, nil, nil, nil) },
+		"Challenge":    func() { NewIssueChallengeHandler(nil, nil) },
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"RevokeFeat":   func() { NewRevokeFeatureHandler(nil, nil, nil, nil) },
 		"SetPlan":      func() { NewSetPlanHandler(nil, nil, nil) },
@@ -100,6 +102,10 @@ func (m *memTx) EndSessions(context.Context, string) error { return errors.New("
 func (m *memTx) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
 	return errors.New("unexpected")
 }
+func (m *memTx) StoreCaptchaSecret(context.Context, StoredCaptchaSecret) error {
+	return errors.New("unexpected")
+}
+func (m *memTx) DeleteCaptchaSecret(context.Context, string) error { return errors.New("unexpected") }
 
 // oneAccount is a read model that knows one account by email.
 type oneAccount struct {

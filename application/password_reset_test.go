@@ -75,6 +75,12 @@ func (w *resetWorld) EndSessions(_ context.Context, accountID string) error {
 func (w *resetWorld) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
 	return errors.New("unexpected")
 }
+func (w *resetWorld) StoreCaptchaSecret(context.Context, StoredCaptchaSecret) error {
+	return errors.New("unexpected")
+}
+func (w *resetWorld) DeleteCaptchaSecret(context.Context, string) error {
+	return errors.New("unexpected")
+}
 
 // AccountByEmail, VerificationByTokenHash and LatestVerification make w the
 // read model too.

@@ -12,6 +12,7 @@ import (
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -43,6 +44,11 @@ type Tx interface {
 	// The form's secrets that were current stop signing at retireAt (none
 	// when it is zero: the first secret).
 	StoreWebhookSecret(ctx context.Context, s StoredWebhookSecret, retireAt time.Time) error
+	// StoreCaptchaSecret keeps a form captcha's new sealed secret in place
+	// of the one it had; DeleteCaptchaSecret removes it (the captcha is off,
+	// or needs none).
+	StoreCaptchaSecret(ctx context.Context, s StoredCaptchaSecret) error
+	DeleteCaptchaSecret(ctx context.Context, formID string) error
 }
 
 // WebhookSecrets reads the sealed signing secrets of form webhooks.
@@ -280,4 +286,38 @@ type Metrics interface {
 	// DeliveryAttempted counts one recorded attempt by delivery kind and the
 	// state it left the delivery in: succeeded, retrying or failed.
 	DeliveryAttempted(kind, state string)
+}
+
+// CaptchaSecrets reads the sealed secrets of form captchas.
+type CaptchaSecrets interface {
+	// CaptchaSecret is the form's current captcha secret; domain.ErrNotFound
+	// when it has none.
+	CaptchaSecret(ctx context.Context, formID string) (StoredCaptchaSecret, error)
+}
+
+// CaptchaVerifier asks a captcha provider's verification API (siteverify)
+// whether a token is genuine. An error means no verdict could be had (the
+// provider is unreachable, slow, or answered something unreadable): the
+// caller fails closed.
+type CaptchaVerifier interface {
+	Verify(ctx context.Context, t CaptchaToken) (submission.CaptchaOutcome, error)
+}
+
+// ChallengeSigner signs formd's proof-of-work challenges with a key derived
+// from the server secret, so a solution can only be for a challenge formd
+// issued.
+type ChallengeSigner interface {
+	Sign(challenge string) string
+	// Verify reports whether signature is the challenge's under a key that
+	// is still accepted.
+	Verify(challenge, signature string) bool
+}
+
+// SpentChallenges remembers the proof-of-work challenges whose solution was
+// accepted, until they expire, in the database: every process refuses a
+// replay.
+type SpentChallenges interface {
+	// Spend records the challenge as used and reports whether it was new;
+	// false means it was spent before.
+	Spend(ctx context.Context, challenge string, expiresAt time.Time) (bool, error)
 }

@@ -402,3 +402,23 @@ type StoredWebhookSecret struct {
 	// current one.
 	ExpiresAt time.Time
 }
+
+// StoredCaptchaSecret is a form captcha's provider secret as stored: sealed,
+// under the id the form's settings name it by.
+type StoredCaptchaSecret struct {
+	ID        string
+	FormID    string
+	Sealed    SealedPayload
+	CreatedAt time.Time
+}
+
+// CaptchaToken is one token to verify with a captcha provider. Secret and
+// Token are credentials: never logged.
+type CaptchaToken struct {
+	Provider form.CaptchaProvider
+	Secret   string
+	SiteKey  string
+	Token    string
+	// RemoteIP is the submitter's address, which providers take as a hint.
+	RemoteIP string
+}

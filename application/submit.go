@@ -49,14 +49,16 @@ type SubmitHandler struct {
 	floods         FormFloodLimits
 	quotas         account.Quotas
 	metrics        Metrics
+	captchas       *CaptchaChecks
 }
 
 // NewSubmitHandler builds the handler; every dependency is required, and
 // every plan needs a quota of at least one.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
-	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics) *SubmitHandler {
+	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
+	captchas *CaptchaChecks) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		autoresponders == nil || floods == nil || metrics == nil {
+		autoresponders == nil || floods == nil || metrics == nil || captchas == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {
@@ -65,7 +67,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics}
+		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a
@@ -115,6 +117,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	keyHash := HashSecret(key)
 	var refused *FormRecord // the cached form a first judgement refused
 	var refusal submission.Verdict
+	var captcha captchaMemo
 	for attempt := 0; ; attempt++ {
 		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -145,7 +148,11 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return replay(cmd, key, data, prior)
 			}
 		}
-		v, err := h.judge(ctx, req, rec)
+		v, err := h.judge(ctx, req, rec, &captcha, fresh)
+		if errors.Is(err, errStaleCaptcha) {
+			fresh = true // the cached form names a captcha secret that was replaced: read it again
+			continue
+		}
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
@@ -174,8 +181,10 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 }
 
 // judge looks up the entitlements the domain may consult for this request
-// (none for a plain browser post) and has the domain judge it.
-func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord) (submission.Verdict, error) {
+// (none for a plain browser post) and has the domain judge it. When the
+// judgement reaches a captcha, the token is verified (once per request) and
+// the domain judges again with the outcome.
+func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh bool) (submission.Verdict, error) {
 	var granted []string
 	for _, feature := range submission.FeaturesJudged(req, rec.Settings) {
 		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
@@ -194,7 +203,17 @@ func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec F
 		}
 		target.Usage = &u
 	}
-	return submission.Judge(req, target, account.NewEntitlements(granted...)), nil
+	ent := account.NewEntitlements(granted...)
+	v := submission.Judge(req, target, ent)
+	if check, ok := v.CaptchaCheck(); ok {
+		outcome, err := captcha.outcome(ctx, h.captchas, rec, check, req.RemoteIP, fresh)
+		if err != nil {
+			return submission.Verdict{}, err
+		}
+		req.Captcha = &outcome
+		v = submission.Judge(req, target, ent)
+	}
+	return v, nil
 }
 
 // usage is the account's quota usage in the month of now.

@@ -24,17 +24,19 @@ type UpdateFormHandler struct {
 	ids    IDs
 	clock  Clock
 	tokens LinkTokens
+	sealer Sealer
 }
 
 // NewUpdateFormHandler builds the handler; every dependency is required.
-func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens) *UpdateFormHandler {
-	if tx == nil || read == nil || ent == nil || ids == nil || clock == nil || tokens == nil {
+func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens, sealer Sealer) *UpdateFormHandler {
+	if tx == nil || read == nil || ent == nil || ids == nil || clock == nil || tokens == nil || sealer == nil {
 		panic("application: nil dependency of UpdateFormHandler")
 	}
-	return &UpdateFormHandler{tx: tx, read: read, ent: ent, ids: ids, clock: clock, tokens: tokens}
+	return &UpdateFormHandler{tx: tx, read: read, ent: ent, ids: ids, clock: clock, tokens: tokens, sealer: sealer}
 }
 
-// Handle changes the caller's form; a new recipient gets a new verification email.
+// Handle changes the caller's form; a new recipient gets a new verification
+// email, and a captcha secret is stored sealed, never in an event.
 func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return FormRecord{}, err
@@ -47,20 +49,25 @@ func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRec
 		return FormRecord{}, err
 	}
 	now := h.clock.Now()
+	patch := withCaptchaSecretID(cmd.Patch, h.ids)
 	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
 		f, err := tx.LoadForm(ctx, cmd.FormID)
 		if err != nil {
 			return err
 		}
-		before := f.Settings().RecipientEmail
-		if err := f.ChangeSettings(cmd.Patch, policy, now); err != nil {
+		before := f.Settings()
+		if err := f.ChangeSettings(patch, policy, now); err != nil {
 			return err
 		}
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		if after := f.Settings().RecipientEmail; after != before {
-			return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, f.ID(), f.AccountID(), after, now)
+		after := f.Settings()
+		if err := storeCaptchaSecret(ctx, tx, h.sealer, patch, before.Captcha, after.Captcha, f.ID(), now); err != nil {
+			return err
+		}
+		if after.RecipientEmail != before.RecipientEmail {
+			return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, f.ID(), f.AccountID(), after.RecipientEmail, now)
 		}
 		return nil
 	})

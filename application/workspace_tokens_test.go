@@ -332,7 +332,7 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 			return err
 		}},
 		{"UpdateForm", write, func(c Session) error {
-			_, err := NewUpdateFormHandler(nothing, nothing, nothing, nothing, nothing, nothing).Handle(ctx, UpdateForm{Caller: c, FormID: "form-1"})
+			_, err := NewUpdateFormHandler(nothing, nothing, nothing, nothing, nothing, nothing, nothing).Handle(ctx, UpdateForm{Caller: c, FormID: "form-1"})
 			return err
 		}},
 		{"FormHistory", read, func(c Session) error {

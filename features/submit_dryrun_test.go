@@ -9,7 +9,7 @@ import (
 )
 
 // submitGates are the gates of a submission, in the order formd checks them.
-var submitGates = []string{"access_key", "recipient_verified", "origin", "server_side", "honeypot", "redirect",
+var submitGates = []string{"access_key", "recipient_verified", "origin", "server_side", "captcha", "honeypot", "redirect",
 	"paid_features", "uploads", "fields", "quota"}
 
 // gateVerdicts lists a dry run's gates as "gate=outcome", in order.
@@ -93,7 +93,7 @@ var _ = Describe("Dry-run submissions", func() {
 
 			By("reading the verdict of every gate")
 			Expect(gateVerdicts(r)).To(Equal([]string{
-				"access_key=passed", "recipient_verified=skipped", "origin=passed", "server_side=skipped",
+				"access_key=passed", "recipient_verified=skipped", "origin=passed", "server_side=skipped", "captcha=skipped",
 				"honeypot=passed", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed",
 				"quota=passed",
 			}))
@@ -139,7 +139,7 @@ var _ = Describe("Dry-run submissions", func() {
 		Expect(r.JSON).To(HaveKeyWithValue("requestId", r.RequestID()))
 		Expect(r.JSON["message"]).To(ContainSubstring("allowedDomains"), "the message names the first failing gate")
 		Expect(gateVerdicts(r)).To(Equal([]string{
-			"access_key=passed", "recipient_verified=skipped", "origin=failed", "server_side=skipped",
+			"access_key=passed", "recipient_verified=skipped", "origin=failed", "server_side=skipped", "captcha=skipped",
 			"honeypot=failed", "redirect=skipped", "paid_features=failed", "uploads=skipped", "fields=failed",
 			"quota=passed",
 		}))

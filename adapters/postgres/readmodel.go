@@ -175,3 +175,11 @@ func (r *ReadModel) SigningSecrets(ctx context.Context, formID string, now time.
 		return s, err
 	})
 }
+
+// CaptchaSecret implements application.CaptchaSecrets.
+func (r *ReadModel) CaptchaSecret(ctx context.Context, formID string) (application.StoredCaptchaSecret, error) {
+	s := application.StoredCaptchaSecret{FormID: formID}
+	err := r.pool.QueryRow(ctx, `SELECT secret_id::text, key_id, wrapped_key, ciphertext, created_at FROM captcha_secrets WHERE form_id = $1`,
+		formID).Scan(&s.ID, &s.Sealed.KeyID, &s.Sealed.WrappedKey, &s.Sealed.Ciphertext, &s.CreatedAt)
+	return s, notFound(err)
+}

@@ -245,3 +245,21 @@ func (u *unitOfWork) StoreWebhookSecret(ctx context.Context, s application.Store
 		s.ID, s.FormID, s.Prefix, s.Sealed.KeyID, s.Sealed.WrappedKey, s.Sealed.Ciphertext, s.CreatedAt)
 	return err
 }
+
+// StoreCaptchaSecret implements application.Tx: the form's one captcha
+// secret, replaced in place.
+func (u *unitOfWork) StoreCaptchaSecret(ctx context.Context, s application.StoredCaptchaSecret) error {
+	_, err := u.tx.Exec(ctx, `
+		INSERT INTO captcha_secrets (form_id, secret_id, key_id, wrapped_key, ciphertext, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (form_id) DO UPDATE SET secret_id = EXCLUDED.secret_id, key_id = EXCLUDED.key_id,
+			wrapped_key = EXCLUDED.wrapped_key, ciphertext = EXCLUDED.ciphertext, created_at = EXCLUDED.created_at`,
+		s.FormID, s.ID, s.Sealed.KeyID, s.Sealed.WrappedKey, s.Sealed.Ciphertext, s.CreatedAt)
+	return err
+}
+
+// DeleteCaptchaSecret implements application.Tx.
+func (u *unitOfWork) DeleteCaptchaSecret(ctx context.Context, formID string) error {
+	_, err := u.tx.Exec(ctx, `DELETE FROM captcha_secrets WHERE form_id = $1`, formID)
+	return err
+}

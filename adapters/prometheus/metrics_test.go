@@ -83,6 +83,7 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 	m.Submitted(false, application.SubmissionRefused, submission.GateOrigin)
 	m.Submitted(false, application.SubmissionRefused, "a gate of a later build")
 	m.Submitted(true, application.SubmissionRefused, submission.GateHoneypot)
+	m.Submitted(false, application.SubmissionRefused, submission.GateCaptcha)
 	m.DeliveryAttempted(delivery.KindEmail, "succeeded")
 	m.DeliveryAttempted("carrier pigeon", "failed")
 	m.ObserveCommit(3, 2*time.Millisecond)
@@ -103,6 +104,7 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "other"}, 1},
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "honeypot"}, 0}, // the dry run is counted apart
 		{"formd_submission_dry_runs_total", []string{"outcome", "refused", "gate", "honeypot"}, 1},
+		{"formd_submissions_total", []string{"outcome", "refused", "gate", "captcha"}, 1},
 		{"formd_delivery_attempts_total", []string{"kind", "email", "state", "succeeded"}, 1},
 		{"formd_delivery_attempts_total", []string{"kind", "other", "state", "failed"}, 1},
 		{"formd_group_commit_size", nil, 1},

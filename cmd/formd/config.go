@@ -78,6 +78,12 @@ type Config struct {
 	GoogleCredentialsFile string `env:"FORMD_GOOGLE_CREDENTIALS_FILE"`
 	GoogleTokenURL        string `env:"FORMD_GOOGLE_TOKEN_URL"`
 	GoogleSheetsURL       string `env:"FORMD_GOOGLE_SHEETS_URL" envDefault:"https://sheets.googleapis.com"`
+	// RecaptchaVerifyURL, HCaptchaVerifyURL and TurnstileVerifyURL are the
+	// captcha providers' verification (siteverify) addresses; tests point
+	// them at local doubles.
+	RecaptchaVerifyURL string `env:"FORMD_RECAPTCHA_VERIFY_URL" envDefault:"https://www.google.com/recaptcha/api/siteverify"`
+	HCaptchaVerifyURL  string `env:"FORMD_HCAPTCHA_VERIFY_URL" envDefault:"https://api.hcaptcha.com/siteverify"`
+	TurnstileVerifyURL string `env:"FORMD_TURNSTILE_VERIFY_URL" envDefault:"https://challenges.cloudflare.com/turnstile/v0/siteverify"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

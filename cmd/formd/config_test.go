@@ -393,3 +393,24 @@ func TestIntegrationServicesAreCheckedAtStart(t *testing.T) {
 			want: []string{"FORMD_GOOGLE_CREDENTIALS_FILE", "service_account"}},
 	})
 }
+
+func TestCaptchaVerifyURLsAreCheckedAtStart(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"local doubles": {env: map[string]string{"FORMD_RECAPTCHA_VERIFY_URL": "http://127.0.0.1:9000/recaptcha",
+			"FORMD_HCAPTCHA_VERIFY_URL": "http://127.0.0.1:9000/hcaptcha", "FORMD_TURNSTILE_VERIFY_URL": "https://gw.example/turnstile"}},
+		"reCAPTCHA not a URL": {env: map[string]string{"FORMD_RECAPTCHA_VERIFY_URL": "www.google.com/recaptcha/api/siteverify"},
+			want: []string{"FORMD_RECAPTCHA_VERIFY_URL", "absolute"}},
+		"hCaptcha with a query": {env: map[string]string{"FORMD_HCAPTCHA_VERIFY_URL": "https://api.hcaptcha.com/siteverify?x=1"},
+			want: []string{"FORMD_HCAPTCHA_VERIFY_URL", "without a query"}},
+		"Turnstile over ftp": {env: map[string]string{"FORMD_TURNSTILE_VERIFY_URL": "ftp://challenges.example/siteverify"},
+			want: []string{"FORMD_TURNSTILE_VERIFY_URL"}},
+	})
+	unsetFormdEnv(t)
+	t.Setenv("FORMD_SECRET_KEY", strings.Repeat("ab", 32))
+	cfg, err := loadConfig()
+	if err != nil || cfg.RecaptchaVerifyURL != "https://www.google.com/recaptcha/api/siteverify" ||
+		cfg.HCaptchaVerifyURL != "https://api.hcaptcha.com/siteverify" ||
+		cfg.TurnstileVerifyURL != "https://challenges.cloudflare.com/turnstile/v0/siteverify" {
+		t.Fatalf("defaults %q %q %q, %v", cfg.RecaptchaVerifyURL, cfg.HCaptchaVerifyURL, cfg.TurnstileVerifyURL, err)
+	}
+}

@@ -295,7 +295,7 @@ func (r *runningRouter) close() {
 	}
 }
 
-// maintain prunes expired Idempotency-Key records, autoresponder reservations and acknowledged Watermill
+// maintain prunes expired Idempotency-Key records, autoresponder reservations, spent proof-of-work challenges and acknowledged Watermill
 // messages, and shreds the payloads kept for failed deliveries once their
 // retention ran out, hourly. Several processes may run it at once: every
 // delete is idempotent.
@@ -315,6 +315,9 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.Deli
 		}
 		if _, err := postgres.PruneAutoresponderSends(ctx, pool); err != nil && ctx.Err() == nil {
 			log.Warn("pruning autoresponder reservations", "err", err)
+		}
+		if _, err := postgres.PruneSpentChallenges(ctx, pool, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("pruning spent proof-of-work challenges", "err", err)
 		}
 		for _, topic := range application.Topics {
 			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {

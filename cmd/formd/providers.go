@@ -12,6 +12,7 @@ import (
 	"github.com/google/wire"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/captcha"
 	"github.com/formd/formd/adapters/mail"
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
@@ -47,6 +48,13 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.PoisonedMessages), new(*postgres.PoisonedMessages)),
 	postgres.NewAutoresponderLimits,
 	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
+	postgres.NewSpentChallenges,
+	wire.Bind(new(application.SpentChallenges), new(*postgres.SpentChallenges)),
+	wire.Bind(new(application.CaptchaSecrets), new(*postgres.ReadModel)),
+	secrets.NewChallengeSigner,
+	wire.Bind(new(application.ChallengeSigner), new(*secrets.ChallengeSigner)),
+	provideCaptchaVerifier,
+	wire.Bind(new(application.CaptchaVerifier), new(*captcha.Verifier)),
 	provideSealer,
 	provideOutbound,
 	wire.Bind(new(application.Outbound), new(*outbound.Sender)),
@@ -93,6 +101,8 @@ var applicationSet = wire.NewSet(
 	application.NewUpdateFormHandler,
 	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
+	application.NewCaptchaChecks,
+	application.NewIssueChallengeHandler,
 	application.NewGrantFeatureHandler,
 	application.NewRevokeFeatureHandler,
 	application.NewSetPlanHandler,
@@ -266,6 +276,13 @@ func provideOutbound(cfg Config) (*outbound.Sender, error) {
 	return outbound.NewSender(outbound.Options{AllowPrivate: cfg.WebhookAllowPrivate, CAFile: cfg.WebhookCAFile,
 		TelegramBotToken: cfg.TelegramBotToken, TelegramAPIURL: cfg.TelegramAPIURL,
 		GoogleCredentialsFile: cfg.GoogleCredentialsFile, GoogleTokenURL: cfg.GoogleTokenURL, GoogleSheetsURL: cfg.GoogleSheetsURL})
+}
+
+// provideCaptchaVerifier points the captcha adapter at the configured
+// verification addresses.
+func provideCaptchaVerifier(cfg Config) *captcha.Verifier {
+	return captcha.NewVerifier(captcha.Options{RecaptchaURL: cfg.RecaptchaVerifyURL, HCaptchaURL: cfg.HCaptchaVerifyURL,
+		TurnstileURL: cfg.TurnstileVerifyURL})
 }
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }

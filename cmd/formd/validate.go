@@ -168,6 +168,7 @@ func (c *Config) validate() error {
 		c.checkCAFile,
 		c.checkRetention,
 		c.checkIntegrationServices,
+		c.checkCaptchaURLs,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -383,6 +384,23 @@ func (c *Config) checkIntegrationServices() error {
 	if c.GoogleCredentialsFile != "" {
 		if _, err := outbound.ReadServiceAccount(c.GoogleCredentialsFile); err != nil {
 			return fmt.Errorf("FORMD_GOOGLE_CREDENTIALS_FILE: %s: %v", c.GoogleCredentialsFile, cause(err))
+		}
+	}
+	return nil
+}
+
+// checkCaptchaURLs checks the captcha providers' verification addresses:
+// each an absolute URL without a query, http allowed (operator
+// configuration, such as a local double or gateway). They hold no secret,
+// so an error may show them.
+func (c *Config) checkCaptchaURLs() error {
+	for _, v := range []struct{ name, raw string }{
+		{"FORMD_RECAPTCHA_VERIFY_URL", c.RecaptchaVerifyURL}, {"FORMD_HCAPTCHA_VERIFY_URL", c.HCaptchaVerifyURL},
+		{"FORMD_TURNSTILE_VERIFY_URL", c.TurnstileVerifyURL},
+	} {
+		u, err := url.Parse(v.raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+			return fmt.Errorf("%s must be an absolute http:// or https:// URL without a query, such as https://api.hcaptcha.com/siteverify", v.name)
 		}
 	}
 	return nil

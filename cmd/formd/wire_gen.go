@@ -45,7 +45,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
-	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
+	sealer, err := provideSealer(keyring)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens, sealer)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	failedPayloadRetention := provideFailedPayloadRetention(cfg)
@@ -53,17 +58,15 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	sources := provideMetricSources(pool, deliveryStore)
 	metrics := prometheus.New(sources)
 	submissionStore, cleanup2 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
-	sealer, err := provideSealer(keyring)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
 	formFloodLimits := provideFormFloods(cfg)
 	quotas := provideQuotas(cfg)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics)
+	verifier := provideCaptchaVerifier(cfg)
+	challengeSigner := secrets.NewChallengeSigner(keyring)
+	spentChallenges := postgres.NewSpentChallenges(pool)
+	captchaChecks := application.NewCaptchaChecks(verifier, readModel, sealer, challengeSigner, spentChallenges, clock, log)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
@@ -127,6 +130,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listWorkspacesHandler := application.NewListWorkspacesHandler(readModel)
 	listWorkspaceTokensHandler := application.NewListWorkspaceTokensHandler(readModel, readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
+	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -141,6 +145,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListWorkspaces:        listWorkspacesHandler,
 		ListWorkspaceTokens:   listWorkspaceTokensHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
+		IssueChallenge:        issueChallengeHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,

@@ -68,6 +68,7 @@ type Patch struct {
 	AllowedSenderIPs *[]string
 	UploadsEnabled   *bool
 	Autoresponder    *Autoresponder
+	Captcha          *CaptchaPatch
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -86,6 +87,13 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.AllowedSenderIPs, p.AllowedSenderIPs)
 	set(&next.UploadsEnabled, p.UploadsEnabled)
 	set(&next.Autoresponder, p.Autoresponder)
+	if p.Captcha != nil {
+		captcha, err := next.Captcha.Apply(*p.Captcha)
+		if err != nil {
+			return err
+		}
+		next.Captcha = captcha
+	}
 	next = next.Normalize()
 	if err := next.Validate(policy); err != nil {
 		return err
@@ -138,10 +146,11 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 			out = append(out, Change{Field: field, From: from, To: a[field]})
 		}
 	}
-	return out
+	return append(out, diffCaptcha(before.Captcha, after.Captcha, fromNothing)...)
 }
 
-// settingFields are Settings' JSON names in display order.
+// settingFields are Settings' JSON names in display order; the captcha
+// follows them, field by field (diffCaptcha), so its secret never shows.
 var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",

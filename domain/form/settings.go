@@ -53,6 +53,9 @@ type Settings struct {
 	UploadsEnabled bool `json:"uploadsEnabled"`
 	// Autoresponder, when enabled, sends the submitter a copy of their message.
 	Autoresponder Autoresponder `json:"autoresponder"`
+	// Captcha, when enabled, is a gate every submission must pass. It is
+	// changed by PATCH only, through CaptchaPatch, which keeps its secret out.
+	Captcha Captcha `json:"captcha"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -151,6 +154,9 @@ func (s Settings) Validate(p Policy) error {
 		if net.ParseIP(ip) == nil {
 			return domain.Invalid(indexed("allowedSenderIps", i), "allowedSenderIps entries must be exact IP addresses")
 		}
+	}
+	if err := s.Captcha.validate(); err != nil {
+		return err
 	}
 	return s.Validation.Validate()
 }

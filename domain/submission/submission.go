@@ -28,17 +28,33 @@ const (
 	FieldWebhook   = "webhook"
 )
 
-// notForwarded are routing fields, captcha tokens, the honeypot and access
-// keys: they steer a submission and are never forwarded as custom data.
+// captchaTokens are the fields that carry captcha tokens: the spec's four,
+// the names the providers' widgets write, and a solution of formd's
+// proof-of-work challenge.
+var captchaTokens = map[string]bool{
+	"g-captcha-response": true, "captcha_response": true, "h-captcha-response": true, "cf-captcha-response": true,
+	"g-recaptcha-response": true, "recaptcha_response": true, "cf-turnstile-response": true,
+	"altcha": true,
+}
+
+// notForwarded are routing fields, the honeypot and access keys (and the
+// captcha tokens): they steer a submission and are never forwarded as
+// custom data.
 var notForwarded = map[string]bool{
 	FieldAccessKey: true, FieldAPIKey: true, FieldSubject: true, FieldFromName: true,
 	FieldReplyTo: true, FieldCC: true, FieldRedirect: true, FieldBotcheck: true, FieldWebhook: true,
-	"g-captcha-response": true, "captcha_response": true, "h-captcha-response": true, "cf-captcha-response": true,
-	"g-recaptcha-response": true, "recaptcha_response": true, "cf-turnstile-response": true,
 }
 
 // IsForwarded reports whether a field is custom data that deliveries carry.
-func IsForwarded(name string) bool { return !notForwarded[strings.ToLower(name)] }
+func IsForwarded(name string) bool {
+	name = strings.ToLower(name)
+	return !notForwarded[name] && !captchaTokens[name]
+}
+
+// IsCaptchaToken reports whether a field carries a captcha token: a one-time
+// proof about the request, not part of what was submitted (a retry of the
+// same submission carries a new one).
+func IsCaptchaToken(name string) bool { return captchaTokens[strings.ToLower(name)] }
 
 // Envelope holds a submission's routing fields, blanks dropped.
 type Envelope struct {

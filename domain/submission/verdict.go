@@ -27,6 +27,9 @@ type Request struct {
 	JSONClient bool
 	// DryRun evaluates every gate and reports each; nothing is committed.
 	DryRun bool
+	// Captcha is the outcome of the verification a previous judgement
+	// asked for (Verdict.CaptchaCheck); nil until it was made.
+	Captcha *CaptchaOutcome
 }
 
 // Target is what the gates know of the form a submission is routed to.
@@ -48,6 +51,8 @@ type Verdict struct {
 	failed *GateResult
 	errors []FieldError
 	until  time.Time
+	// pending is the captcha verification judgement waits for.
+	pending *CaptchaCheck
 }
 
 // Gates are the outcomes in the order the gates were checked.
@@ -60,8 +65,12 @@ func (v Verdict) FieldErrors() []FieldError { return v.errors }
 func (v Verdict) DryRun() bool { return v.dryRun }
 
 // Err is nil for an accepted submission, else a *RejectedError naming the
-// first gate that failed.
+// first gate that failed. An unfinished verdict (one waiting for a captcha
+// verification) is refused by the captcha gate: it never reads as accepted.
 func (v Verdict) Err() error {
+	if v.pending != nil {
+		return &RejectedError{Gate: GateCaptcha, Message: MsgCaptchaUnavailable}
+	}
 	if v.failed == nil {
 		return nil
 	}
@@ -139,6 +148,10 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 		if !v.check(GateServerSide, failure) {
 			return v
 		}
+	}
+
+	if !v.captchaGate(r, st.Captcha) {
+		return v
 	}
 
 	if !v.check(GateHoneypot, failIf(env.Spam, MsgSpam)) {

@@ -1,10 +1,15 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/formd/formd/application"
 )
 
 func serve(t *testing.T, method, path string, header http.Header, body string) *httptest.ResponseRecorder {
@@ -163,5 +168,38 @@ func TestOnlySerializedOriginsAreEchoed(t *testing.T) {
 	rec := serve(t, http.MethodOptions, "/submit", http.Header{"Origin": {"https://example.com/path"}}, "")
 	if rec.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("a malformed Origin was echoed: %v", rec.Header())
+	}
+}
+
+type fixedSigner struct{}
+
+func (fixedSigner) Sign(string) string         { return strings.Repeat("ab", 32) }
+func (fixedSigner) Verify(string, string) bool { return false }
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// GET /challenge is fetched by pages on any site, so its answer is readable
+// by the page's origin, and never cached: each challenge is solved once.
+func TestChallengeIsReadableByTheAskingOrigin(t *testing.T) {
+	app := &application.Application{Queries: application.Queries{IssueChallenge: application.NewIssueChallengeHandler(fixedSigner{}, wallClock{})}}
+	engine := NewServer(app, okPinger{}, slog.New(slog.DiscardHandler), Config{BaseURL: "https://forms.example.test"})
+	req := httptest.NewRequest(http.MethodGet, ChallengePath, nil)
+	req.Header.Set("Origin", "https://site.example")
+	rec := httptest.NewRecorder()
+	engine.ServeHTTP(rec, req)
+	var c map[string]any
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &c) != nil || c["algorithm"] != "SHA-256" || c["signature"] != strings.Repeat("ab", 32) {
+		t.Fatalf("GET /challenge = %d %s", rec.Code, rec.Body)
+	}
+	for k, want := range map[string]string{"Access-Control-Allow-Origin": "https://site.example", "Cache-Control": "no-store"} {
+		if got := rec.Header().Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	pre := serve(t, http.MethodOptions, ChallengePath, http.Header{"Origin": {"https://site.example"}, "Access-Control-Request-Method": {"GET"}}, "")
+	if pre.Code != http.StatusNoContent || pre.Header().Get("Access-Control-Allow-Methods") != "GET, OPTIONS" {
+		t.Fatalf("preflight = %d %v", pre.Code, pre.Header())
 	}
 }

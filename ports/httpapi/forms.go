@@ -64,6 +64,10 @@ func (s *Server) createForm(c *gin.Context) {
 		s.respondError(c, domain.Invalid("workspaceId", "workspaceId must be a UUID"))
 		return
 	}
+	if req.Captcha != nil {
+		s.respondError(c, domain.Invalid("captcha", "a captcha is set on an existing form: PATCH /v1/forms/{formId} with captcha"))
+		return
+	}
 	out, err := s.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{
 		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
 		WorkspaceName: deref(req.WorkspaceName), Settings: req.settings(),

@@ -32,6 +32,7 @@ type formJSON struct {
 	AllowedSenderIPs  []string          `json:"allowedSenderIps"`
 	UploadsEnabled    bool              `json:"uploadsEnabled"`
 	Autoresponder     autoresponderJSON `json:"autoresponder"`
+	Captcha           captchaJSON       `json:"captcha"`
 	Version           int               `json:"version"`
 	CreatedAt         time.Time         `json:"createdAt"`
 	UpdatedAt         time.Time         `json:"updatedAt"`
@@ -64,6 +65,33 @@ type autoresponderJSON struct {
 	Message string `json:"message,omitempty"`
 }
 
+// captchaJSON is a form's captcha as the API shows it: never the secret,
+// only whether one is stored.
+type captchaJSON struct {
+	Provider  string   `json:"provider"`
+	SiteKey   string   `json:"siteKey,omitempty"`
+	MinScore  *float64 `json:"minScore,omitempty"`
+	HasSecret bool     `json:"hasSecret"`
+}
+
+func presentCaptcha(c form.Captcha) captchaJSON {
+	out := captchaJSON{Provider: c.Provider.Name(), SiteKey: c.SiteKey, HasSecret: c.SecretID != ""}
+	if c.Provider == form.CaptchaRecaptchaV3 {
+		score := c.MinScore
+		out.MinScore = &score
+	}
+	return out
+}
+
+// captchaRequest is the captcha of a PATCH: absent or null fields keep
+// their value; a new provider needs its own siteKey and secret.
+type captchaRequest struct {
+	Provider *string  `json:"provider"`
+	SiteKey  *string  `json:"siteKey"`
+	Secret   *string  `json:"secret"`
+	MinScore *float64 `json:"minScore"`
+}
+
 func presentForm(f application.FormRecord) formJSON {
 	st := f.Settings
 	return formJSON{
@@ -72,7 +100,8 @@ func presentForm(f application.FormRecord) formJSON {
 		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
 		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
 		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
-		Autoresponder: autoresponderJSON(st.Autoresponder), Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+		Autoresponder: autoresponderJSON(st.Autoresponder), Captcha: presentCaptcha(st.Captcha),
+		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }
 
@@ -130,6 +159,7 @@ type formRequest struct {
 	AllowedSenderIPs *[]string          `json:"allowedSenderIps"`
 	UploadsEnabled   *bool              `json:"uploadsEnabled"`
 	Autoresponder    *autoresponderJSON `json:"autoresponder"`
+	Captcha          *captchaRequest    `json:"captcha"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -150,10 +180,15 @@ func (r formRequest) patch() form.Patch {
 		a := form.Autoresponder(*r.Autoresponder)
 		p.Autoresponder = &a
 	}
+	if r.Captcha != nil {
+		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
+	}
 	return p
 }
 
-// settings are the settings of a new form: a missing field is empty.
+// settings are the settings of a new form: a missing field is empty. The
+// captcha is not among them (createForm refuses it): its secret is stored
+// sealed by PATCH.
 func (r formRequest) settings() form.Settings {
 	p := r.patch()
 	return form.Settings{

@@ -32,6 +32,7 @@ var reasonTexts = map[string]string{
 	"recipient_verified": "The recipient email of this form is not verified. It must be verified before submissions are accepted.",
 	"origin":             "This website is not allowed to submit to this form.",
 	"server_side":        "This form does not accept submissions from servers.",
+	"captcha":            "The captcha was missing, not solved, expired or could not be checked. Go back, solve it again and resubmit.",
 	"honeypot":           "Submission rejected as spam: the botcheck field must be left empty.",
 	"redirect":           "The form's redirect address is not allowed: it must be an https address, on the form's own site unless the account may redirect elsewhere.",
 	"paid_features":      "The form asked for a feature this form's account does not have, or gave an invalid reply-to, CC or webhook address.",

@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/altcha"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
@@ -258,8 +259,15 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 			}},
 			AllowedSenderIPs: []string{"203.0.113.7"}, UploadsEnabled: true,
 			Autoresponder: form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "We got it."},
+			Captcha:       form.Captcha{Provider: form.CaptchaRecaptchaV3, SiteKey: "6LcSITE", MinScore: 0.5, SecretID: "c1"},
 		},
 	}
+
+	t.Run("Challenge", func(t *testing.T) {
+		c := altcha.NewChallenge("0a1b2c3d", 7, now.Add(altcha.Lifetime))
+		c.Signature = strings.Repeat("ab", 32)
+		checkShape(t, "GET /challenge", responseSchema(t, doc, "GET", "/challenge", 200, "application/json"), c)
+	})
 
 	t.Run("Form", func(t *testing.T) {
 		checkShape(t, "formJSON", schemaNamed(t, doc, "Form"), presentForm(record))
@@ -362,11 +370,15 @@ func TestOpenAPIRequestShapes(t *testing.T) {
 	full := formRequest{Name: &s, RecipientEmail: &s, WorkspaceID: &ws, WorkspaceName: &s, AllowedDomains: &list,
 		SubjectDefault: &s, FromNameDefault: &s, RedirectDefault: &s, ReplyToMode: &mode, ReplyToDefault: &s,
 		Validation: &validation, AllowedSenderIPs: &list, UploadsEnabled: &yes, Autoresponder: &autoresponder}
+	provider, score := "recaptcha_v3", 0.7
+	full.Captcha = &captchaRequest{Provider: &provider, SiteKey: &s, Secret: &s, MinScore: &score}
 	opts := []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.VisitAsRequest()}
 
 	raw, _ := json.Marshal(full)
 	var create map[string]any
 	_ = json.Unmarshal(raw, &create)
+	captcha := create["captcha"]
+	delete(create, "captcha") // PATCH only: createForm refuses it
 	for _, key := range undeclared(schemaNamed(t, doc, "CreateForm"), create, "CreateForm") {
 		t.Errorf("formRequest decodes %s, which CreateForm does not declare", key)
 	}
@@ -381,6 +393,7 @@ func TestOpenAPIRequestShapes(t *testing.T) {
 		}
 	}
 	patch["subjectDefault"] = nil
+	patch["captcha"] = captcha
 	for _, key := range undeclared(schemaNamed(t, doc, "FormPatch"), patch, "FormPatch") {
 		t.Errorf("formRequest decodes %s, which FormPatch does not declare", key)
 	}

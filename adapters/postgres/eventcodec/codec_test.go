@@ -91,6 +91,17 @@ const sampleSettingsJSON = `{"name":"Contact","recipientEmail":"owner@example.co
 	`{"field":"cv","file":{"required":true,"allowedMimeTypes":["application/pdf"]}}]},` +
 	`"allowedSenderIps":["192.0.2.1"],"uploadsEnabled":true,"autoresponder":{"enabled":true,"subject":"Thanks","message":"We got it."}}`
 
+// captchaSettings is sampleSettings with a recaptcha_v3 captcha: the stored
+// shape names its sealed secret by id, never the secret.
+var captchaSettings = func() form.Settings {
+	s := sampleSettings
+	s.Captcha = form.Captcha{Provider: form.CaptchaRecaptchaV3, SiteKey: "6LcSITE", MinScore: 0, SecretID: "c1"}
+	return s
+}()
+
+var captchaSettingsJSON = sampleSettingsJSON[:len(sampleSettingsJSON)-1] +
+	`,"captcha":{"provider":"recaptcha_v3","siteKey":"6LcSITE","minScore":0,"secretId":"c1"}}`
+
 // storedShapes pins every version-1 shape by a literal: events already in
 // databases look like this, whatever the domain structs become.
 var storedShapes = []struct {
@@ -101,6 +112,10 @@ var storedShapes = []struct {
 		`{"formId":"f1","accountId":"a1","workspaceId":"w1","accessKeyHash":"ab","accessKeyPrefix":"fk_12","settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
 	{form.SettingsChanged{Changes: []form.Change{{Field: "name", From: json.RawMessage(`"Old"`), To: json.RawMessage(`"Contact"`)}}, Settings: sampleSettings, At: at, RecipientReset: true},
 		`{"changes":[{"field":"name","from":"Old","to":"Contact"}],"settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z","recipientReset":true}`},
+	// A captcha change: each setting named captcha.<field>, the secret hidden.
+	{form.SettingsChanged{Changes: []form.Change{{Field: "captcha.secret", From: json.RawMessage(`null`), To: json.RawMessage(`"(hidden)"`)}},
+		Settings: captchaSettings, At: at},
+		`{"changes":[{"field":"captcha.secret","from":null,"to":"(hidden)"}],"settings":` + captchaSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
 	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
 		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
 	{form.IntegrationConfigured{Changes: []form.Change{{Field: "integrations.webhook.enabled", From: json.RawMessage(`false`), To: json.RawMessage(`true`)}},
@@ -194,13 +209,28 @@ func TestStoredShapesArePinned(t *testing.T) {
 }
 
 func TestSettingsRoundTrip(t *testing.T) {
-	data, err := EncodeSettings(sampleSettings)
-	if err != nil || string(data) != sampleSettingsJSON {
-		t.Fatalf("EncodeSettings = %s, %v\nwant %s", data, err, sampleSettingsJSON)
+	for _, tt := range []struct {
+		settings form.Settings
+		json     string
+	}{{sampleSettings, sampleSettingsJSON}, {captchaSettings, captchaSettingsJSON}} {
+		data, err := EncodeSettings(tt.settings)
+		if err != nil || string(data) != tt.json {
+			t.Fatalf("EncodeSettings = %s, %v\nwant %s", data, err, tt.json)
+		}
+		got, err := DecodeSettings(data)
+		if err != nil || !reflect.DeepEqual(got, tt.settings) {
+			t.Fatalf("DecodeSettings = %#v, %v", got, err)
+		}
 	}
-	got, err := DecodeSettings(data)
-	if err != nil || !reflect.DeepEqual(got, sampleSettings) {
-		t.Fatalf("DecodeSettings = %#v, %v", got, err)
+	// Every captcha provider survives the stored shape; formd's own has no keys.
+	for _, c := range []form.Captcha{{Provider: form.CaptchaFormd}, {Provider: form.CaptchaTurnstile, SiteKey: "0x4A", SecretID: "c2"},
+		{Provider: form.CaptchaRecaptchaV3, SiteKey: "k", MinScore: 0.7, SecretID: "c3"}} {
+		s := sampleSettings
+		s.Captcha = c
+		data, _ := EncodeSettings(s)
+		if got, err := DecodeSettings(data); err != nil || got.Captcha != c {
+			t.Errorf("captcha %+v came back as %+v (%v) from %s", c, got.Captcha, err, data)
+		}
 	}
 }
 

@@ -21,6 +21,42 @@ type settingsV1 struct {
 	AllowedSenderIPs []string        `json:"allowedSenderIps"`
 	UploadsEnabled   bool            `json:"uploadsEnabled"`
 	Autoresponder    autoresponderV1 `json:"autoresponder"`
+	// Captcha is absent when the form has none, as in every event written
+	// before captchas existed.
+	Captcha *captchaV1 `json:"captcha,omitempty"`
+}
+
+// captchaV1 is a form's captcha setting as stored: the provider, its public
+// site key, recaptcha_v3's minimum score, and the id of the sealed secret
+// (in captcha_secrets), never the secret.
+type captchaV1 struct {
+	Provider string   `json:"provider"`
+	SiteKey  string   `json:"siteKey,omitempty"`
+	MinScore *float64 `json:"minScore,omitempty"`
+	SecretID string   `json:"secretId,omitempty"`
+}
+
+func captchaToV1(c form.Captcha) *captchaV1 {
+	if !c.Enabled() {
+		return nil
+	}
+	out := &captchaV1{Provider: string(c.Provider), SiteKey: c.SiteKey, SecretID: c.SecretID}
+	if c.Provider == form.CaptchaRecaptchaV3 {
+		score := c.MinScore
+		out.MinScore = &score
+	}
+	return out
+}
+
+func captchaFromV1(c *captchaV1) form.Captcha {
+	if c == nil {
+		return form.Captcha{}
+	}
+	out := form.Captcha{Provider: form.CaptchaProvider(c.Provider), SiteKey: c.SiteKey, SecretID: c.SecretID}
+	if c.MinScore != nil {
+		out.MinScore = *c.MinScore
+	}
+	return out
 }
 
 type validationV1 struct {
@@ -55,6 +91,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
+		Captcha:       captchaToV1(s.Captcha),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -76,6 +113,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
+		Captcha:       captchaFromV1(s.Captcha),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
