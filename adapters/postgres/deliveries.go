@@ -172,7 +172,7 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 		     AS d(id, sub, form, ver, kind, status, attempts, next, err, fin, test)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
 		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at,
-		    finished_at = excluded.finished_at`,
+		    finished_at = excluded.finished_at, claimed_by = NULL`,
 		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished, tests)
 	if err := d.store.AppendWith(ctx, tx, now, state, streams...); err != nil {
 		return err

@@ -15,9 +15,13 @@ import (
 
 // deliveryLogColumns are a DeliveryRecord's, read from deliveries d joined
 // to forms f (absent for an account's mails) and submission_payloads p.
+// While a worker holds a delivery (claimed_by is set until its attempt is
+// recorded), next_attempt_at is the claim's lease, not when the next attempt
+// is due: the log shows none, since one is under way.
 const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coalesce(f.workspace_id::text, ''), coalesce(d.form_id::text, ''),
 	coalesce(d.submission_id::text, ''), coalesce(d.verification_id::text, ''), d.kind, d.target, d.status,
-	d.attempts, d.retries, d.last_error, d.next_attempt_at, d.created_at, d.finished_at, p.submission_id IS NOT NULL`
+	d.attempts, d.retries, d.last_error,
+	CASE WHEN d.claimed_by IS NULL THEN d.next_attempt_at END, d.created_at, d.finished_at, p.submission_id IS NOT NULL`
 
 const deliveryLogFrom = ` FROM deliveries d
 	LEFT JOIN forms f ON f.id = d.form_id

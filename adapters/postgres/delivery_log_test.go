@@ -187,3 +187,38 @@ func TestFormDeliveriesPagesNewestFirst(t *testing.T) {
 		t.Errorf("DeliveryByID(not-a-uuid) = %v", err)
 	}
 }
+
+// While a worker holds a delivery, its next_attempt_at is the claim's lease:
+// the log showed that as the next attempt's time. It shows none while an
+// attempt is under way, and the schedule's time once it is recorded.
+func TestTheLogShowsNoNextAttemptWhileOneIsUnderWay(t *testing.T) {
+	g := newGroupEnv(t)
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	s := g.accepted(g.version, "")
+	if _, err := g.subs.Accept(g.ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	id := s.Queued[0].DeliveryID
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	if err := store.RecordAttempts(g.ctx, []application.Attempt{{Queued: s.Queued[0], Number: 1,
+		Outcome: delivery.AttemptFailed{Attempt: 1, Reason: "421 try later", NextAt: now, At: now}}}); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimDue(g.ctx, now.Add(time.Second), 10*time.Minute, 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("ClaimDue = %+v, %v", claimed, err)
+	}
+	rec, err := store.DeliveryByID(g.ctx, id)
+	if err != nil || rec.State != "retrying" || rec.NextAttemptAt != nil {
+		t.Fatalf("while claimed: %+v, %v; want no next attempt (the lease is not one)", rec, err)
+	}
+	next := now.Add(5 * time.Minute)
+	if err := store.RecordAttempts(g.ctx, []application.Attempt{{Queued: claimed[0].Queued, Number: 2,
+		Outcome: delivery.AttemptFailed{Attempt: 2, Reason: "421 try later", NextAt: next, At: now}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err = store.DeliveryByID(g.ctx, id)
+	if err != nil || rec.NextAttemptAt == nil || !rec.NextAttemptAt.Equal(next) {
+		t.Fatalf("after the attempt: %+v, %v; want the next attempt at %v", rec, err, next)
+	}
+}
