@@ -65,6 +65,9 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if len(destinations) > 0 {
 		payload.Destinations = destinations
 	}
+	for _, f := range cmd.Files {
+		payload.Attachments = append(payload.Attachments, Attachment{Field: f.Field, Name: f.Name, Type: f.Type(), Size: f.Size, Content: f.Content})
+	}
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
