@@ -83,7 +83,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	redirect := submission.Redirect(st, env, cmd.JSONClient)
 	stored := StoredResponse{Response: resp, Redirect: redirect}
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
-		stored.RequestHash = requestHash(key, cmd.Fields)
+		stored.RequestHash = requestHash(key, cmd.Fields, cmd.Files...)
 	}
 	prior, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
