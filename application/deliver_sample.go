@@ -53,7 +53,7 @@ func (h *DeliverHandler) sendTest(ctx context.Context, q delivery.Queued) error 
 		return h.appendRow(ctx, q, Destination{SpreadsheetID: planned.SpreadsheetID, SheetName: planned.SheetName}, q.At, submission.TestFields())
 	}
 	body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, FormID: q.FormID,
-		SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(submission.TestFields()), Test: true})
+		SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(submission.TestFields()), Attachments: []webhookAttachment{}, Test: true})
 	if err != nil {
 		return err
 	}

@@ -212,7 +212,7 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 		t.Fatalf("sent %+v, want one unsigned post to the integration's URL", hooks.sent)
 	}
 	want := `{"type":"submission.accepted","deliveryId":"d2","submissionId":"s1","formId":"f1","requestId":"req-1",` +
-		`"submittedAt":"2026-11-22T11:59:00Z","data":{"message":"hi"}}`
+		`"submittedAt":"2026-11-22T11:59:00Z","data":{"message":"hi"},"attachments":[]}`
 	if got := string(hooks.sent[0].Body); got != want {
 		t.Errorf("body %s\nwant %s", got, want)
 	}
@@ -301,5 +301,50 @@ func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
 				t.Errorf("recorded %+v, want outcome %#v", store.recorded, tt.want)
 			}
 		})
+	}
+}
+
+type keptMail struct{ sent []Mail }
+
+func (k *keptMail) Send(_ context.Context, m Mail) error {
+	k.sent = append(k.sent, m)
+	return nil
+}
+
+// A submission's files go to the notification email as attachments; a
+// webhook gets their name, size and type only, never their content.
+func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
+	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
+	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", Webhook: "https://per.example.com/h",
+		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
+		Attachments: []Attachment{{Field: "attachment", Name: "cv.pdf", Type: "application/pdf", Size: 9, Content: []byte("%PDF-1.4\n")}}})
+	mail := &keptMail{}
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}}}
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(mail.sent) != 1 || len(mail.sent[0].Attachments) != 1 {
+		t.Fatalf("sent %+v, want one mail with one attachment", mail.sent)
+	}
+	if a := mail.sent[0].Attachments[0]; a.Name != "cv.pdf" || a.Type != "application/pdf" || string(a.Content) != "%PDF-1.4\n" {
+		t.Errorf("attachment %+v", a)
+	}
+
+	hooks := &sentWebhooks{}
+	store = &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
+	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks.sent) != 1 {
+		t.Fatalf("sent %+v, want one webhook", hooks.sent)
+	}
+	body := string(hooks.sent[0].Body)
+	if !strings.Contains(body, `"attachments":[{"field":"attachment","name":"cv.pdf","size":9,"type":"application/pdf"}]`) ||
+		strings.Contains(body, "PDF-1.4") || strings.Contains(body, "JVBERi") {
+		t.Errorf("webhook body %s: want the file described, never its content", body)
 	}
 }

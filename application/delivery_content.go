@@ -18,6 +18,35 @@ import (
 // accepted submission.
 const WebhookSubmissionAccepted = "submission.accepted"
 
+// webhookAttachment describes one file of a submission to a webhook.
+type webhookAttachment struct {
+	Field string `json:"field"`
+	Name  string `json:"name"`
+	Size  int64  `json:"size"`
+	Type  string `json:"type"`
+}
+
+func describeAttachments(in []Attachment) []webhookAttachment {
+	out := make([]webhookAttachment, 0, len(in))
+	for _, a := range in {
+		out = append(out, webhookAttachment{Field: a.Field, Name: a.Name, Size: a.Size, Type: a.Type})
+	}
+	return out
+}
+
+// withAttachmentLines adds one line per file (name, size, type) to the
+// fields a chat message or sheet row shows; never the content.
+func withAttachmentLines(fields []submission.Field, in []Attachment) []submission.Field {
+	if len(in) == 0 {
+		return fields
+	}
+	out := append([]submission.Field(nil), fields...)
+	for _, a := range in {
+		out = append(out, submission.Field{Name: a.Field, Value: fmt.Sprintf("%s (%s, %d bytes)", a.Name, a.Type, a.Size)})
+	}
+	return out
+}
+
 // webhookBody is what a webhook receives (README "Webhook payload", the
 // WebhookPayload schema of openapi.json): the forwarded custom fields only,
 // never routing fields, captcha tokens, the honeypot, access keys or
@@ -30,6 +59,9 @@ type webhookBody struct {
 	RequestID    string            `json:"requestId"`
 	SubmittedAt  string            `json:"submittedAt"`
 	Data         map[string]string `json:"data"`
+	// Attachments describe the submission's files (name, size, type); their
+	// content goes only to the notification email.
+	Attachments []webhookAttachment `json:"attachments"`
 	// Test marks the sample an integration's test sends (no submission).
 	Test bool `json:"test,omitempty"`
 }
@@ -49,17 +81,19 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 			return fmt.Errorf("%w: no webhook URL in payload", ErrPermanent)
 		}
 		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
-			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields)})
+			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields),
+			Attachments: describeAttachments(p.Attachments)})
 		if err != nil {
 			return err
 		}
 		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
 	}
+	shown := withAttachmentLines(p.Fields, p.Attachments)
 	switch q.Kind {
 	case delivery.KindSlack, delivery.KindDiscord:
-		return h.sendChat(ctx, q, p.WebhookURLs[q.DeliveryID], p.FormName, p.Fields)
+		return h.sendChat(ctx, q, p.WebhookURLs[q.DeliveryID], p.FormName, shown)
 	case delivery.KindTelegram:
-		return h.sendTelegram(ctx, q, p.Destinations[q.DeliveryID].ChatID, p.FormName, p.Fields)
+		return h.sendTelegram(ctx, q, p.Destinations[q.DeliveryID].ChatID, p.FormName, shown)
 	case delivery.KindGoogleSheets:
 		return h.appendRow(ctx, q, p.Destinations[q.DeliveryID], q.At, p.Fields)
 	}
@@ -73,6 +107,9 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 	} else {
 		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
 		m.Text = notificationText(p)
+		for _, a := range p.Attachments {
+			m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: a.Type, Content: a.Content})
+		}
 	}
 	return h.mailer.Send(ctx, m)
 }

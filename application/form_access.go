@@ -26,7 +26,11 @@ func ownedForm(ctx context.Context, read ReadModel, caller Session, formID strin
 // formPolicy is what the account's entitlements allow in form settings.
 func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.Policy, error) {
 	wild, err := ent.Has(ctx, accountID, account.FeatureWildcardDomains)
-	return form.Policy{WildcardDomains: wild}, err
+	if err != nil {
+		return form.Policy{}, err
+	}
+	uploads, err := ent.Has(ctx, accountID, account.FeatureUploads)
+	return form.Policy{WildcardDomains: wild, Uploads: uploads}, err
 }
 
 // metadataFor is the audit metadata of a control-plane change by caller.

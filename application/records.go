@@ -224,6 +224,19 @@ type Payload struct {
 	// Destinations maps each Telegram and Google Sheets delivery's id to
 	// where it goes.
 	Destinations map[string]Destination `json:"destinations,omitempty"`
+	// Attachments are the accepted files, content included: sealed with the
+	// fields under the same data key, so shredding the payload once every
+	// delivery is final shreds them too.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is an accepted file of a submission.
+type Attachment struct {
+	Field   string `json:"field"`
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Size    int64  `json:"size"`
+	Content []byte `json:"content"`
 }
 
 // AutoresponderMail is the confirmation mail to the submitter.
@@ -317,6 +330,15 @@ type Mail struct {
 	ReplyTo    string
 	Subject    string
 	Text       string
+	// Attachments are files attached to the mail (a submission's uploads).
+	Attachments []MailAttachment
+}
+
+// MailAttachment is one file attached to a mail.
+type MailAttachment struct {
+	Name    string
+	Type    string
+	Content []byte
 }
 
 // PoisonedMessage is an event message a consumer group failed on for good.

@@ -26,11 +26,24 @@ type Submit struct {
 	RequestID      string
 }
 
-// UploadedFile describes a file part of a multipart post.
+// UploadedFile is a file part of a multipart post: what the domain judges
+// (File: name, declared and sniffed types, size) and, once accepted, the
+// content sealed with the submission's payload.
 type UploadedFile struct {
-	Field       string
-	Filename    string
-	ContentType string
+	submission.File
+	Content []byte
+}
+
+// files are the metadata of uploaded files, as the gates judge them.
+func files(up []UploadedFile) []submission.File {
+	if len(up) == 0 {
+		return nil
+	}
+	out := make([]submission.File, len(up))
+	for i, f := range up {
+		out[i] = f.File
+	}
+	return out
 }
 
 // SubmitHandler has the domain judge a submission and commits the accepted
@@ -112,7 +125,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, true), false)
 	}
 	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer,
-		RemoteIP: cmd.RemoteIP, HasFiles: len(cmd.Files) > 0, JSONClient: cmd.JSONClient, DryRun: cmd.DryRun}
+		RemoteIP: cmd.RemoteIP, Files: files(cmd.Files), JSONClient: cmd.JSONClient, DryRun: cmd.DryRun}
 	fresh := false
 	keyHash := HashSecret(key)
 	var refused *FormRecord // the cached form a first judgement refused

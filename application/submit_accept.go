@@ -65,6 +65,9 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if len(destinations) > 0 {
 		payload.Destinations = destinations
 	}
+	for _, f := range cmd.Files {
+		payload.Attachments = append(payload.Attachments, Attachment{Field: f.Field, Name: f.Name, Type: f.Type(), Size: f.Size, Content: f.Content})
+	}
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
@@ -80,7 +83,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	redirect := submission.Redirect(st, env, cmd.JSONClient)
 	stored := StoredResponse{Response: resp, Redirect: redirect}
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
-		stored.RequestHash = requestHash(key, cmd.Fields)
+		stored.RequestHash = requestHash(key, cmd.Fields, cmd.Files...)
 	}
 	prior, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,

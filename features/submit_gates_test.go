@@ -253,7 +253,7 @@ var _ = Describe("Submission gates", func() {
 	})
 
 	Describe("uploads", func() {
-		It("refuses file parts: not enabled, then not supported yet", func() {
+		It("refuses file parts until uploads are enabled, which needs the file_uploads entitlement", func() {
 			sf := verifiedSubmitForm(f, nil)
 			upload := func() *Response {
 				GinkgoHelper()
@@ -265,13 +265,14 @@ var _ = Describe("Submission gates", func() {
 			By("refusing a file while uploads are disabled")
 			ExpectError(upload(), http.StatusBadRequest, "File uploads are not enabled for this form")
 
-			By("enabling uploads on the form")
-			sf.Patch(map[string]any{"uploadsEnabled": true})
+			By("refusing to enable uploads without the entitlement")
+			r := f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"uploadsEnabled": true})
+			ExpectError(r, http.StatusBadRequest, "file_uploads")
 
-			By("refusing a file because this server does not support uploads yet")
-			r := upload()
-			ExpectError(r, http.StatusBadRequest, "not supported", "yet")
-			Expect(r.JSON["message"]).NotTo(ContainSubstring("not enabled"))
+			By("enabling uploads once the entitlement is granted, and accepting the file")
+			f.Grant(sf.Owner, "file_uploads")
+			sf.Patch(map[string]any{"uploadsEnabled": true})
+			Expect(upload().Status).To(Equal(http.StatusOK))
 
 			By("still accepting the same multipart post without the file")
 			accepted(f.Post("", sf.Path(), multipartBody([]string{"message", "Hello"}), fromOrigin("https://example.com")))

@@ -3,6 +3,8 @@
 package mail
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	netmail "net/mail"
@@ -42,7 +44,30 @@ func build(m application.Mail) (*gomail.Msg, error) {
 	msg.SetMessageIDWithValue(m.MessageID)
 	msg.SetDate()
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	for _, a := range m.Attachments {
+		err := msg.AttachReader(attachmentName(a.Name), bytes.NewReader(a.Content),
+			gomail.WithFileContentType(gomail.ContentType(cmp.Or(a.Type, "application/octet-stream"))))
+		if err != nil {
+			return nil, fmt.Errorf("attachment: %w", err)
+		}
+	}
 	return msg, nil
+}
+
+// attachmentName is a submitter's file name made safe for a MIME header:
+// no control characters and no path, so a mail client saves it where the
+// reader chooses.
+func attachmentName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '/' || r == '\\' || r == '"' {
+			return '_'
+		}
+		return r
+	}, name)
+	if name = strings.TrimSpace(name); name == "" || name == "." || name == ".." {
+		return "attachment"
+	}
+	return name
 }
 
 // sender is the From address: the configured sender (a bare address or

@@ -67,6 +67,7 @@ type Patch struct {
 	Validation       *ValidationSettings
 	AllowedSenderIPs *[]string
 	UploadsEnabled   *bool
+	UploadLimits     *UploadLimits
 	Autoresponder    *Autoresponder
 	Captcha          *CaptchaPatch
 }
@@ -86,6 +87,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.Validation, p.Validation)
 	set(&next.AllowedSenderIPs, p.AllowedSenderIPs)
 	set(&next.UploadsEnabled, p.UploadsEnabled)
+	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
@@ -154,7 +156,7 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
-	"uploadsEnabled", "autoresponder",
+	"uploadsEnabled", "uploadLimits", "autoresponder",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

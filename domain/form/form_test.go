@@ -289,6 +289,12 @@ func TestChangeSettingsRecordsChangedFields(t *testing.T) {
 			want:  []change{{"uploadsEnabled", `false`, `true`}},
 		},
 		{
+			name:  "upload limits",
+			patch: form.Patch{UploadLimits: &form.UploadLimits{MaxFiles: 2, MaxFileBytes: 1 << 20, AllowedMimeTypes: []string{"image/*"}}},
+			want: []change{{"uploadLimits", `{"maxFiles":0,"maxFileBytes":0,"allowedMimeTypes":null}`,
+				`{"maxFiles":2,"maxFileBytes":1048576,"allowedMimeTypes":["image/*"]}`}},
+		},
+		{
 			name:  "autoresponder",
 			patch: form.Patch{Autoresponder: &form.Autoresponder{Enabled: true, Subject: "Thanks"}},
 			want:  []change{{"autoresponder", `{"enabled":false}`, `{"enabled":true,"subject":"Thanks"}`}},
@@ -298,7 +304,7 @@ func TestChangeSettingsRecordsChangedFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := formLoaded(t)
-			if err := f.ChangeSettings(tt.patch, form.Policy{}, later); err != nil {
+			if err := f.ChangeSettings(tt.patch, form.Policy{Uploads: true}, later); err != nil {
 				t.Fatalf("ChangeSettings: %v", err)
 			}
 			if f.Version() != 1 {

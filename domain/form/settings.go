@@ -51,6 +51,8 @@ type Settings struct {
 	AllowedSenderIPs []string `json:"allowedSenderIps"`
 	// UploadsEnabled lets multipart posts carry files (a paid/manual feature).
 	UploadsEnabled bool `json:"uploadsEnabled"`
+	// UploadLimits bound the files a submission may carry.
+	UploadLimits UploadLimits `json:"uploadLimits"`
 	// Autoresponder, when enabled, sends the submitter a copy of their message.
 	Autoresponder Autoresponder `json:"autoresponder"`
 	// Captcha, when enabled, is a gate every submission must pass. It is
@@ -69,6 +71,8 @@ type Autoresponder struct {
 type Policy struct {
 	// WildcardDomains allows `*.example.com` patterns (Pro or Lifetime plans).
 	WildcardDomains bool
+	// Uploads allows uploadsEnabled (the file_uploads entitlement).
+	Uploads bool
 }
 
 // Normalize trims and lower-cases what is case-insensitive and fills defaults.
@@ -97,6 +101,9 @@ func (s Settings) Normalize() Settings {
 	s.AllowedSenderIPs = ips
 	if s.Validation.Fields == nil {
 		s.Validation.Fields = []FieldRule{}
+	}
+	if len(s.UploadLimits.AllowedMimeTypes) == 0 {
+		s.UploadLimits.AllowedMimeTypes = nil // one form for "any type", as stored
 	}
 	return s
 }
@@ -154,6 +161,12 @@ func (s Settings) Validate(p Policy) error {
 		if net.ParseIP(ip) == nil {
 			return domain.Invalid(indexed("allowedSenderIps", i), "allowedSenderIps entries must be exact IP addresses")
 		}
+	}
+	if s.UploadsEnabled && !p.Uploads {
+		return domain.Invalid("uploadsEnabled", "uploadsEnabled needs the file_uploads entitlement (a paid or manually granted feature)")
+	}
+	if err := s.UploadLimits.validate(); err != nil {
+		return err
 	}
 	if err := s.Captcha.validate(); err != nil {
 		return err

@@ -34,6 +34,11 @@ func TestSettingsValidateRejects(t *testing.T) {
 		wantField string
 	}{
 		{name: "name empty", mutate: func(s *form.Settings) { s.Name = "" }, wantField: "name"},
+		{name: "uploads without the entitlement", mutate: func(s *form.Settings) { s.UploadsEnabled = true }, wantField: "uploadsEnabled"},
+		{name: "too many files", mutate: func(s *form.Settings) { s.UploadLimits.MaxFiles = form.MaxFilesCeiling + 1 }, wantField: "uploadLimits.maxFiles"},
+		{name: "negative files", mutate: func(s *form.Settings) { s.UploadLimits.MaxFiles = -1 }, wantField: "uploadLimits.maxFiles"},
+		{name: "files above the ceiling", mutate: func(s *form.Settings) { s.UploadLimits.MaxFileBytes = form.MaxFileBytesCeiling + 1 }, wantField: "uploadLimits.maxFileBytes"},
+		{name: "a bad mime pattern", mutate: func(s *form.Settings) { s.UploadLimits.AllowedMimeTypes = []string{"image/png", "*/*"} }, wantField: "uploadLimits.allowedMimeTypes[1]"},
 		{name: "name blank", mutate: func(s *form.Settings) { s.Name = " \t\n" }, wantField: "name"},
 		{name: "name 201 bytes", mutate: func(s *form.Settings) { s.Name = strings.Repeat("n", 201) }, wantField: "name"},
 		{name: "recipient empty", mutate: func(s *form.Settings) { s.RecipientEmail = "" }, wantField: "recipientEmail"},
@@ -151,9 +156,12 @@ func TestSettingsValidateAccepts(t *testing.T) {
 		{name: "50 sender ips", mutate: func(s *form.Settings) {
 			s.AllowedSenderIPs = settingsList(50, func(i int) string { return fmt.Sprintf("192.0.2.%d", i) })
 		}},
-		{name: "uploads and validation", mutate: func(s *form.Settings) {
+		{name: "uploads and validation", policy: form.Policy{Uploads: true}, mutate: func(s *form.Settings) {
 			s.UploadsEnabled = true
 			s.Validation.Fields = []form.FieldRule{{Field: "cv", File: &form.FileRule{AllowedMimeTypes: []string{"application/pdf"}}}}
+		}},
+		{name: "upload limits at the ceilings", mutate: func(s *form.Settings) {
+			s.UploadLimits = form.UploadLimits{MaxFiles: form.MaxFilesCeiling, MaxFileBytes: form.MaxFileBytesCeiling, AllowedMimeTypes: []string{"image/*", "application/pdf"}}
 		}},
 	}
 	for _, tt := range tests {
@@ -211,7 +219,7 @@ func TestDiffFromNothingListsEverySetting(t *testing.T) {
 	wantOrder := []string{
 		"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 		"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
-		"uploadsEnabled", "autoresponder",
+		"uploadsEnabled", "uploadLimits", "autoresponder",
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,7 +52,7 @@ const (
 	MsgWebhookInvalid      = "webhook must be an absolute https URL."
 	MsgReplyToInvalid      = "replyto must be a valid email address."
 	MsgUploadsDisabled     = "File uploads are not enabled for this form; send the form without file fields."
-	MsgUploadsNotAvailable = "File uploads are not supported by this server yet; send the form without file fields."
+	MsgUploadsNotEntitled  = "File uploads need a paid or manually granted entitlement (file_uploads); send the form without file fields."
 	MsgValidationFailed    = "Submission validation failed."
 )
 

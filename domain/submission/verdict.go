@@ -21,8 +21,8 @@ type Request struct {
 	Origin   string
 	Referer  string
 	RemoteIP string
-	// HasFiles is set when the post carried file parts.
-	HasFiles bool
+	// Files are the file parts the post carried, as metadata and sniffed type.
+	Files []File
 	// JSONClient is a script that reads a JSON answer; it is never redirected.
 	JSONClient bool
 	// DryRun evaluates every gate and reports each; nothing is committed.
@@ -176,12 +176,17 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 		return v
 	}
 
-	if !r.HasFiles {
+	if len(r.Files) == 0 {
 		v.skip(GateUploads, "no file fields")
 	} else {
-		failure := MsgUploadsNotAvailable
-		if !st.UploadsEnabled {
+		failure := ""
+		switch {
+		case !st.UploadsEnabled:
 			failure = MsgUploadsDisabled
+		case !ent.Has(account.FeatureUploads):
+			failure = MsgUploadsNotEntitled
+		default:
+			failure = JudgeFiles(r.Files, st.UploadLimits)
 		}
 		if !v.check(GateUploads, failure) {
 			return v
@@ -194,6 +199,11 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 			values[f.Name] = f.Value
 		}
 		v.errors = CheckFields(st.Validation, values)
+		// File rules run only when the form takes uploads (the spec's
+		// FieldValidationRule file).
+		if st.UploadsEnabled {
+			v.errors = append(v.errors, CheckFiles(st.Validation, FileTypes(r.Files))...)
+		}
 	}
 	if !v.check(GateFields, failIf(len(v.errors) > 0, MsgValidationFailed)) {
 		return v
@@ -224,6 +234,9 @@ func FeaturesJudged(r Request, st form.Settings) []string {
 	}
 	if r.Envelope.Webhook != "" {
 		out = append(out, account.FeatureWebhook)
+	}
+	if len(r.Files) > 0 {
+		out = append(out, account.FeatureUploads)
 	}
 	return out
 }

@@ -31,7 +31,11 @@ func FuzzJudge(f *testing.F) {
 			{Name: "captcha_response", Value: token}}
 		env, _ := submission.Split(fields)
 		r := submission.Request{Fields: fields, Envelope: env, Origin: origin, Referer: referer, RemoteIP: ip,
-			HasFiles: files, JSONClient: jsonClient, DryRun: dryRun}
+			JSONClient: jsonClient, DryRun: dryRun}
+		if files {
+			r.Files = []submission.File{{Field: "attachment", Name: "cv.pdf", DeclaredType: "application/pdf", Size: 9,
+				Detected: []string{"application/pdf"}}}
+		}
 		st := form.Settings{Name: "C", RecipientEmail: "inbox@example.com", AllowedDomains: []string{"example.com"},
 			AllowedSenderIPs: []string{"203.0.113.7"},
 			Validation:       form.ValidationSettings{Fields: []form.FieldRule{{Field: "email", Type: "email"}}}}.Normalize()

@@ -28,8 +28,14 @@ func browser(fields ...submission.Field) submission.Request {
 func field(name, value string) submission.Field { return submission.Field{Name: name, Value: value} }
 
 func TestJudge(t *testing.T) {
-	all := account.NewEntitlements(account.FeatureServerSide, account.FeatureCC, account.FeatureWebhook, account.FeatureCrossRedirect)
+	all := account.NewEntitlements(account.FeatureServerSide, account.FeatureCC, account.FeatureWebhook, account.FeatureCrossRedirect,
+		account.FeatureUploads)
 	none := account.NewEntitlements()
+	pdf := submission.File{Field: "attachment", Name: "cv.pdf", DeclaredType: "application/pdf", Size: 9, Detected: []string{"application/pdf"}}
+	uploads := func(st *form.Settings) { st.UploadsEnabled = true }
+	fileRule := func(st *form.Settings) {
+		st.Validation.Fields = []form.FieldRule{{Field: "attachment", File: &form.FileRule{Required: true}}}
+	}
 	emailRule := func(st *form.Settings) {
 		st.Validation.Fields = []form.FieldRule{{Field: "email", Required: true, Type: "email"}}
 	}
@@ -125,14 +131,29 @@ func TestJudge(t *testing.T) {
 			target(), all, submission.GatePaidFeatures, submission.MsgWebhookInvalid},
 		{"files on a form without uploads", func() submission.Request {
 			r := browser()
-			r.HasFiles = true
+			r.Files = []submission.File{pdf}
 			return r
 		}, target(), all, submission.GateUploads, submission.MsgUploadsDisabled},
+		{"files without the file_uploads entitlement", func() submission.Request {
+			r := browser()
+			r.Files = []submission.File{pdf}
+			return r
+		}, target(uploads), none, submission.GateUploads, submission.MsgUploadsNotEntitled},
 		{"files on a form with uploads", func() submission.Request {
 			r := browser()
-			r.HasFiles = true
+			r.Files = []submission.File{pdf}
 			return r
-		}, target(func(st *form.Settings) { st.UploadsEnabled = true }), all, submission.GateUploads, submission.MsgUploadsNotAvailable},
+		}, target(uploads), all, "", ""},
+		{"a file the form's limits refuse", func() submission.Request {
+			r := browser()
+			r.Files = []submission.File{pdf, pdf}
+			return r
+		}, target(uploads, func(st *form.Settings) { st.UploadLimits.MaxFiles = 1 }), all, submission.GateUploads,
+			"Too many files: this form accepts at most 1 per submission, 2 were sent."},
+		{"a required file missing", func() submission.Request { return browser() },
+			target(uploads, fileRule), all, submission.GateFields, submission.MsgValidationFailed},
+		{"a file rule on a form without uploads is not run", func() submission.Request { return browser() },
+			target(fileRule), all, "", ""},
 		{"a broken field rule", func() submission.Request { return browser(field("email", "nope")) },
 			target(emailRule), none, submission.GateFields, submission.MsgValidationFailed},
 		{"a kept field rule", func() submission.Request { return browser(field("email", "ada@example.com")) },

@@ -31,11 +31,21 @@ type formJSON struct {
 	Validation        validationJSON    `json:"validation"`
 	AllowedSenderIPs  []string          `json:"allowedSenderIps"`
 	UploadsEnabled    bool              `json:"uploadsEnabled"`
+	UploadLimits      uploadLimitsJSON  `json:"uploadLimits"`
 	Autoresponder     autoresponderJSON `json:"autoresponder"`
 	Captcha           captchaJSON       `json:"captcha"`
 	Version           int               `json:"version"`
 	CreatedAt         time.Time         `json:"createdAt"`
 	UpdatedAt         time.Time         `json:"updatedAt"`
+}
+
+// uploadLimitsJSON is a form's UploadLimits; a form shows its effective
+// limits (defaults filled), and a PATCH replaces them whole (an omitted
+// count or size is the default).
+type uploadLimitsJSON struct {
+	MaxFiles         int      `json:"maxFiles"`
+	MaxFileBytes     int64    `json:"maxFileBytes"`
+	AllowedMimeTypes []string `json:"allowedMimeTypes"`
 }
 
 // validationJSON is the spec's FieldValidationSettings.
@@ -100,6 +110,7 @@ func presentForm(f application.FormRecord) formJSON {
 		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
 		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
 		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
+		UploadLimits:  uploadLimitsJSON(st.UploadLimits.Effective()),
 		Autoresponder: autoresponderJSON(st.Autoresponder), Captcha: presentCaptcha(st.Captcha),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
@@ -158,6 +169,7 @@ type formRequest struct {
 	Validation       *validationJSON    `json:"validation"`
 	AllowedSenderIPs *[]string          `json:"allowedSenderIps"`
 	UploadsEnabled   *bool              `json:"uploadsEnabled"`
+	UploadLimits     *uploadLimitsJSON  `json:"uploadLimits"`
 	Autoresponder    *autoresponderJSON `json:"autoresponder"`
 	Captcha          *captchaRequest    `json:"captcha"`
 }
@@ -180,6 +192,10 @@ func (r formRequest) patch() form.Patch {
 		a := form.Autoresponder(*r.Autoresponder)
 		p.Autoresponder = &a
 	}
+	if r.UploadLimits != nil {
+		l := form.UploadLimits(*r.UploadLimits)
+		p.UploadLimits = &l
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -196,7 +212,7 @@ func (r formRequest) settings() form.Settings {
 		SubjectDefault: deref(p.SubjectDefault), FromNameDefault: deref(p.FromNameDefault),
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
-		UploadsEnabled: deref(p.UploadsEnabled), Autoresponder: deref(p.Autoresponder),
+		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
 	}
 }
 

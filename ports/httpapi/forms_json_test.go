@@ -22,13 +22,14 @@ var (
 			{Field: "cv", File: &form.FileRule{Required: true, AllowedMimeTypes: []string{"application/pdf"}}},
 		}},
 		AllowedSenderIPs: []string{"192.0.2.1"}, UploadsEnabled: true,
+		UploadLimits:  form.UploadLimits{MaxFiles: 3, MaxFileBytes: 1 << 20, AllowedMimeTypes: []string{"image/*"}},
 		Autoresponder: form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "We got it."},
 	}
 	shapeSettingsJSON = `"allowedDomains":["example.com"],"subjectDefault":"New message","fromNameDefault":"Notifications",` +
 		`"redirectDefault":"https://example.com/thanks","replyToMode":"default","replyToDefault":"team@example.com",` +
 		`"validation":{"fields":[{"field":"email","required":true,"type":"email"},{"field":"code","minLength":2,"maxLength":2,"regex":"^[A-Z]{2}$"},` +
 		`{"field":"cv","file":{"required":true,"allowedMimeTypes":["application/pdf"]}}]},` +
-		`"allowedSenderIps":["192.0.2.1"],"uploadsEnabled":true,"autoresponder":{"enabled":true,"subject":"Thanks","message":"We got it."}`
+		`"allowedSenderIps":["192.0.2.1"],"uploadsEnabled":true,"uploadLimits":{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*"]},"autoresponder":{"enabled":true,"subject":"Thanks","message":"We got it."}`
 )
 
 // TestFormJSONIsPinned pins the Form the API sends, byte for byte: its

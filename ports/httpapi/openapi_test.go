@@ -369,7 +369,8 @@ func TestOpenAPIRequestShapes(t *testing.T) {
 	ws := "5d1e9a2b-8c4f-4d6e-b1a7-3c2e9f0d4b22"
 	full := formRequest{Name: &s, RecipientEmail: &s, WorkspaceID: &ws, WorkspaceName: &s, AllowedDomains: &list,
 		SubjectDefault: &s, FromNameDefault: &s, RedirectDefault: &s, ReplyToMode: &mode, ReplyToDefault: &s,
-		Validation: &validation, AllowedSenderIPs: &list, UploadsEnabled: &yes, Autoresponder: &autoresponder}
+		Validation: &validation, AllowedSenderIPs: &list, UploadsEnabled: &yes, Autoresponder: &autoresponder,
+		UploadLimits: &uploadLimitsJSON{MaxFiles: 2, MaxFileBytes: 1 << 20, AllowedMimeTypes: []string{"image/*"}}}
 	provider, score := "recaptcha_v3", 0.7
 	full.Captcha = &captchaRequest{Provider: &provider, SiteKey: &s, Secret: &s, MinScore: &score}
 	opts := []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.VisitAsRequest()}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"math"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func (s *Server) submit(c *gin.Context) {
 		s.submitFailed(c, jsClient, http.StatusBadRequest, reasonIdempotencyKey, "Idempotency-Key must be 1 to 255 printable ASCII characters.", nil)
 		return
 	}
-	if c.Request.ContentLength > MaxSubmissionBytes {
+	if c.Request.ContentLength > maxBodyBytes(c.Request) {
 		s.submitFailed(c, jsClient, http.StatusRequestEntityTooLarge, reasonTooLarge, "Submission is too large.", nil)
 		return
 	}
@@ -135,4 +136,13 @@ func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, reason,
 	}
 	c.Redirect(http.StatusSeeOther, errorPageAddress(reason, requestIDOf(c), c.GetHeader("Referer"), fieldErrors))
 	c.Abort()
+}
+
+// maxBodyBytes is the largest body a submission of r's content type may
+// have: multipart bodies carry files.
+func maxBodyBytes(r *http.Request) int64 {
+	if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType == "multipart/form-data" {
+		return MaxMultipartBytes
+	}
+	return MaxSubmissionBytes
 }

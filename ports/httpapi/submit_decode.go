@@ -13,8 +13,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gabriel-vasile/mimetype"
+
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -24,7 +27,13 @@ const (
 	MaxFields          = 100
 	MaxFieldNameBytes  = 100
 	MaxFieldValueBytes = domain.MaxFieldValueBytes
-	maxFiles           = 10
+	// MaxMultipartBytes bounds a multipart body: the fields' own limit plus
+	// the server-wide ceiling of the files together, plus part headers.
+	MaxMultipartBytes = MaxSubmissionBytes + form.MaxTotalFileBytes + 64<<10
+	// maxFiles bounds the file parts read from one body; each one past the
+	// server-wide ceiling is counted, not kept, so the count gate can refuse
+	// it with the form's own message.
+	maxFiles = 100
 )
 
 // decodeError is a client error in a submission body: always a 4xx.
@@ -154,6 +163,9 @@ func decodeSubmission(r *http.Request) ([]submission.Field, []application.Upload
 	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "utf8" {
 		return nil, nil, badRequest("Only UTF-8 bodies are accepted (charset=%s was sent).", safeName(cs))
 	}
+	if mediaType == "multipart/form-data" {
+		return decodeMultipart(http.MaxBytesReader(nil, r.Body, MaxMultipartBytes), params["boundary"])
+	}
 	body := http.MaxBytesReader(nil, r.Body, MaxSubmissionBytes)
 	switch mediaType {
 	case "application/json":
@@ -170,12 +182,6 @@ func decodeSubmission(r *http.Request) ([]submission.Field, []application.Upload
 		}
 		fields, err := decodeURLEncoded(string(raw))
 		return fields, nil, err
-	case "multipart/form-data":
-		raw, err := readAll(body)
-		if err != nil {
-			return nil, nil, err
-		}
-		return decodeMultipart(raw, params["boundary"])
 	}
 	return nil, nil, badRequest("Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data.")
 }
@@ -191,6 +197,10 @@ func readAll(r io.Reader) ([]byte, error) {
 func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
+		if tooBig.Limit == MaxMultipartBytes {
+			return &decodeError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf(
+				"Submission is too large: at most %d KiB of fields and %d MiB of files.", MaxSubmissionBytes>>10, form.MaxTotalFileBytes>>20)}
+		}
 		return &decodeError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("Submission is too large: at most %d KiB.", MaxSubmissionBytes>>10)}
 	}
 	return badRequest("The request body could not be read.")
@@ -307,52 +317,145 @@ func decodeURLEncoded(raw string) ([]submission.Field, error) {
 	return set.result(), nil
 }
 
-func decodeMultipart(raw []byte, boundary string) ([]submission.Field, []application.UploadedFile, error) {
+// decodeMultipart reads a multipart body part by part, in bounded memory:
+// the body is bounded as a whole (MaxMultipartBytes), field values and all
+// non-file parts together as the other bodies are, and a file's content is
+// kept only up to the server-wide file size ceiling and the first
+// form.MaxFilesCeiling files; past either, it is counted and discarded, and
+// the uploads gate refuses the submission with the form's own limits.
+func decodeMultipart(body io.Reader, boundary string) ([]submission.Field, []application.UploadedFile, error) {
 	if boundary == "" {
 		return nil, nil, badRequest("multipart/form-data needs a boundary parameter.")
 	}
 	// mime/multipart ends quietly on some truncated bodies; a complete body
 	// always carries its closing delimiter.
-	if !bytes.Contains(raw, []byte("--"+boundary+"--")) {
-		return nil, nil, badRequest("The multipart body is malformed: its closing boundary is missing.")
-	}
-	mr := multipart.NewReader(bytes.NewReader(raw), boundary)
+	watch := &delimiterWatch{r: body, delim: []byte("--" + boundary + "--")}
+	mr := multipart.NewReader(watch, boundary)
 	var set fieldSet
 	var files []application.UploadedFile
+	var fieldBytes int64
+	malformed := func(err error) error {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return bodyError(err)
+		}
+		return badRequest("The multipart body is malformed.")
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return nil, nil, bodyError(err)
-			}
-			return nil, nil, badRequest("The multipart body is malformed.")
+			return nil, nil, malformed(err)
 		}
 		name := part.FormName()
 		if part.FileName() != "" {
 			if len(files) >= maxFiles {
-				return nil, nil, badRequest("Too many files: at most %d.", maxFiles)
+				return nil, nil, badRequest("Too many files: at most %d.", form.MaxFilesCeiling)
 			}
-			files = append(files, application.UploadedFile{Field: name, Filename: part.FileName(), ContentType: part.Header.Get("Content-Type")})
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return nil, nil, bodyError(err)
+			f, err := readFilePart(part, name, len(files) < form.MaxFilesCeiling)
+			if err != nil {
+				return nil, nil, malformed(err)
 			}
+			files = append(files, f)
 			continue
 		}
 		value, err := io.ReadAll(io.LimitReader(part, MaxFieldValueBytes+1))
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return nil, nil, bodyError(err)
-			}
-			return nil, nil, badRequest("The multipart body is malformed.")
+			return nil, nil, malformed(err)
+		}
+		if fieldBytes += int64(len(value)); fieldBytes > MaxSubmissionBytes {
+			return nil, nil, &decodeError{status: http.StatusRequestEntityTooLarge,
+				message: fmt.Sprintf("Submission is too large: at most %d KiB of fields.", MaxSubmissionBytes>>10)}
 		}
 		if err := set.add(name, string(value)); err != nil {
 			return nil, nil, err
 		}
 	}
+	if _, err := io.Copy(io.Discard, watch); err != nil {
+		return nil, nil, malformed(err)
+	}
+	if !watch.seen {
+		return nil, nil, badRequest("The multipart body is malformed: its closing boundary is missing.")
+	}
 	return set.result(), files, nil
+}
+
+// readFilePart reads one file part: its content up to the server-wide file
+// size ceiling when keep is set, the rest only counted; and what the gates
+// judge it by (its name, declared type, size and sniffed type).
+func readFilePart(part *multipart.Part, field string, keep bool) (application.UploadedFile, error) {
+	var buf bytes.Buffer
+	limit := int64(0)
+	if keep {
+		limit = form.MaxFileBytesCeiling
+	}
+	n, err := io.Copy(&buf, io.LimitReader(part, limit))
+	if err != nil {
+		return application.UploadedFile{}, err
+	}
+	rest, err := io.Copy(io.Discard, part)
+	if err != nil {
+		return application.UploadedFile{}, err
+	}
+	f := application.UploadedFile{File: submission.File{Field: field, Name: part.FileName(), Size: n + rest,
+		DeclaredType: declaredType(part.Header.Get("Content-Type"))}}
+	if rest == 0 && keep {
+		f.Content = buf.Bytes()
+		f.Detected = sniff(f.Content)
+	}
+	return f, nil
+}
+
+// declaredType is a part's Content-Type without parameters, lower-case,
+// under its canonical name when the sniffer knows it by an alias.
+func declaredType(header string) string {
+	t, _, err := mime.ParseMediaType(header)
+	if err != nil {
+		return ""
+	}
+	if m := mimetype.Lookup(t); m != nil {
+		return mediaTypeOnly(m.String())
+	}
+	return t
+}
+
+// sniff is the type content is detected as, then every type that one is a
+// kind of (text/html is a kind of text/plain).
+func sniff(content []byte) []string {
+	var out []string
+	for m := mimetype.Detect(content); m != nil; m = m.Parent() {
+		out = append(out, mediaTypeOnly(m.String()))
+	}
+	return out
+}
+
+func mediaTypeOnly(t string) string {
+	if i := strings.IndexByte(t, ';'); i >= 0 {
+		t = t[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// delimiterWatch passes a body through and notes whether the multipart
+// closing delimiter went by, even split across reads.
+type delimiterWatch struct {
+	r     io.Reader
+	delim []byte
+	tail  []byte
+	seen  bool
+}
+
+func (w *delimiterWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 && !w.seen {
+		window := append(w.tail, p[:n]...)
+		if bytes.Contains(window, w.delim) {
+			w.seen = true
+		}
+		keep := min(len(window), len(w.delim)-1)
+		w.tail = append(w.tail[:0], window[len(window)-keep:]...)
+	}
+	return n, err
 }

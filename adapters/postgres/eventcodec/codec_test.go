@@ -102,6 +102,17 @@ var captchaSettings = func() form.Settings {
 var captchaSettingsJSON = sampleSettingsJSON[:len(sampleSettingsJSON)-1] +
 	`,"captcha":{"provider":"recaptcha_v3","siteKey":"6LcSITE","minScore":0,"secretId":"c1"}}`
 
+// uploadSettings is sampleSettings with upload limits: stored only when the
+// form sets some, so events without them keep the defaults.
+var uploadSettings = func() form.Settings {
+	s := sampleSettings
+	s.UploadLimits = form.UploadLimits{MaxFiles: 3, MaxFileBytes: 1 << 20, AllowedMimeTypes: []string{"image/*", "application/pdf"}}
+	return s
+}()
+
+var uploadSettingsJSON = strings.Replace(sampleSettingsJSON, `"uploadsEnabled":true,`,
+	`"uploadsEnabled":true,"uploadLimits":{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*","application/pdf"]},`, 1)
+
 // storedShapes pins every version-1 shape by a literal: events already in
 // databases look like this, whatever the domain structs become.
 var storedShapes = []struct {
@@ -116,6 +127,11 @@ var storedShapes = []struct {
 	{form.SettingsChanged{Changes: []form.Change{{Field: "captcha.secret", From: json.RawMessage(`null`), To: json.RawMessage(`"(hidden)"`)}},
 		Settings: captchaSettings, At: at},
 		`{"changes":[{"field":"captcha.secret","from":null,"to":"(hidden)"}],"settings":` + captchaSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
+	// Upload limits: set by a form, absent while it keeps the defaults.
+	{form.SettingsChanged{Changes: []form.Change{{Field: "uploadLimits", From: json.RawMessage(`{"maxFiles":0,"maxFileBytes":0,"allowedMimeTypes":null}`),
+		To: json.RawMessage(`{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*","application/pdf"]}`)}}, Settings: uploadSettings, At: at},
+		`{"changes":[{"field":"uploadLimits","from":{"maxFiles":0,"maxFileBytes":0,"allowedMimeTypes":null},` +
+			`"to":{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*","application/pdf"]}}],"settings":` + uploadSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
 	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
 		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
 	{form.IntegrationConfigured{Changes: []form.Change{{Field: "integrations.webhook.enabled", From: json.RawMessage(`false`), To: json.RawMessage(`true`)}},

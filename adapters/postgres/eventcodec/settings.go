@@ -9,18 +9,21 @@ import (
 // settingsV1 is how form settings are stored, in events and in the forms
 // read model. Its JSON names are fixed: they are what old events say.
 type settingsV1 struct {
-	Name             string          `json:"name"`
-	RecipientEmail   string          `json:"recipientEmail"`
-	AllowedDomains   []string        `json:"allowedDomains"`
-	SubjectDefault   string          `json:"subjectDefault"`
-	FromNameDefault  string          `json:"fromNameDefault"`
-	RedirectDefault  string          `json:"redirectDefault"`
-	ReplyToMode      string          `json:"replyToMode"`
-	ReplyToDefault   string          `json:"replyToDefault"`
-	Validation       validationV1    `json:"validation"`
-	AllowedSenderIPs []string        `json:"allowedSenderIps"`
-	UploadsEnabled   bool            `json:"uploadsEnabled"`
-	Autoresponder    autoresponderV1 `json:"autoresponder"`
+	Name             string       `json:"name"`
+	RecipientEmail   string       `json:"recipientEmail"`
+	AllowedDomains   []string     `json:"allowedDomains"`
+	SubjectDefault   string       `json:"subjectDefault"`
+	FromNameDefault  string       `json:"fromNameDefault"`
+	RedirectDefault  string       `json:"redirectDefault"`
+	ReplyToMode      string       `json:"replyToMode"`
+	ReplyToDefault   string       `json:"replyToDefault"`
+	Validation       validationV1 `json:"validation"`
+	AllowedSenderIPs []string     `json:"allowedSenderIps"`
+	UploadsEnabled   bool         `json:"uploadsEnabled"`
+	// UploadLimits is absent while the form keeps the defaults, as in every
+	// event written before upload limits existed.
+	UploadLimits  *uploadLimitsV1 `json:"uploadLimits,omitempty"`
+	Autoresponder autoresponderV1 `json:"autoresponder"`
 	// Captcha is absent when the form has none, as in every event written
 	// before captchas existed.
 	Captcha *captchaV1 `json:"captcha,omitempty"`
@@ -59,6 +62,27 @@ func captchaFromV1(c *captchaV1) form.Captcha {
 	return out
 }
 
+// uploadLimitsV1 is a form's upload limits as stored; zero is the default.
+type uploadLimitsV1 struct {
+	MaxFiles         int      `json:"maxFiles,omitempty"`
+	MaxFileBytes     int64    `json:"maxFileBytes,omitempty"`
+	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
+}
+
+func uploadLimitsToV1(l form.UploadLimits) *uploadLimitsV1 {
+	if l.MaxFiles == 0 && l.MaxFileBytes == 0 && len(l.AllowedMimeTypes) == 0 {
+		return nil
+	}
+	return &uploadLimitsV1{MaxFiles: l.MaxFiles, MaxFileBytes: l.MaxFileBytes, AllowedMimeTypes: l.AllowedMimeTypes}
+}
+
+func uploadLimitsFromV1(l *uploadLimitsV1) form.UploadLimits {
+	if l == nil {
+		return form.UploadLimits{}
+	}
+	return form.UploadLimits{MaxFiles: l.MaxFiles, MaxFileBytes: l.MaxFileBytes, AllowedMimeTypes: l.AllowedMimeTypes}
+}
+
 type validationV1 struct {
 	Fields []fieldRuleV1 `json:"fields"`
 }
@@ -89,7 +113,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		Name: s.Name, RecipientEmail: s.RecipientEmail, AllowedDomains: s.AllowedDomains,
 		SubjectDefault: s.SubjectDefault, FromNameDefault: s.FromNameDefault, RedirectDefault: s.RedirectDefault,
 		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
-		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
+		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaToV1(s.Captcha),
 	}
@@ -111,7 +135,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		Name: s.Name, RecipientEmail: s.RecipientEmail, AllowedDomains: s.AllowedDomains,
 		SubjectDefault: s.SubjectDefault, FromNameDefault: s.FromNameDefault, RedirectDefault: s.RedirectDefault,
 		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
-		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled,
+		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaFromV1(s.Captcha),
 	}

@@ -1,0 +1,252 @@
+package submission
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/formd/formd/domain/form"
+)
+
+// File is what the gates know of one submitted file: its metadata and the
+// type its content was sniffed as, never the content itself. Both upload
+// paths (multipart parts, and later reserved uploads) judge files as this.
+type File struct {
+	// Field is the form field the file was sent under.
+	Field string
+	// Name is the file name the client gave.
+	Name string
+	// DeclaredType is the type the client declared, lower-case and without
+	// parameters; empty when none was.
+	DeclaredType string
+	Size         int64
+	// Detected is the type the content was sniffed as, then the types that
+	// one is a kind of (parents and aliases), lower-case. Empty means
+	// nothing could be said ("application/octet-stream").
+	Detected []string
+}
+
+// Generic sniffed types say only "some bytes" or "some text": they neither
+// confirm nor contradict a declared type.
+const (
+	typeOctetStream = "application/octet-stream"
+	typeText        = "text/plain"
+)
+
+// Type is the type a file is checked against allowlists and delivered as:
+// its sniffed type, or the declared one when sniffing found only bytes or
+// text (a CSV or Markdown file has no signature).
+func (f File) Type() string {
+	detected := f.detected()
+	if isGeneric(detected) && f.DeclaredType != "" && f.DeclaredType != typeOctetStream {
+		return f.DeclaredType
+	}
+	return detected
+}
+
+func (f File) detected() string {
+	if len(f.Detected) == 0 || f.Detected[0] == "" {
+		return typeOctetStream
+	}
+	return f.Detected[0]
+}
+
+func isGeneric(t string) bool { return t == typeOctetStream || t == typeText }
+
+// BlockedExtensions are the executable and script-like file extensions no
+// form accepts, whatever its allowlist: programs, installers, scripts and
+// documents browsers run scripts in (HTML, SVG).
+var BlockedExtensions = []string{
+	"exe", "bat", "cmd", "com", "scr", "msi", "msp", "msc", "dll", "cpl", "pif", "lnk", "reg", "inf", "scf", "hta", "gadget",
+	"application", "appx", "msix", "vb", "vbs", "vbe", "js", "jse", "mjs", "cjs", "wsf", "wsh", "ws", "ps1", "psm1", "psd1", "ps1xml",
+	"sh", "bash", "zsh", "csh", "ksh", "command", "jar", "class", "apk", "app", "dmg", "pkg", "deb", "rpm", "run", "bin", "elf",
+	"html", "htm", "xhtml", "shtml", "mht", "mhtml", "svg", "svgz", "xml", "xsl", "php", "phtml", "phar", "py", "pyc", "pl", "rb",
+	"cgi", "asp", "aspx", "jsp", "swf", "iso", "img", "vhd", "vhdx",
+}
+
+// blockedTypes are sniffed types of executable or script content: a file
+// whose content is one of them is refused whatever its name or declared type
+// says (an `MZ` program named cv.pdf).
+var blockedTypes = map[string]bool{
+	"application/vnd.microsoft.portable-executable": true, "application/x-msdownload": true, "application/x-dosexec": true,
+	"application/x-executable": true, "application/x-elf": true, "application/x-sharedlib": true, "application/x-object": true,
+	"application/x-coredump": true, "application/x-mach-binary": true, "application/x-ms-installer": true, "application/x-msi": true,
+	"application/jar": true, "application/java-archive": true, "application/x-java-archive": true, "application/x-java-applet": true,
+	"application/vnd.android.package-archive": true, "application/x-ms-shortcut": true, "application/x-shockwave-flash": true,
+	"text/html": true, "application/xhtml+xml": true, "image/svg+xml": true, "text/javascript": true, "application/javascript": true,
+	"text/x-shellscript": true, "application/x-shellscript": true, "application/x-sh": true, "text/x-php": true,
+	"text/x-python": true, "text/x-python3": true, "application/x-python": true, "text/x-perl": true, "text/x-lua": true,
+	"text/x-tcl": true, "application/x-tcl": true, "application/x-ruby": true, "application/x-bat": true,
+	"application/x-chrome-extension": true, "application/x-xpinstall": true, "application/wasm": true,
+}
+
+// signedTypes are types whose content always starts with a signature the
+// sniffer knows: declaring one (by type or by extension) for content it does
+// not recognise as one is a contradiction.
+var signedTypes = map[string]bool{
+	"application/pdf": true, "image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true, "image/bmp": true,
+	"image/tiff": true, "image/heic": true, "image/avif": true, "application/zip": true, "application/gzip": true,
+	"application/x-7z-compressed": true, "application/vnd.rar": true, "application/x-rar-compressed": true,
+	"audio/mpeg": true, "video/mp4": true, "audio/ogg": true, "audio/wav": true, "audio/x-wav": true,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   true,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         true,
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
+	"application/msword": true, "application/vnd.ms-excel": true, "application/vnd.oasis.opendocument.text": true,
+}
+
+// extensionTypes are the signed types well-known extensions promise.
+var extensionTypes = map[string]string{
+	"pdf": "application/pdf", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "jpe": "image/jpeg",
+	"gif": "image/gif", "webp": "image/webp", "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff",
+	"zip": "application/zip", "gz": "application/gzip", "7z": "application/x-7z-compressed", "rar": "application/x-rar-compressed",
+	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	"mp3":  "audio/mpeg", "mp4": "video/mp4",
+}
+
+// Extension is a file name's last extension, lower-case, with the trailing
+// dots and spaces Windows ignores removed ("a.EXE. " is "exe").
+func Extension(name string) string {
+	name = strings.TrimRight(name, ". ")
+	if i := strings.LastIndexAny(name, "./\\"); i >= 0 && name[i] == '.' {
+		return strings.ToLower(name[i+1:])
+	}
+	return ""
+}
+
+func isBlockedExtension(ext string) bool {
+	for _, b := range BlockedExtensions {
+		if ext == b {
+			return true
+		}
+	}
+	return false
+}
+
+// JudgeFiles checks the files of one submission against the form's limits
+// and the server-wide rules: count, total size, then each file (JudgeFile).
+// It returns the refusal message, or "" when every file passes.
+func JudgeFiles(files []File, limits form.UploadLimits) string {
+	l := limits.Effective()
+	if len(files) > l.MaxFiles {
+		return fmt.Sprintf("Too many files: this form accepts at most %d per submission, %d were sent.", l.MaxFiles, len(files))
+	}
+	var total int64
+	for _, f := range files {
+		total += f.Size
+	}
+	if total > form.MaxTotalFileBytes {
+		return fmt.Sprintf("The files are too large together: at most %s per submission.", bytesText(form.MaxTotalFileBytes))
+	}
+	for _, f := range files {
+		if msg := JudgeFile(f, l); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// JudgeFile checks one file's metadata: its size, its extension, whether its
+// content is an executable or script or contradicts its declared type or
+// extension (the signature check), and the form's MIME allowlist. It returns
+// the refusal message, or "" when the file passes.
+func JudgeFile(f File, limits form.UploadLimits) string {
+	l := limits.Effective()
+	name := displayName(f.Name)
+	if f.Size > l.MaxFileBytes {
+		return fmt.Sprintf("File %s is too large: this form accepts files of at most %s.", name, bytesText(l.MaxFileBytes))
+	}
+	ext := Extension(f.Name)
+	if isBlockedExtension(ext) {
+		return fmt.Sprintf("File %s is refused: executable and script-like files (.%s) are not accepted.", name, ext)
+	}
+	detected := f.detected()
+	if f.is(blockedTypes) {
+		return fmt.Sprintf("File %s is refused: its content is an executable or script (%s).", name, detected)
+	}
+	if contradicts(f, ext) {
+		return fmt.Sprintf("File %s is refused: its content (%s) does not match its declared type or extension.", name, detected)
+	}
+	if len(l.AllowedMimeTypes) > 0 && !rulesMimeAllowed(f.Type(), l.AllowedMimeTypes) {
+		return fmt.Sprintf("File %s is of type %s, which this form does not accept (allowed: %s).", name, f.Type(), strings.Join(l.AllowedMimeTypes, ", "))
+	}
+	return ""
+}
+
+// is reports whether the sniffed type or one it is a kind of is in set.
+func (f File) is(set map[string]bool) bool {
+	for _, t := range f.Detected {
+		if set[t] {
+			return true
+		}
+	}
+	return false
+}
+
+func (f File) detectedAs(t string) bool {
+	for _, d := range f.Detected {
+		if d == t {
+			return true
+		}
+	}
+	return false
+}
+
+// contradicts is the signature check: a specific sniffed type must be the
+// declared one (or a kind of it), and a declared or extension-implied signed
+// type must be what was sniffed.
+func contradicts(f File, ext string) bool {
+	detected := f.detected()
+	declared := f.DeclaredType
+	if declared != "" && declared != typeOctetStream {
+		if isGeneric(detected) {
+			if signedTypes[declared] {
+				return true
+			}
+		} else if !f.detectedAs(declared) && !zipContainer(declared, f) {
+			return true
+		}
+	}
+	if want, ok := extensionTypes[ext]; ok && !f.detectedAs(want) && !zipContainer(want, f) {
+		return true
+	}
+	return false
+}
+
+// zipContainer tolerates a zip-based document (docx, xlsx, …) the sniffer
+// saw only as a zip archive.
+func zipContainer(declared string, f File) bool {
+	return f.detected() == "application/zip" && (strings.HasSuffix(declared, "+zip") ||
+		strings.HasPrefix(declared, "application/vnd.openxmlformats-officedocument.") ||
+		strings.HasPrefix(declared, "application/vnd.oasis.opendocument."))
+}
+
+// displayName quotes a client's file name for a message, bounded and with
+// control characters escaped.
+func displayName(name string) string {
+	if utf8.RuneCountInString(name) > 100 {
+		name = string([]rune(name)[:100]) + "…"
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+func bytesText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// FileTypes maps each field to the types of the files sent under it, as
+// CheckFiles reads them.
+func FileTypes(files []File) map[string][]string {
+	out := make(map[string][]string, len(files))
+	for _, f := range files {
+		out[f.Field] = append(out[f.Field], f.Type())
+	}
+	return out
+}

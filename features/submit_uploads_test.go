@@ -1,0 +1,124 @@
+package features_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Multipart attachments (README: Uploads): checked before anything is
+// queued, sealed with the submission's payload, attached to the notification
+// email and shredded with the payload.
+var _ = Describe("Multipart attachments", Ordered, func() {
+	var f *Formd
+	var db *DB
+	var sf *submitForm
+	// A small but real PDF: its signature is what the sniffer looks for.
+	pdf := []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0}, 64)...)
+
+	BeforeAll(func() {
+		f = shared
+		db = f.OpenDB()
+		sf = verifiedSubmitForm(f, nil, "file_uploads")
+		sf.Patch(map[string]any{
+			"uploadsEnabled": true,
+			"uploadLimits":   map[string]any{"maxFiles": 2, "maxFileBytes": 4096, "allowedMimeTypes": []any{"application/pdf", "image/*"}},
+			"validation": map[string]any{"fields": []any{
+				map[string]any{"field": "cv", "file": map[string]any{"required": true, "allowedMimeTypes": []any{"application/pdf"}}},
+			}},
+		})
+	})
+
+	post := func(files ...uploadPart) *Response {
+		GinkgoHelper()
+		return f.Post("", sf.Path(), multipartBody([]string{"message", "Hello"}, files...), fromOrigin("https://example.com"))
+	}
+	cv := uploadPart{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf", Data: pdf}
+
+	It("shows the form's upload limits, and records their change in the audit trail", func() {
+		r := f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"name": "Contact"})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Object("form")["uploadLimits"]).To(Equal(map[string]any{
+			"maxFiles": 2.0, "maxFileBytes": 4096.0, "allowedMimeTypes": []any{"application/pdf", "image/*"}}))
+		Expect(string(f.Get(sf.Token, "/v1/forms/"+sf.ID+"/events").Body)).To(ContainSubstring("uploadLimits"))
+
+		By("refusing limits above the server-wide ceilings")
+		ExpectError(f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"uploadLimits": map[string]any{"maxFiles": 11}}),
+			http.StatusBadRequest, "uploadLimits.maxFiles")
+		ExpectError(f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"uploadLimits": map[string]any{"maxFileBytes": 20 << 20}}),
+			http.StatusBadRequest, "uploadLimits.maxFileBytes")
+	})
+
+	It("mails accepted files as attachments, describes them nowhere else, and shreds them with the payload", func() {
+		photo := uploadPart{Field: "photo", Filename: "me.png", ContentType: "image/png", Data: png}
+		r := post(cv, photo)
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		submissionID := db.AcceptedByRequest(r.RequestID()).StreamID
+
+		By("the recipient receiving both files, byte for byte")
+		m := f.Mail.WaitForMail(sf.Recipient)
+		Expect(m.Attachments).To(HaveLen(2))
+		Expect(m.Attachments[0].Filename).To(Equal("cv.pdf"))
+		Expect(m.Attachments[0].ContentType).To(HavePrefix("application/pdf"))
+		Expect(m.Attachments[0].Data).To(Equal(pdf))
+		Expect(m.Attachments[1].Filename).To(Equal("me.png"))
+		Expect(m.Attachments[1].Data).To(Equal(png))
+
+		By("nothing of the files being left in the database once the payload is shredded")
+		Eventually(func() int { return db.PayloadCount(submissionID) }).WithTimeout(10 * time.Second).Should(BeZero())
+		Expect(db.TablesHolding("%PDF-1.4")).To(BeEmpty())
+		Expect(db.TablesHolding("cv.pdf")).To(BeEmpty())
+	})
+
+	DescribeTable("refuses a submission whose files break a rule, before anything is queued",
+		func(files []uploadPart, fragment string) {
+			r := post(files...)
+			ExpectError(r, http.StatusBadRequest, fragment)
+			Expect(r.JSON).NotTo(HaveKey("deliveryId"))
+		},
+		Entry("too many files", []uploadPart{cv, cv, cv}, "at most 2 per submission, 3 were sent"),
+		Entry("a file too large", []uploadPart{{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf",
+			Data: append(append([]byte{}, pdf...), bytes.Repeat([]byte(" "), 5000)...)}}, "too large: this form accepts files of at most 4 KiB"),
+		Entry("a type outside the allowlist", []uploadPart{cv, {Field: "notes", Filename: "notes.txt", ContentType: "text/plain",
+			Data: []byte("just text")}}, "which this form does not accept"),
+		Entry("a blocked extension", []uploadPart{cv, {Field: "tool", Filename: "setup.exe", ContentType: "application/pdf", Data: pdf}},
+			"executable and script-like files (.exe)"),
+		Entry("a disguised executable: an MZ header named .pdf", []uploadPart{{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf",
+			Data: append([]byte("MZ\x90\x00\x03\x00\x00\x00"), bytes.Repeat([]byte{0}, 120)...)}}, "its content is an executable or script"),
+		Entry("content contradicting its type", []uploadPart{{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf", Data: png}},
+			"does not match its declared type or extension"),
+	)
+
+	It("runs the file rules: file_required and file_type", func() {
+		r := post()
+		ExpectError(r, http.StatusBadRequest)
+		Expect(r.Array("errors")).To(ContainElement(fieldError("cv", "file_required")))
+
+		r = post(uploadPart{Field: "cv", Filename: "cv.png", ContentType: "image/png", Data: png})
+		ExpectError(r, http.StatusBadRequest)
+		Expect(r.Array("errors")).To(ContainElement(fieldError("cv", "file_type")))
+	})
+
+	It("reports the uploads gate in a dry run, and sends a plain post to the error page", func() {
+		h := dryRunHeader("1")
+		r := f.Post("", sf.Path(), multipartBody([]string{"message", "Hello"}, cv, cv, cv), h)
+		ExpectError(r, http.StatusBadRequest, "at most 2 per submission")
+		Expect(r.JSON).To(HaveKeyWithValue("dryRun", true))
+		Expect(gateVerdicts(r)).To(ContainElement("uploads=failed"))
+		Expect(gateMessage(r, "uploads")).To(ContainSubstring("at most 2 per submission"))
+
+		h = htmlNavigation()
+		h.Set("Origin", "https://example.com")
+		r = f.Post("", sf.Path(), multipartBody([]string{"message", "Hello"}, cv, cv, cv), h)
+		Expect(r.Status).To(Equal(http.StatusSeeOther), "%s", r)
+		loc, err := url.Parse(r.Header.Get("Location"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(loc.Query().Get("code")).To(Equal("uploads"))
+		Expect(string(f.Get("", loc.RequestURI()).Body)).To(ContainSubstring("A file was refused"))
+	})
+})
