@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -65,7 +64,7 @@ func keyRowsOf(batch []*pendingSubmission, live []bool) (keyRows, error) {
 		if !live[i] || p.sub.IdempotencyKey == "" {
 			continue
 		}
-		resp, err := json.Marshal(p.sub.Response.Response)
+		resp, err := encodeStoredResponse(p.sub.Response.Response)
 		if err != nil {
 			return k, err
 		}
@@ -123,7 +122,8 @@ func (s *SubmissionStore) IdempotentResponse(ctx context.Context, formID, key st
 	if err != nil {
 		return nil, err
 	}
-	return &out, json.Unmarshal(resp, &out.Response)
+	out.Response, err = decodeStoredResponse(resp)
+	return &out, err
 }
 
 // IdempotencyRetention is how long an Idempotency-Key answers retries.
