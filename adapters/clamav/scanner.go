@@ -58,7 +58,8 @@ var _ application.MalwareScanner = (*Scanner)(nil)
 
 // ParseAddr reads a clamd address: tcp://host:port, unix:///path, or bare
 // host:port or /path. It returns the network ("tcp" or "unix") and address
-// for net.Dial.
+// for net.Dial. Its errors do not repeat the address (the caller decides
+// whether it may be shown).
 func ParseAddr(raw string) (network, address string, err error) {
 	raw = strings.TrimSpace(raw)
 	switch {
@@ -71,22 +72,22 @@ func ParseAddr(raw string) (network, address string, err error) {
 	case strings.HasPrefix(raw, "/"):
 		network, address = "unix", raw
 	case strings.Contains(raw, "://"):
-		return "", "", fmt.Errorf("%q: the scheme must be tcp:// or unix://", raw)
+		return "", "", errors.New("the scheme must be tcp:// or unix://")
 	default:
 		network, address = "tcp", raw
 	}
 	if network == "unix" {
 		if !strings.HasPrefix(address, "/") || len(address) < 2 {
-			return "", "", fmt.Errorf("%q: a unix socket needs an absolute path, such as unix:///run/clamav/clamd.ctl", raw)
+			return "", "", errors.New("a unix socket needs an absolute path, such as unix:///run/clamav/clamd.ctl")
 		}
 		return network, address, nil
 	}
 	host, port, err := net.SplitHostPort(address)
 	if err != nil || host == "" || strings.ContainsAny(host, " /?#@") {
-		return "", "", fmt.Errorf("%q: a TCP address must be host:port, such as tcp://127.0.0.1:3310", raw)
+		return "", "", errors.New("a TCP address must be host:port, such as tcp://127.0.0.1:3310")
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return "", "", fmt.Errorf("%q: the port must be a number from 1 to 65535", raw)
+		return "", "", errors.New("the port must be a number from 1 to 65535")
 	}
 	return network, address, nil
 }
