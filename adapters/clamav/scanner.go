@@ -113,15 +113,15 @@ func New(addr string, o Options) (*Scanner, error) {
 func (s *Scanner) Ping(ctx context.Context) error {
 	conn, stop, err := s.dial(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: PING: %v", ErrScan, err)
 	}
 	defer stop()
 	if err := s.write(ctx, conn, []byte("zPING\x00")); err != nil {
-		return s.fail(ctx, "sending PING", err)
+		return fmt.Errorf("%w: PING: %v", ErrScan, s.fail(ctx, "sending PING", err))
 	}
 	reply, err := s.readReply(ctx, conn)
 	if err != nil {
-		return s.fail(ctx, "reading the PING reply", err)
+		return fmt.Errorf("%w: PING: %v", ErrScan, s.fail(ctx, "reading the reply", err))
 	}
 	if reply != "PONG" {
 		return fmt.Errorf("%w: clamd at %s answered PING with %q", ErrScan, s.address, reply)
@@ -135,7 +135,7 @@ func (s *Scanner) Ping(ctx context.Context) error {
 func (s *Scanner) Scan(ctx context.Context, name string, r io.Reader) (application.ScanVerdict, error) {
 	conn, stop, err := s.dial(ctx)
 	if err != nil {
-		return application.ScanVerdict{}, fmt.Errorf("scanning %q: %w", name, err)
+		return application.ScanVerdict{}, fmt.Errorf("%w %q: %v", ErrScan, name, err)
 	}
 	defer stop()
 	if err := s.stream(ctx, conn, r); err != nil {
@@ -146,11 +146,11 @@ func (s *Scanner) Scan(ctx context.Context, name string, r io.Reader) (applicati
 				return application.ScanVerdict{}, fmt.Errorf("%w %q: clamd: %s", ErrScan, name, reply)
 			}
 		}
-		return application.ScanVerdict{}, fmt.Errorf("scanning %q: %w", name, s.fail(ctx, "sending the stream", err))
+		return application.ScanVerdict{}, fmt.Errorf("%w %q: %v", ErrScan, name, s.fail(ctx, "sending the stream", err))
 	}
 	reply, err := s.readReply(ctx, conn)
 	if err != nil {
-		return application.ScanVerdict{}, fmt.Errorf("scanning %q: %w", name, s.fail(ctx, "reading the verdict", err))
+		return application.ScanVerdict{}, fmt.Errorf("%w %q: %v", ErrScan, name, s.fail(ctx, "reading the verdict", err))
 	}
 	v, err := parseVerdict(reply)
 	if err != nil {
@@ -197,9 +197,9 @@ func (s *Scanner) dial(ctx context.Context) (net.Conn, func(), error) {
 	conn, err := d.DialContext(ctx, s.network, s.address)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrScan, ctx.Err())
+			return nil, nil, ctx.Err()
 		}
-		return nil, nil, fmt.Errorf("%w: cannot reach clamd at %s: %v", ErrScan, s.address, cause(err))
+		return nil, nil, fmt.Errorf("cannot reach clamd at %s: %v", s.address, cause(err))
 	}
 	untie := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	return conn, func() { untie(); _ = conn.Close() }, nil
@@ -241,16 +241,16 @@ func (s *Scanner) readReply(ctx context.Context, conn net.Conn) (string, error) 
 // fail explains a connection failure: ctx's end when that caused it.
 func (s *Scanner) fail(ctx context.Context, doing string, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %s: %v", ErrScan, doing, ctx.Err())
+		return fmt.Errorf("%s: %v", doing, ctx.Err())
 	}
 	if errors.Is(err, errRead) {
-		return fmt.Errorf("%w: %v", ErrScan, err)
+		return err
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w: %s: clamd at %s did not answer within %s", ErrScan, doing, s.address, s.ioTimeout)
+		return fmt.Errorf("%s: clamd at %s did not answer within %s", doing, s.address, s.ioTimeout)
 	}
-	return fmt.Errorf("%w: %s to clamd at %s: %v", ErrScan, doing, s.address, cause(err))
+	return fmt.Errorf("%s: clamd at %s: %v", doing, s.address, cause(err))
 }
 
 // parseVerdict reads an INSTREAM reply: "stream: OK", "stream: <name>

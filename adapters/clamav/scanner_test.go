@@ -98,6 +98,7 @@ func TestScanOfAnUnreachableClamdIsAnError(t *testing.T) {
 		if strings.Contains(err.Error(), "EICAR") {
 			t.Fatalf("the error holds the file's bytes: %v", err)
 		}
+		t.Logf("unreachable: %v", err)
 		if err := s.Ping(context.Background()); err == nil {
 			t.Fatalf("%s: Ping succeeded", a)
 		}
@@ -111,13 +112,23 @@ func TestScanEndsWithItsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	streamed := make(chan struct{}, 1)
 	go func() {
 		for {
 			conn, err := l.Accept()
 			if err != nil {
 				return
 			}
-			go func() { _, _ = io.Copy(io.Discard, conn) }() // read forever, never reply
+			go func() {
+				// Read the whole stream (up to its zero-length end), then
+				// say so and stay silent: the scan waits for a verdict.
+				want := len("zINSTREAM\x00") + 4 + len("hello") + 4
+				buf := make([]byte, want)
+				if _, err := io.ReadFull(conn, buf); err == nil {
+					streamed <- struct{}{}
+				}
+				_, _ = io.Copy(io.Discard, conn)
+			}()
 		}
 	}()
 	s, err := clamav.New("tcp://"+l.Addr().String(), clamav.Options{IOTimeout: time.Hour})
@@ -130,6 +141,7 @@ func TestScanEndsWithItsContext(t *testing.T) {
 		_, err := s.Scan(ctx, "x.txt", strings.NewReader("hello"))
 		done <- err
 	}()
+	<-streamed
 	cancel()
 	select {
 	case err := <-done:
