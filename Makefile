@@ -31,7 +31,8 @@ check: ## gofmt, go vet, inward-only imports, wire_gen.go up to date
 	  if ! diff -q cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ >/dev/null; then \
 	    cp /tmp/formd_wire_gen.go.$$$$ cmd/formd/wire_gen.go; echo "wire_gen.go is stale: run make wire"; exit 1; fi; rm -f /tmp/formd_wire_gen.go.$$$$
 
-unit: ## domain unit tests and adapter/port tests against a real PostgreSQL (race detector on)
+unit: ## domain unit tests and adapter/port tests against a real PostgreSQL and clamd (race detector on)
+	@scripts/ensure-clamd.sh
 	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 $(PACKAGES)
 
 fuzz-short: ## each fuzz target for $(FUZZTIME)

@@ -7,6 +7,7 @@ package application
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/formd/formd/domain/account"
@@ -301,6 +302,15 @@ type CaptchaSecrets interface {
 // caller fails closed.
 type CaptchaVerifier interface {
 	Verify(ctx context.Context, t CaptchaToken) (submission.CaptchaOutcome, error)
+}
+
+// MalwareScanner scans an uploaded object's bytes (ClamAV's clamd). The
+// name is the object's name, for the scanner's log only; the bytes never
+// appear in an error. An error means the object could not be scanned (no
+// scanner, a timeout, a size limit): the caller fails closed and treats the
+// object as not clean.
+type MalwareScanner interface {
+	Scan(ctx context.Context, name string, r io.Reader) (ScanVerdict, error)
 }
 
 // ChallengeSigner signs formd's proof-of-work challenges with a key derived

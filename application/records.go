@@ -444,3 +444,20 @@ type CaptchaToken struct {
 	// RemoteIP is the submitter's address, which providers take as a hint.
 	RemoteIP string
 }
+
+// ScanVerdict is a malware scanner's verdict on one object: clean, or
+// infected with the named signature. Only a completed scan has a verdict.
+type ScanVerdict struct {
+	Infected bool
+	// Signature names what was found (such as Eicar-Test-Signature); empty
+	// when the object is clean.
+	Signature string
+}
+
+// ScanClean is the verdict on an object in which nothing was found.
+var ScanClean = ScanVerdict{}
+
+// ScanInfected is the verdict on an object that matched the signature.
+func ScanInfected(signature string) ScanVerdict {
+	return ScanVerdict{Infected: true, Signature: signature}
+}

@@ -84,6 +84,9 @@ type Config struct {
 	RecaptchaVerifyURL string `env:"FORMD_RECAPTCHA_VERIFY_URL" envDefault:"https://www.google.com/recaptcha/api/siteverify"`
 	HCaptchaVerifyURL  string `env:"FORMD_HCAPTCHA_VERIFY_URL" envDefault:"https://api.hcaptcha.com/siteverify"`
 	TurnstileVerifyURL string `env:"FORMD_TURNSTILE_VERIFY_URL" envDefault:"https://challenges.cloudflare.com/turnstile/v0/siteverify"`
+	// ClamdAddr is ClamAV's clamd, which scans uploaded objects
+	// (tcp://host:port or unix:///path); unset, there is no scanner.
+	ClamdAddr string `env:"FORMD_CLAMD_ADDR"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

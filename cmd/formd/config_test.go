@@ -414,3 +414,18 @@ func TestCaptchaVerifyURLsAreCheckedAtStart(t *testing.T) {
 		t.Fatalf("defaults %q %q %q, %v", cfg.RecaptchaVerifyURL, cfg.HCaptchaVerifyURL, cfg.TurnstileVerifyURL, err)
 	}
 }
+
+func TestTheClamdAddressIsCheckedAtStart(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"no scanner":          {env: map[string]string{}},
+		"tcp":                 {env: map[string]string{"FORMD_CLAMD_ADDR": "tcp://127.0.0.1:3310"}},
+		"bare host and port":  {env: map[string]string{"FORMD_CLAMD_ADDR": "clamd.internal:3310"}},
+		"unix socket":         {env: map[string]string{"FORMD_CLAMD_ADDR": "unix:///run/clamav/clamd.ctl"}},
+		"bare socket path":    {env: map[string]string{"FORMD_CLAMD_ADDR": "/run/clamav/clamd.ctl"}},
+		"an http URL":         {env: map[string]string{"FORMD_CLAMD_ADDR": "http://clamd:3310"}, want: []string{"FORMD_CLAMD_ADDR", "tcp:// or unix://", `"http://clamd:3310"`}},
+		"no port":             {env: map[string]string{"FORMD_CLAMD_ADDR": "tcp://clamd"}, want: []string{"FORMD_CLAMD_ADDR", "host:port"}},
+		"port out of range":   {env: map[string]string{"FORMD_CLAMD_ADDR": "clamd:70000"}, want: []string{"FORMD_CLAMD_ADDR", "1 to 65535"}},
+		"relative socket":     {env: map[string]string{"FORMD_CLAMD_ADDR": "unix://clamd.sock"}, want: []string{"FORMD_CLAMD_ADDR", "absolute path"}},
+		"a password in a URL": {env: map[string]string{"FORMD_CLAMD_ADDR": "tcp://u:s3cret@clamd:3310"}, want: []string{"FORMD_CLAMD_ADDR"}, hidden: []string{"s3cret"}},
+	})
+}

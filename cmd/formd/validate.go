@@ -26,6 +26,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/clamav"
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/secrets"
 )
@@ -169,6 +170,7 @@ func (c *Config) validate() error {
 		c.checkRetention,
 		c.checkIntegrationServices,
 		c.checkCaptchaURLs,
+		c.checkClamdAddr,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -402,6 +404,23 @@ func (c *Config) checkCaptchaURLs() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 			return fmt.Errorf("%s must be an absolute http:// or https:// URL without a query, such as https://api.hcaptcha.com/siteverify", v.name)
 		}
+	}
+	return nil
+}
+
+// checkClamdAddr checks the form of the clamd address only: clamd may start
+// after formd, and a scan that cannot reach it fails closed anyway. The
+// value is shown unless it holds an @ (a mistyped URL with a password).
+func (c *Config) checkClamdAddr() error {
+	const name = "FORMD_CLAMD_ADDR"
+	if c.ClamdAddr == "" {
+		return nil
+	}
+	if _, _, err := clamav.ParseAddr(c.ClamdAddr); err != nil {
+		if strings.Contains(c.ClamdAddr, "@") {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		return fmt.Errorf("%s: %v, not %q", name, err, c.ClamdAddr)
 	}
 	return nil
 }
