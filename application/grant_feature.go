@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"time"
 
 	"github.com/formd/formd/domain/account"
 )
@@ -37,16 +38,7 @@ func (h *GrantFeatureHandler) Handle(ctx context.Context, cmd GrantFeature) erro
 	if err != nil {
 		return err
 	}
-	md := Metadata{Actor: Actor{Type: ActorOperator, ID: cmd.Operator}, AccountID: acc.ID}
-	now := h.clock.Now()
-	return h.tx.InTx(ctx, md, func(tx Tx) error {
-		a, err := tx.LoadAccount(ctx, acc.ID)
-		if err != nil {
-			return err
-		}
-		if err := a.GrantFeature(cmd.Feature, now); err != nil {
-			return err
-		}
-		return tx.SaveAccount(ctx, a)
+	return changeAccountAsOperator(ctx, h.tx, h.clock, acc.ID, cmd.Operator, func(a *account.Account, now time.Time) error {
+		return a.GrantFeature(cmd.Feature, now)
 	})
 }

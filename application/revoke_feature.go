@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/formd/formd/domain/account"
 )
@@ -47,16 +48,7 @@ func (h *RevokeFeatureHandler) Handle(ctx context.Context, cmd RevokeFeature) er
 		return err
 	}
 	granted := slices.Contains(rec.Grants, strings.TrimSpace(cmd.Feature))
-	md := Metadata{Actor: Actor{Type: ActorOperator, ID: cmd.Operator}, AccountID: acc.ID}
-	now := h.clock.Now()
-	return h.tx.InTx(ctx, md, func(tx Tx) error {
-		a, err := tx.LoadAccount(ctx, acc.ID)
-		if err != nil {
-			return err
-		}
-		if err := a.RevokeFeature(cmd.Feature, granted, now); err != nil {
-			return err
-		}
-		return tx.SaveAccount(ctx, a)
+	return changeAccountAsOperator(ctx, h.tx, h.clock, acc.ID, cmd.Operator, func(a *account.Account, now time.Time) error {
+		return a.RevokeFeature(cmd.Feature, granted, now)
 	})
 }
