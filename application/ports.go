@@ -331,3 +331,69 @@ type SpentChallenges interface {
 	// false means it was spent before.
 	Spend(ctx context.Context, challenge string, expiresAt time.Time) (bool, error)
 }
+
+// ObjectStore keeps the objects of advanced uploads (GET /upload): an
+// S3-compatible bucket in production, or formd's built-in store in
+// PostgreSQL. Keys are the upload keys formd made; an object's bytes never
+// appear in an error.
+type ObjectStore interface {
+	// Put stores the object under key: exactly size bytes of r, or an error.
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Open reads the object and says how large it is; domain.ErrNotFound
+	// when nothing was uploaded under key.
+	Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
+	// Delete removes the object; one that is not there is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// ObjectLinks makes the signed, expiring URLs clients upload objects to and
+// recipients download them from: presigned URLs of the bucket, or URLs of
+// formd's own object routes for the built-in store.
+type ObjectLinks interface {
+	// UploadTarget is how a client uploads one object straight to storage.
+	UploadTarget(ctx context.Context, u ObjectUpload) (UploadTarget, error)
+	// DownloadURL is a link that serves the object as an attachment named
+	// d.Name until d.Expires.
+	DownloadURL(ctx context.Context, d ObjectDownload) (string, error)
+	// Verify reports whether a request to formd's own object routes was
+	// signed for op on key until expires. Links that point elsewhere (a
+	// bucket's) never verify here.
+	Verify(op ObjectOp, key string, expires time.Time, signature string) bool
+}
+
+// UploadReservations keeps the reservations of advanced uploads in
+// PostgreSQL, so every process sees the same keys, verdicts and uses. A
+// reservation is consumed by the commit of the submission that uses it
+// (AcceptedSubmission.Uploads), never here.
+type UploadReservations interface {
+	// Reserve stores a new reservation.
+	Reserve(ctx context.Context, r UploadReservation) error
+	// Reservation finds one by key; domain.ErrNotFound when there is none
+	// (never reserved, or cleaned up).
+	Reservation(ctx context.Context, key string) (UploadReservation, error)
+	// RecordUpload notes that the object arrived through formd (the built-in
+	// store), unless the reservation expired or was consumed meanwhile:
+	// domain.ErrNotFound then.
+	RecordUpload(ctx context.Context, key string, size int64, at time.Time) error
+	// RecordScan keeps the scanner's verdict and what the content was
+	// sniffed as.
+	RecordScan(ctx context.Context, key string, s ObjectScan) error
+	// DueForCleanup lists up to limit keys whose object and reservation may
+	// go: reservations never consumed that expired, and consumed ones whose
+	// links expired and whose submission's payload was shredded.
+	DueForCleanup(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// Forget removes the reservation of a key whose object was deleted.
+	Forget(ctx context.Context, key string) error
+}
+
+// ContentSniffer says what a file is from its first bytes (its signature),
+// whatever its name or declared type claim.
+type ContentSniffer interface {
+	// Sniff is the type head is detected as, then every type that one is
+	// a kind of, lower-case; head is at most SniffBytes long.
+	Sniff(head []byte) []string
+	// Canonical is a declared media type without parameters, lower-case,
+	// under its canonical name when it is known by an alias; "" when it
+	// cannot be parsed.
+	Canonical(declared string) string
+}

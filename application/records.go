@@ -168,6 +168,18 @@ type AcceptedSubmission struct {
 	// Charge is the quota the submission counts against; an empty
 	// AccountID counts it against none.
 	Charge QuotaCharge
+	// Uploads are the upload keys the submission uses; the commit consumes
+	// them all, or refuses the submission with UploadUnavailableError.
+	Uploads []ConsumedUpload
+}
+
+// UploadUnavailableError is the store's refusal of a submission naming an
+// upload key that another submission consumed first, or that expired:
+// nothing of it was committed.
+type UploadUnavailableError struct{ Key string }
+
+func (e *UploadUnavailableError) Error() string {
+	return "upload key " + e.Key + " was used or expired"
 }
 
 // QuotaCharge is what an accepted submission is counted against: its
@@ -460,4 +472,93 @@ var ScanClean = ScanVerdict{}
 // ScanInfected is the verdict on an object that matched the signature.
 func ScanInfected(signature string) ScanVerdict {
 	return ScanVerdict{Infected: true, Signature: signature}
+}
+
+// SniffBytes is how much of a file's beginning a ContentSniffer reads.
+const SniffBytes = 3072
+
+// ObjectOp is what a signed object URL allows.
+type ObjectOp string
+
+// The operations of formd's own object routes.
+const (
+	ObjectPut ObjectOp = "put"
+	ObjectGet ObjectOp = "get"
+)
+
+// ObjectUpload is what an upload URL is signed for.
+type ObjectUpload struct {
+	Key         string
+	ContentType string
+	Size        int64
+	Expires     time.Time
+}
+
+// UploadTarget is how a client uploads an object: the method, URL and
+// headers of one request.
+type UploadTarget struct {
+	Method  string
+	URL     string
+	Headers map[string]string
+}
+
+// ObjectDownload is what a download link is signed for.
+type ObjectDownload struct {
+	Key         string
+	Name        string
+	ContentType string
+	Expires     time.Time
+}
+
+// Scan states of an upload reservation.
+const (
+	ScanPending       = ""
+	ScanStateClean    = "clean"
+	ScanStateInfected = "infected"
+)
+
+// UploadReservation is a single-use upload key reserved for one file of
+// one form (GET /upload), and what became of it.
+type UploadReservation struct {
+	Key    string
+	FormID string
+	// Name, DeclaredType and Size are what the client said when reserving.
+	Name         string
+	DeclaredType string
+	Size         int64
+	ReservedAt   time.Time
+	// ExpiresAt ends the upload and its use by a submission.
+	ExpiresAt time.Time
+	// UploadedAt is when the object arrived through formd; zero for a
+	// bucket's upload, which formd does not see.
+	UploadedAt time.Time
+	// Scan is ScanPending, ScanStateClean or ScanStateInfected; Signature names
+	// what an infected object matched.
+	Scan      string
+	Signature string
+	// Detected is what the content was sniffed as when it was scanned, and
+	// StoredSize how large the stored object was.
+	Detected   []string
+	StoredSize int64
+	// ConsumedBy is the submission that used the key; empty while unused.
+	ConsumedBy string
+	// LinksExpire is when the download links of a consumed object expire.
+	LinksExpire time.Time
+}
+
+// ObjectScan is the outcome of scanning a stored object.
+type ObjectScan struct {
+	Verdict  ScanVerdict
+	Detected []string
+	Size     int64
+	At       time.Time
+}
+
+// ConsumedUpload is an upload key a submission uses: its commit marks the
+// reservation consumed, or the submission is refused (UploadUnavailableError).
+type ConsumedUpload struct {
+	Key    string
+	FormID string
+	// LinksExpire is when the object's download links expire.
+	LinksExpire time.Time
 }
