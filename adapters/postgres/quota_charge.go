@@ -129,13 +129,15 @@ func (s *SubmissionStore) chargeQuotas(ctx context.Context, tx pgx.Tx, batch []*
 }
 
 // twinOfRefused answers a twin (a submission with the Idempotency-Key of an
-// earlier one in the batch) whose original the quota refused: it is refused
-// alike, since no response was stored under the key.
+// earlier one in the batch) whose original the quota or an unavailable
+// upload refused: it is refused alike, since no response was stored under
+// the key.
 func twinOfRefused(batch []*pendingSubmission, results []acceptResult, twin int) (acceptResult, bool) {
 	for j := range twin {
 		var exhausted *application.QuotaExhaustedError
+		var unavailable *application.UploadUnavailableError
 		if batch[j].sub.FormID == batch[twin].sub.FormID && batch[j].sub.IdempotencyKey == batch[twin].sub.IdempotencyKey &&
-			errors.As(results[j].err, &exhausted) {
+			(errors.As(results[j].err, &exhausted) || errors.As(results[j].err, &unavailable)) {
 			return results[j], true
 		}
 	}

@@ -59,6 +59,7 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	}
 	rows := writeRowsOf(batch, live)
 	rows.queuePayloads(writes)
+	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
 	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
 		return nil, err
@@ -88,8 +89,15 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 		}
 		twins = append(twins, lost...)
 		// After the keys: a submission that lost its key to an earlier one
-		// is a replay and never counts.
+		// is a replay and never consumes an upload or counts.
+		if err := s.consumeUploads(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
+		before := slices.Clone(live)
 		if err := s.chargeQuotas(ctx, tx, batch, live, results); err != nil {
+			return err
+		}
+		if err := releaseUploads(ctx, tx, batch, newlyRefused(before, live)); err != nil {
 			return err
 		}
 		rows := writeRowsOf(batch, live)
@@ -104,6 +112,17 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 		return nil, err
 	}
 	return s.answerTwins(ctx, batch, twins, results), nil
+}
+
+// newlyRefused lists the submissions live before a check and not after.
+func newlyRefused(before, after []bool) []int {
+	var out []int
+	for i := range before {
+		if before[i] && !after[i] {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func allLive(batch []*pendingSubmission) []bool {

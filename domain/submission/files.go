@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -24,6 +25,81 @@ type File struct {
 	// one is a kind of (parents and aliases), lower-case. Empty means
 	// nothing could be said ("application/octet-stream").
 	Detected []string
+	// Key is the upload key of a file uploaded in advance (GET /upload)
+	// and named in a field; empty for a multipart part. KeyState says
+	// whether the key can be used.
+	Key      string
+	KeyState KeyState
+}
+
+// KeyState says whether an upload key named in a submission can be used:
+// reserved for this form, uploaded, scanned clean, unused and unexpired.
+type KeyState int
+
+// The states of an upload key, as the application found it.
+const (
+	KeyUsable KeyState = iota
+	// KeyUnknown: never reserved, reserved for another form, or cleaned up
+	// (one message for all, so a key says nothing about other forms).
+	KeyUnknown
+	KeyUsed
+	KeyExpired
+	KeyNotUploaded
+	KeyInfected
+	// KeyUnscanned: the scanner could not give a verdict (fails closed).
+	KeyUnscanned
+	// KeyWrongSize: the stored object is not the size that was reserved.
+	KeyWrongSize
+)
+
+// uploadKeyPrefix starts every upload key: upl_ and 32 lower-case hex digits.
+const uploadKeyPrefix = "upl_"
+
+// IsUploadKey reports whether a field value is an upload key, which names a
+// file uploaded in advance rather than being forwarded as a value.
+func IsUploadKey(v string) bool {
+	if len(v) != len(uploadKeyPrefix)+32 || !strings.HasPrefix(v, uploadKeyPrefix) {
+		return false
+	}
+	for _, c := range v[len(uploadKeyPrefix):] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// NewUploadKey makes an upload key from 128 random bits in hex.
+func NewUploadKey(randomHex string) string { return uploadKeyPrefix + randomHex }
+
+// keyProblem is the refusal of a file whose upload key cannot be used.
+func keyProblem(f File) string {
+	field := fmt.Sprintf("%q", f.Field)
+	switch f.KeyState {
+	case KeyUsable:
+		return ""
+	case KeyUsed:
+		return fmt.Sprintf("The upload key in field %s was already used by another submission; upload the file again.", field)
+	case KeyExpired:
+		return fmt.Sprintf("The upload key in field %s has expired; upload the file again.", field)
+	case KeyNotUploaded:
+		return fmt.Sprintf("The upload key in field %s names no uploaded file yet; upload the file to the URL GET /upload gave, then submit.", field)
+	case KeyInfected:
+		return fmt.Sprintf("The file uploaded for field %s is refused: the malware scanner found it infected.", field)
+	case KeyUnscanned:
+		return fmt.Sprintf("The file uploaded for field %s could not be scanned for malware right now; try again in a moment.", field)
+	case KeyWrongSize:
+		return fmt.Sprintf("The file uploaded for field %s is not the size that was reserved; upload it again.", field)
+	default:
+		return fmt.Sprintf("The upload key in field %s is not valid for this form.", field)
+	}
+}
+
+// UploadUnavailable is the verdict on a submission whose upload key another
+// submission consumed first, or which expired, between judging and commit.
+func UploadUnavailable(dryRun bool, field string) Verdict {
+	r := GateResult{Gate: GateUploads, Outcome: OutcomeFailed, Message: keyProblem(File{Field: field, KeyState: KeyUsed})}
+	return Verdict{dryRun: dryRun, gates: []GateResult{r}, failed: &r}
 }
 
 // Generic sniffed types say only "some bytes" or "some text": they neither
@@ -140,6 +216,9 @@ func JudgeFiles(files []File, limits form.UploadLimits) string {
 		return fmt.Sprintf("The files are too large together: at most %s per submission.", bytesText(form.MaxTotalFileBytes))
 	}
 	for _, f := range files {
+		if msg := keyProblem(f); msg != "" {
+			return msg
+		}
 		if msg := JudgeFile(f, l); msg != "" {
 			return msg
 		}
@@ -249,4 +328,37 @@ func FileTypes(files []File) map[string][]string {
 		out[f.Field] = append(out[f.Field], f.Type())
 	}
 	return out
+}
+
+// Reservation is a request to upload one file in advance (GET /upload):
+// what the client says of the file, and where the request comes from.
+type Reservation struct {
+	Name         string
+	DeclaredType string
+	Size         int64
+	Origin       string
+	Referer      string
+}
+
+// JudgeReservation checks a reservation as a submission's file is checked,
+// before any byte exists: the form takes uploads and the account may, a
+// browser's origin is allowed, and the file passes the form's limits
+// judged by what the client declared (the content is sniffed and judged
+// again when a submission uses it). It returns the refusal message, or "".
+func JudgeReservation(r Reservation, st form.Settings, ent account.Entitlements) string {
+	switch {
+	case !st.UploadsEnabled:
+		return MsgUploadsDisabled
+	case !ent.Has(account.FeatureUploads):
+		return MsgUploadsNotEntitled
+	}
+	if host, browser := requestHost(r.Origin, r.Referer); browser && len(st.AllowedDomains) > 0 &&
+		(host == "" || !form.HostAllowed(st.AllowedDomains, host)) {
+		return MsgOriginNotAllowed
+	}
+	declared := r.DeclaredType
+	if declared == "" {
+		declared = typeOctetStream
+	}
+	return JudgeFile(File{Name: r.Name, DeclaredType: declared, Size: r.Size, Detected: []string{declared}}, st.UploadLimits)
 }

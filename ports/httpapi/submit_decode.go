@@ -13,8 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gabriel-vasile/mimetype"
-
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
@@ -383,8 +381,8 @@ func decodeMultipart(body io.Reader, boundary string) ([]submission.Field, []app
 }
 
 // readFilePart reads one file part: its content up to the server-wide file
-// size ceiling when keep is set, the rest only counted; and what the gates
-// judge it by (its name, declared type, size and sniffed type).
+// size ceiling when keep is set, the rest only counted; its name, declared
+// type and size. The application sniffs the content.
 func readFilePart(part *multipart.Part, field string, keep bool) (application.UploadedFile, error) {
 	var buf bytes.Buffer
 	limit := int64(0)
@@ -403,39 +401,18 @@ func readFilePart(part *multipart.Part, field string, keep bool) (application.Up
 		DeclaredType: declaredType(part.Header.Get("Content-Type"))}}
 	if rest == 0 && keep {
 		f.Content = buf.Bytes()
-		f.Detected = sniff(f.Content)
 	}
 	return f, nil
 }
 
-// declaredType is a part's Content-Type without parameters, lower-case,
-// under its canonical name when the sniffer knows it by an alias.
+// declaredType is a part's Content-Type without parameters, lower-case;
+// the application puts it under its canonical name when it sniffs the file.
 func declaredType(header string) string {
 	t, _, err := mime.ParseMediaType(header)
 	if err != nil {
 		return ""
 	}
-	if m := mimetype.Lookup(t); m != nil {
-		return mediaTypeOnly(m.String())
-	}
 	return t
-}
-
-// sniff is the type content is detected as, then every type that one is a
-// kind of (text/html is a kind of text/plain).
-func sniff(content []byte) []string {
-	var out []string
-	for m := mimetype.Detect(content); m != nil; m = m.Parent() {
-		out = append(out, mediaTypeOnly(m.String()))
-	}
-	return out
-}
-
-func mediaTypeOnly(t string) string {
-	if i := strings.IndexByte(t, ';'); i >= 0 {
-		t = t[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // delimiterWatch passes a body through and notes whether the multipart

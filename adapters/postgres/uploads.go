@@ -1,0 +1,251 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+)
+
+// UploadReservations implements application.UploadReservations on the
+// upload_reservations table (migration 00019).
+type UploadReservations struct{ pool *pgxpool.Pool }
+
+// NewUploadReservations builds the store on pool.
+func NewUploadReservations(pool *pgxpool.Pool) *UploadReservations {
+	return &UploadReservations{pool: pool}
+}
+
+// Reserve implements application.UploadReservations.
+func (u *UploadReservations) Reserve(ctx context.Context, r application.UploadReservation) error {
+	_, err := u.pool.Exec(ctx, `INSERT INTO upload_reservations (key, form_id, name, declared_type, size, reserved_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.Key, r.FormID, r.Name, r.DeclaredType, r.Size, r.ReservedAt, r.ExpiresAt)
+	return err
+}
+
+// Reservation implements application.UploadReservations.
+func (u *UploadReservations) Reservation(ctx context.Context, key string) (application.UploadReservation, error) {
+	var r application.UploadReservation
+	var uploaded, linksExpire *time.Time
+	var storedSize *int64
+	var consumedBy *string
+	err := u.pool.QueryRow(ctx, `SELECT key, form_id::text, name, declared_type, size, reserved_at, expires_at, uploaded_at,
+			scan, signature, detected, stored_size, consumed_by::text, links_expire
+		FROM upload_reservations WHERE key = $1`, key).
+		Scan(&r.Key, &r.FormID, &r.Name, &r.DeclaredType, &r.Size, &r.ReservedAt, &r.ExpiresAt, &uploaded,
+			&r.Scan, &r.Signature, &r.Detected, &storedSize, &consumedBy, &linksExpire)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return application.UploadReservation{}, domain.ErrNotFound
+	}
+	if err != nil {
+		return application.UploadReservation{}, err
+	}
+	if uploaded != nil {
+		r.UploadedAt = *uploaded
+	}
+	if storedSize != nil {
+		r.StoredSize = *storedSize
+	}
+	if consumedBy != nil {
+		r.ConsumedBy = *consumedBy
+	}
+	if linksExpire != nil {
+		r.LinksExpire = *linksExpire
+	}
+	return r, nil
+}
+
+// RecordUpload implements application.UploadReservations.
+func (u *UploadReservations) RecordUpload(ctx context.Context, key string, size int64, at time.Time) error {
+	tag, err := u.pool.Exec(ctx, `UPDATE upload_reservations SET uploaded_at = $3, stored_size = $2, scan = '', signature = '',
+			detected = '{}', scanned_at = NULL
+		WHERE key = $1 AND consumed_by IS NULL AND expires_at > $3`, key, size, at)
+	if err == nil && tag.RowsAffected() == 0 {
+		return domain.ErrNotFound
+	}
+	return err
+}
+
+// RecordScan implements application.UploadReservations.
+func (u *UploadReservations) RecordScan(ctx context.Context, key string, s application.ObjectScan) error {
+	state, signature := application.ScanStateClean, ""
+	if s.Verdict.Infected {
+		state, signature = application.ScanStateInfected, s.Verdict.Signature
+	}
+	detected := s.Detected
+	if detected == nil {
+		detected = []string{}
+	}
+	_, err := u.pool.Exec(ctx, `UPDATE upload_reservations SET scan = $2, signature = $3, detected = $4, stored_size = $5, scanned_at = $6
+		WHERE key = $1 AND consumed_by IS NULL`, key, state, signature, detected, s.Size, s.At)
+	return err
+}
+
+// DueForCleanup implements application.UploadReservations: unused keys
+// that expired, and used ones whose links expired and whose submission's
+// payload is gone (every delivery final, or shredded after its retention).
+func (u *UploadReservations) DueForCleanup(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	rows, err := u.pool.Query(ctx, `
+		(SELECT key FROM upload_reservations WHERE consumed_by IS NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2)
+		UNION ALL
+		(SELECT r.key FROM upload_reservations r
+		  WHERE r.consumed_by IS NOT NULL AND r.links_expire <= $1
+		    AND NOT EXISTS (SELECT 1 FROM submission_payloads p WHERE p.submission_id = r.consumed_by)
+		  ORDER BY r.links_expire LIMIT $2)`, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Forget implements application.UploadReservations.
+func (u *UploadReservations) Forget(ctx context.Context, key string) error {
+	_, err := u.pool.Exec(ctx, `DELETE FROM upload_reservations WHERE key = $1`, key)
+	return err
+}
+
+// uploadConsumptions are the upload keys of the live submissions of a
+// group commit, each with its submission.
+type uploadConsumptions struct {
+	keys, forms, submissions []string
+	linksExpire              []time.Time
+	owner                    []int // batch index of each key
+}
+
+func uploadConsumptionsOf(batch []*pendingSubmission, live []bool) uploadConsumptions {
+	var c uploadConsumptions
+	for i, p := range batch {
+		if !live[i] {
+			continue
+		}
+		for _, up := range p.sub.Uploads {
+			c.keys, c.forms = append(c.keys, up.Key), append(c.forms, up.FormID)
+			c.submissions = append(c.submissions, p.sub.Accepted.SubmissionID)
+			c.linksExpire, c.owner = append(c.linksExpire, up.LinksExpire), append(c.owner, i)
+		}
+	}
+	return c
+}
+
+const consumeUploads = `SELECT formd_consume_uploads($1::text[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5)`
+
+// queue adds the consumption of every key to a pipelined group commit: one
+// key that is not available fails it, and the careful path answers each
+// submission.
+func (c uploadConsumptions) queue(b *pgx.Batch, now time.Time) {
+	if len(c.keys) > 0 {
+		b.Queue(consumeUploads, c.keys, c.forms, c.submissions, c.linksExpire, now)
+	}
+}
+
+// consumeUploads consumes the live submissions' upload keys in tx, one
+// submission at a time under a savepoint: a submission naming a key that
+// is not available (another submission consumed it first, it expired, or
+// it was never scanned clean) takes no part in the commit and is answered
+// with UploadUnavailableError; the Idempotency-Key it claimed is given
+// back.
+func (s *SubmissionStore) consumeUploads(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
+	now := time.Now().UTC()
+	var forms, keys []string
+	for i, p := range batch {
+		if !live[i] || len(p.sub.Uploads) == 0 {
+			continue
+		}
+		one := make([]bool, len(batch))
+		one[i] = true
+		c := uploadConsumptionsOf(batch, one)
+		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+			_, err := sp.Exec(ctx, consumeUploads, c.keys, c.forms, c.submissions, c.linksExpire, now)
+			return err
+		})
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "FD003" {
+			live[i] = false
+			results[i] = acceptResult{err: &application.UploadUnavailableError{Key: pgErr.Detail}}
+			if k := p.sub.IdempotencyKey; k != "" {
+				forms, keys = append(forms, p.sub.FormID), append(keys, k)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE (form_id, key) IN
+		(SELECT * FROM unnest($1::uuid[], $2::text[]))`, forms, keys)
+	return err
+}
+
+// releaseUploads gives back the upload keys of submissions that consumed
+// them in tx but were then refused (by their quota).
+func releaseUploads(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, refused []int) error {
+	var ids []string
+	for _, i := range refused {
+		if len(batch[i].sub.Uploads) > 0 {
+			ids = append(ids, batch[i].sub.Accepted.SubmissionID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `UPDATE upload_reservations SET consumed_by = NULL, consumed_at = NULL, links_expire = NULL
+		WHERE consumed_by = ANY($1::uuid[])`, ids)
+	return err
+}
+
+// BuiltinObjects implements application.ObjectStore in PostgreSQL
+// (upload_objects): the default store, which needs no other server and
+// which every process shares. Objects are read whole: they are bounded by
+// the upload ceilings (form.MaxFileBytesCeiling).
+type BuiltinObjects struct{ pool *pgxpool.Pool }
+
+// NewBuiltinObjects builds the store on pool.
+func NewBuiltinObjects(pool *pgxpool.Pool) *BuiltinObjects { return &BuiltinObjects{pool: pool} }
+
+// Put implements application.ObjectStore: the object is stored only when
+// r holds exactly size bytes.
+func (b *BuiltinObjects) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, size+1))
+	if err != nil {
+		return err
+	}
+	if n != size {
+		return fmt.Errorf("object %s: %d bytes were sent where %d were announced", key, n, size)
+	}
+	_, err = b.pool.Exec(ctx, `INSERT INTO upload_objects (key, content_type, size, content) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (key) DO UPDATE SET content_type = EXCLUDED.content_type, size = EXCLUDED.size,
+			content = EXCLUDED.content, stored_at = now()`, key, contentType, size, buf.Bytes())
+	return err
+}
+
+// Open implements application.ObjectStore.
+func (b *BuiltinObjects) Open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+	var content []byte
+	err := b.pool.QueryRow(ctx, `SELECT content FROM upload_objects WHERE key = $1`, key).Scan(&content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
+}
+
+// Delete implements application.ObjectStore.
+func (b *BuiltinObjects) Delete(ctx context.Context, key string) error {
+	_, err := b.pool.Exec(ctx, `DELETE FROM upload_objects WHERE key = $1`, key)
+	return err
+}
