@@ -32,18 +32,20 @@ type DeliverHandler struct {
 	clock         Clock
 	log           *slog.Logger
 	metrics       Metrics
+	links         ObjectLinks
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
 // gets an error for each payload the configured keys cannot open.
 func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbound Outbound, secrets WebhookSecrets,
-	tx Transactor, verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics) *DeliverHandler {
+	tx Transactor, verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics,
+	links ObjectLinks) *DeliverHandler {
 	if store == nil || sealer == nil || mailer == nil || outbound == nil || secrets == nil || tx == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
-		metrics == nil {
+		metrics == nil || links == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, secrets: secrets, tx: tx,
-		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics}
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics, links: links}
 }
 
 // Handles reports whether this handler performs deliveries of kind.

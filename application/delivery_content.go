@@ -18,20 +18,43 @@ import (
 // accepted submission.
 const WebhookSubmissionAccepted = "submission.accepted"
 
-// webhookAttachment describes one file of a submission to a webhook.
+// webhookAttachment describes one file of a submission to a webhook: a
+// file uploaded in advance comes with a temporary download link.
 type webhookAttachment struct {
 	Field string `json:"field"`
 	Name  string `json:"name"`
 	Size  int64  `json:"size"`
 	Type  string `json:"type"`
+	URL   string `json:"url,omitempty"`
 }
 
-func describeAttachments(in []Attachment) []webhookAttachment {
+func describeAttachments(in []Attachment, links map[string]string) []webhookAttachment {
 	out := make([]webhookAttachment, 0, len(in))
 	for _, a := range in {
-		out = append(out, webhookAttachment{Field: a.Field, Name: a.Name, Size: a.Size, Type: a.Type})
+		out = append(out, webhookAttachment{Field: a.Field, Name: a.Name, Size: a.Size, Type: a.Type, URL: links[a.Key]})
 	}
 	return out
+}
+
+// downloadLinks makes the download link of each file uploaded in advance,
+// by key; every link of a submission expires at the time its acceptance
+// fixed, so the cleanup sweep knows when its object may go.
+func (h *DeliverHandler) downloadLinks(ctx context.Context, in []Attachment) (map[string]string, error) {
+	var links map[string]string
+	for _, a := range in {
+		if a.Key == "" {
+			continue
+		}
+		url, err := h.links.DownloadURL(ctx, ObjectDownload{Key: a.Key, Name: safeObjectName(a.Name), ContentType: a.Type, Expires: a.LinksExpire})
+		if err != nil {
+			return nil, fmt.Errorf("making the download link of upload %s: %w", a.Key, err)
+		}
+		if links == nil {
+			links = map[string]string{}
+		}
+		links[a.Key] = url
+	}
+	return links, nil
 }
 
 // withAttachmentLines adds one line per file (name, size, type) to the
@@ -75,6 +98,12 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 	if err := json.Unmarshal(plain, &p); err != nil {
 		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
 	}
+	var links map[string]string
+	if q.Kind == delivery.KindWebhook || q.Kind == delivery.KindEmail {
+		if links, err = h.downloadLinks(ctx, p.Attachments); err != nil {
+			return err
+		}
+	}
 	if q.Kind == delivery.KindWebhook {
 		url := cmp.Or(p.WebhookURLs[q.DeliveryID], p.Webhook)
 		if url == "" {
@@ -82,7 +111,7 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		}
 		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
 			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields),
-			Attachments: describeAttachments(p.Attachments)})
+			Attachments: describeAttachments(p.Attachments, links)})
 		if err != nil {
 			return err
 		}
@@ -106,9 +135,11 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
 	} else {
 		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
-		m.Text = notificationText(p)
+		m.Text = notificationText(p, links)
 		for _, a := range p.Attachments {
-			m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: a.Type, Content: a.Content})
+			if a.Key == "" {
+				m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: a.Type, Content: a.Content})
+			}
 		}
 	}
 	return h.mailer.Send(ctx, m)
@@ -178,8 +209,9 @@ func (h *DeliverHandler) appendRow(ctx context.Context, q delivery.Queued, to De
 		Values: chat.SheetRow(at, fields)})
 }
 
-// notificationText lists the submitted fields in their submitted order.
-func notificationText(p Payload) string {
+// notificationText lists the submitted fields in their submitted order,
+// then the download link of each file uploaded in advance.
+func notificationText(p Payload, links map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "New submission to %s\n\n", p.FormName)
 	for _, f := range p.Fields {
@@ -188,6 +220,15 @@ func notificationText(p Payload) string {
 			v = "\n  " + strings.ReplaceAll(v, "\n", "\n  ")
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.Name, v)
+	}
+	if len(links) > 0 {
+		b.WriteString("\nFiles (download links):\n")
+		for _, a := range p.Attachments {
+			if url, ok := links[a.Key]; ok {
+				fmt.Fprintf(&b, "%s: %s (%s, %d bytes)\n  %s\n  The link works until %s.\n", a.Field, safeObjectName(a.Name), a.Type, a.Size,
+					url, a.LinksExpire.UTC().Format("2 January 2006 15:04 MST"))
+			}
+		}
 	}
 	return b.String()
 }

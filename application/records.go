@@ -242,13 +242,17 @@ type Payload struct {
 	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
-// Attachment is an accepted file of a submission.
+// Attachment is an accepted file of a submission: a multipart part with
+// its content, or an object uploaded in advance, named by its upload key
+// and delivered as a download link that works until LinksExpire.
 type Attachment struct {
-	Field   string `json:"field"`
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Size    int64  `json:"size"`
-	Content []byte `json:"content"`
+	Field       string    `json:"field"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	Size        int64     `json:"size"`
+	Content     []byte    `json:"content,omitempty"`
+	Key         string    `json:"key,omitempty"`
+	LinksExpire time.Time `json:"linksExpire,omitzero"`
 }
 
 // AutoresponderMail is the confirmation mail to the submitter.

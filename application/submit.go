@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -63,15 +64,16 @@ type SubmitHandler struct {
 	quotas         account.Quotas
 	metrics        Metrics
 	captchas       *CaptchaChecks
+	uploads        *UploadIntake
 }
 
 // NewSubmitHandler builds the handler; every dependency is required, and
 // every plan needs a quota of at least one.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks) *SubmitHandler {
+	captchas *CaptchaChecks, uploads *UploadIntake) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		autoresponders == nil || floods == nil || metrics == nil || captchas == nil {
+		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {
@@ -80,7 +82,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas}
+		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a
@@ -116,6 +118,7 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 }
 
 func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
+	h.uploads.sniffParts(cmd.Files)
 	env, data := submission.Split(cmd.Fields)
 	key := env.AccessKey
 	if cmd.PathAccessKey != "" {
@@ -131,6 +134,8 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	var refused *FormRecord // the cached form a first judgement refused
 	var refusal submission.Verdict
 	var captcha captchaMemo
+	var in *resolved // the fields once upload keys became files, for the form they were resolved for
+	var inForm string
 	for attempt := 0; ; attempt++ {
 		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -161,6 +166,15 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return replay(cmd, key, data, prior)
 			}
 		}
+		if in == nil || inForm != rec.ID {
+			r, err := h.uploads.resolveKeys(ctx, rec.ID, cmd.Fields)
+			if err != nil {
+				return SubmitOutcome{}, err
+			}
+			in, inForm = &r, rec.ID
+			env, data = submission.Split(r.fields)
+			req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
+		}
 		v, err := h.judge(ctx, req, rec, &captcha, fresh)
 		if errors.Is(err, errStaleCaptcha) {
 			fresh = true // the cached form names a captcha secret that was replaced: read it again
@@ -180,7 +194,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if cmd.DryRun {
 			return SubmitOutcome{Response: dryRunResponse(cmd, data, v, rec.RecipientVerified)}, nil
 		}
-		out, err := h.accept(ctx, cmd, key, rec, env, data)
+		out, err := h.accept(ctx, cmd, key, rec, env, data, *in)
 		if errors.Is(err, domain.ErrConcurrency) && attempt < maxStaleRetries {
 			fresh = true // the form changed since it was read: judge again
 			continue
@@ -189,8 +203,22 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if errors.As(err, &exhausted) { // every gate passed, but the commit found no room
 			return SubmitOutcome{}, rejection(cmd, data, submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
 		}
+		var taken *UploadUnavailableError
+		if errors.As(err, &taken) { // another submission consumed an upload key between judging and commit
+			return SubmitOutcome{}, rejection(cmd, data, submission.UploadUnavailable(cmd.DryRun, fieldOfKey(in.files, taken.Key)), rec.RecipientVerified)
+		}
 		return out, err
 	}
+}
+
+// fieldOfKey names the field an upload key was sent in.
+func fieldOfKey(files []UploadedFile, key string) string {
+	for _, f := range files {
+		if f.Key == key {
+			return f.Field
+		}
+	}
+	return "attachment"
 }
 
 // judge looks up the entitlements the domain may consult for this request

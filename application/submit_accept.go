@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/formd/formd/domain/account"
@@ -13,7 +14,8 @@ import (
 
 // accept seals what the domain's delivery plan sends and commits the
 // submission with its queued deliveries.
-func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec FormRecord, env submission.Envelope, data []submission.Field) (SubmitOutcome, error) {
+func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec FormRecord, env submission.Envelope, data []submission.Field,
+	in resolved) (SubmitOutcome, error) {
 	now := h.clock.Now()
 	st := rec.Settings
 	submissionID := h.ids.New()
@@ -65,8 +67,8 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if len(destinations) > 0 {
 		payload.Destinations = destinations
 	}
-	for _, f := range cmd.Files {
-		payload.Attachments = append(payload.Attachments, Attachment{Field: f.Field, Name: f.Name, Type: f.Type(), Size: f.Size, Content: f.Content})
+	if all := append(slices.Clip(cmd.Files), in.files...); len(all) > 0 {
+		payload.Attachments = attachmentsOf(all, in.uploads)
 	}
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
@@ -93,7 +95,8 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
 		},
 		Queued: queued, Payload: sealed, Response: stored,
-		Charge: QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
+		Charge:  QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
+		Uploads: in.uploads,
 	})
 	if err != nil {
 		return SubmitOutcome{}, err
