@@ -55,7 +55,10 @@ type Store struct {
 	endpoint string // host[:port], for errors
 }
 
-var _ application.ObjectStore = (*Store)(nil)
+var (
+	_ application.ObjectStore = (*Store)(nil)
+	_ application.ObjectLinks = (*Store)(nil)
+)
 
 // New checks cfg and builds a client for the bucket. It does not connect:
 // Check does. Its errors name the environment variable at fault and never
