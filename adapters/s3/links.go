@@ -1,0 +1,132 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/formd/formd/application"
+)
+
+// S3 accepts presigned URLs that live from one second to seven days.
+const (
+	minLinkLifetime = time.Second
+	maxLinkLifetime = 7 * 24 * time.Hour
+)
+
+// defaultContentType is what an object without a declared type is served as.
+const defaultContentType = "application/octet-stream"
+
+// UploadTarget presigns a PUT of u.Key until u.Expires. The signature covers
+// Content-Type and Content-Length as well, so the bucket itself refuses an
+// upload of another type or size than the one reserved. The client sends
+// the returned headers; its HTTP library sets Content-Length from the body.
+func (s *Store) UploadTarget(ctx context.Context, u application.ObjectUpload) (application.UploadTarget, error) {
+	if u.Size < 0 {
+		return application.UploadTarget{}, fmt.Errorf("s3: upload URL for %q: negative size %d", u.Key, u.Size)
+	}
+	lifetime, err := linkLifetime(u.Expires)
+	if err != nil {
+		return application.UploadTarget{}, fmt.Errorf("s3: upload URL for %q: %w", u.Key, err)
+	}
+	contentType := u.ContentType
+	if contentType == "" {
+		contentType = defaultContentType
+	}
+	signed := http.Header{
+		"Content-Type":   {contentType},
+		"Content-Length": {strconv.FormatInt(u.Size, 10)},
+	}
+	link, err := s.client.PresignHeader(ctx, http.MethodPut, s.bucket, s.object(u.Key), lifetime, nil, signed)
+	if err != nil {
+		return application.UploadTarget{}, fmt.Errorf("s3: upload URL for %q: %v", u.Key, err)
+	}
+	return application.UploadTarget{
+		Method:  http.MethodPut,
+		URL:     link.String(),
+		Headers: map[string]string{"Content-Type": contentType},
+	}, nil
+}
+
+// DownloadURL presigns a GET of d.Key until d.Expires that the bucket
+// answers as an attachment named d.Name of type d.ContentType.
+func (s *Store) DownloadURL(ctx context.Context, d application.ObjectDownload) (string, error) {
+	lifetime, err := linkLifetime(d.Expires)
+	if err != nil {
+		return "", fmt.Errorf("s3: download URL for %q: %w", d.Key, err)
+	}
+	contentType := d.ContentType
+	if contentType == "" {
+		contentType = defaultContentType
+	}
+	params := url.Values{
+		"response-content-disposition": {attachment(d.Name)},
+		"response-content-type":        {contentType},
+	}
+	link, err := s.client.PresignedGetObject(ctx, s.bucket, s.object(d.Key), lifetime, params)
+	if err != nil {
+		return "", fmt.Errorf("s3: download URL for %q: %v", d.Key, err)
+	}
+	return link.String(), nil
+}
+
+// Verify is always false: the bucket checks its own links, and none of
+// them point at formd's object routes.
+func (s *Store) Verify(application.ObjectOp, string, time.Time, string) bool { return false }
+
+// linkLifetime is how long a link signed now lives to end by expires, in
+// whole seconds (as X-Amz-Expires counts them), so it never outlives it.
+func linkLifetime(expires time.Time) (time.Duration, error) {
+	d := time.Until(expires).Truncate(time.Second)
+	switch {
+	case d < minLinkLifetime:
+		return 0, fmt.Errorf("the link would expire in under a second (%s); S3 signs for 1 s to 7 days", expires.UTC().Format(time.RFC3339))
+	case d > maxLinkLifetime:
+		return 0, fmt.Errorf("the link would live %s, more than the 7 days S3 allows", d)
+	}
+	return d, nil
+}
+
+// attachment is a Content-Disposition (RFC 6266) naming the file: a plain
+// ASCII filename for old clients and the exact name in filename* (RFC 5987).
+// Quotes, backslashes and control characters never reach the header.
+func attachment(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, name)
+	if strings.TrimSpace(name) == "" {
+		name = "download"
+	}
+	var plain, encoded strings.Builder
+	for _, r := range name {
+		if r < 0x80 && r != '"' && r != '\\' {
+			plain.WriteRune(r)
+		} else {
+			plain.WriteByte('_')
+		}
+	}
+	for _, b := range []byte(name) {
+		if isAttrChar(b) {
+			encoded.WriteByte(b)
+		} else {
+			fmt.Fprintf(&encoded, "%%%02X", b)
+		}
+	}
+	return `attachment; filename="` + plain.String() + `"; filename*=UTF-8''` + encoded.String()
+}
+
+// isAttrChar reports whether b may stand unencoded in an RFC 5987 value.
+func isAttrChar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$&+-.^_`|~", b) >= 0
+}
