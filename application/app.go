@@ -42,6 +42,11 @@ type Commands struct {
 	// tokens (sessions only).
 	CreateWorkspaceToken *CreateWorkspaceTokenHandler
 	RevokeWorkspaceToken *RevokeWorkspaceTokenHandler
+
+	// Advanced uploads.
+	ReserveUpload *ReserveUploadHandler
+	ReceiveObject *ReceiveObjectHandler
+	CleanUploads  *CleanUploadsHandler
 }
 
 // Queries read state and change nothing.
@@ -65,4 +70,7 @@ type Queries struct {
 	WebhookSigningSecrets *WebhookSigningSecretsHandler
 	// IssueChallenge makes formd's proof-of-work challenges (GET /challenge).
 	IssueChallenge *IssueChallengeHandler
+
+	// DownloadObject serves the built-in store's download links.
+	DownloadObject *DownloadObjectHandler
 }

@@ -80,7 +80,9 @@ func (m *memReservations) RecordScan(_ context.Context, key string, s ObjectScan
 	return nil
 }
 
-func (m *memReservations) DueForCleanup(context.Context, time.Time, int) ([]string, error) { return nil, nil }
+func (m *memReservations) DueForCleanup(context.Context, time.Time, int) ([]string, error) {
+	return nil, nil
+}
 
 func (m *memReservations) Forget(_ context.Context, key string) error {
 	m.mu.Lock()
@@ -140,7 +142,9 @@ func (plainLinks) DownloadURL(_ context.Context, d ObjectDownload) (string, erro
 	return "https://formd.test/upload/objects/" + d.Key + "?expires=" + d.Expires.UTC().Format(time.RFC3339), nil
 }
 
-func (plainLinks) Verify(_ ObjectOp, _ string, _ time.Time, signature string) bool { return signature == "ok" }
+func (plainLinks) Verify(_ ObjectOp, _ string, _ time.Time, signature string) bool {
+	return signature == "ok"
+}
 
 // infectedMarker is what scanFake calls infected.
 const infectedMarker = "EICAR"

@@ -87,6 +87,23 @@ type Config struct {
 	// ClamdAddr is ClamAV's clamd, which scans uploaded objects
 	// (tcp://host:port or unix:///path); unset, there is no scanner.
 	ClamdAddr string `env:"FORMD_CLAMD_ADDR"`
+	// S3Endpoint, with the bucket and credentials, stores advanced uploads
+	// in an S3-compatible bucket; unset, they are stored in PostgreSQL and
+	// served by formd itself (the built-in store).
+	S3Endpoint  string `env:"FORMD_S3_ENDPOINT"`
+	S3Bucket    string `env:"FORMD_S3_BUCKET"`
+	S3AccessKey string `env:"FORMD_S3_ACCESS_KEY"`
+	S3SecretKey string `env:"FORMD_S3_SECRET_KEY"`
+	S3Region    string `env:"FORMD_S3_REGION"`
+	S3Prefix    string `env:"FORMD_S3_PREFIX"`
+	// UploadReservationTTL is how long an upload key from GET /upload may
+	// be uploaded to and used; UploadLinkTTL how long the download links of
+	// a submission's uploaded files work (at most 7 days: S3's limit).
+	UploadReservationTTL time.Duration `env:"FORMD_UPLOAD_RESERVATION_TTL" envDefault:"1h"`
+	UploadLinkTTL        time.Duration `env:"FORMD_UPLOAD_LINK_TTL" envDefault:"168h"`
+	// UploadSweepInterval is how often unused and delivered uploads are
+	// looked for and deleted.
+	UploadSweepInterval time.Duration `env:"FORMD_UPLOAD_SWEEP_INTERVAL" envDefault:"1m"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

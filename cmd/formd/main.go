@@ -172,6 +172,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}()
 	go keepClaimsAlive(ctx, svc.Deliveries, log)
 	go maintain(ctx, svc.Pool, svc.Deliveries, log)
+	go sweepUploads(ctx, svc.CleanUploads, cfg.UploadSweepInterval, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -325,6 +326,26 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.Deli
 			} else if n > 0 {
 				log.Info("pruned acknowledged messages", "topic", topic, "count", n)
 			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// sweepUploads deletes the objects and reservations of unused upload keys
+// that expired and of delivered uploads whose links expired. Several
+// processes may sweep at once: deleting is idempotent.
+func sweepUploads(ctx context.Context, clean *application.CleanUploadsHandler, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := clean.Handle(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("deleting expired and delivered uploads", "err", err)
+		} else if n > 0 {
+			log.Info("deleted expired and delivered uploads", "count", n)
 		}
 		select {
 		case <-ctx.Done():

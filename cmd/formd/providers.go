@@ -13,11 +13,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/captcha"
+	"github.com/formd/formd/adapters/clamav"
+	"github.com/formd/formd/adapters/filetype"
 	"github.com/formd/formd/adapters/mail"
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/ratelimit"
+	"github.com/formd/formd/adapters/s3"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/adapters/system"
 	"github.com/formd/formd/adapters/watermillpg"
@@ -72,6 +75,14 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.AccountPlans), new(*postgres.ReadModel)),
 	provideQuotas,
 	provideFormFloods,
+	provideBucket,
+	provideObjectStore,
+	provideObjectLinks,
+	provideUploadSettings,
+	postgres.NewUploadReservations,
+	wire.Bind(new(application.UploadReservations), new(*postgres.UploadReservations)),
+	wire.Struct(new(filetype.Sniffer)),
+	wire.Bind(new(application.ContentSniffer), new(filetype.Sniffer)),
 	wire.Bind(new(application.Verifications), new(*postgres.ReadModel)),
 	wire.Bind(new(application.WebhookSecrets), new(*postgres.ReadModel)),
 	wire.Bind(new(application.WorkspaceTokens), new(*postgres.ReadModel)),
@@ -102,6 +113,11 @@ var applicationSet = wire.NewSet(
 	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
 	application.NewCaptchaChecks,
+	application.NewUploadIntake,
+	application.NewReserveUploadHandler,
+	application.NewReceiveObjectHandler,
+	application.NewDownloadObjectHandler,
+	application.NewCleanUploadsHandler,
 	application.NewIssueChallengeHandler,
 	application.NewGrantFeatureHandler,
 	application.NewRevokeFeatureHandler,
@@ -278,6 +294,53 @@ func provideOutbound(cfg Config) (*outbound.Sender, error) {
 		GoogleCredentialsFile: cfg.GoogleCredentialsFile, GoogleTokenURL: cfg.GoogleTokenURL, GoogleSheetsURL: cfg.GoogleSheetsURL})
 }
 
+// provideBucket connects to the S3-compatible bucket of advanced uploads
+// when FORMD_S3_ENDPOINT is set, and checks that the bucket exists, so a
+// mistake stops formd at start rather than a visitor's upload; nil when the
+// built-in store is used.
+func provideBucket(ctx context.Context, cfg Config) (*s3.Store, error) {
+	if cfg.S3Endpoint == "" {
+		return nil, nil
+	}
+	bucket, err := s3.New(cfg.s3Config())
+	if err != nil {
+		return nil, err
+	}
+	return bucket, bucket.Check(ctx)
+}
+
+// provideObjectStore is the bucket when there is one, the built-in store
+// in PostgreSQL otherwise.
+func provideObjectStore(pool *pgxpool.Pool, bucket *s3.Store) application.ObjectStore {
+	if bucket != nil {
+		return bucket
+	}
+	return postgres.NewBuiltinObjects(pool)
+}
+
+// provideObjectLinks signs the bucket's URLs, or formd's own for the
+// built-in store.
+func provideObjectLinks(cfg Config, keys secrets.Keyring, bucket *s3.Store) (application.ObjectLinks, error) {
+	if bucket != nil {
+		return bucket, nil
+	}
+	return secrets.NewBuiltinObjectLinks(keys, cfg.BaseURL)
+}
+
+// provideUploadSettings connects the malware scanner when FORMD_CLAMD_ADDR
+// is set (without one, GET /upload is refused) and sets the lifetimes.
+func provideUploadSettings(cfg Config) (application.UploadSettings, error) {
+	settings := application.UploadSettings{ReservationTTL: cfg.UploadReservationTTL, LinkTTL: cfg.UploadLinkTTL}
+	if cfg.ClamdAddr != "" {
+		scanner, err := clamav.New(cfg.ClamdAddr, clamav.Options{})
+		if err != nil {
+			return settings, err
+		}
+		settings.Scanner = scanner
+	}
+	return settings, nil
+}
+
 // provideCaptchaVerifier points the captcha adapter at the configured
 // verification addresses.
 func provideCaptchaVerifier(cfg Config) *captcha.Verifier {
@@ -310,6 +373,9 @@ type Service struct {
 	Deliveries *postgres.DeliveryStore
 	// Metrics is served on FORMD_METRICS_ADDR when it is set.
 	Metrics *prometheus.Metrics
+	// CleanUploads deletes unused and delivered uploads, every
+	// FORMD_UPLOAD_SWEEP_INTERVAL.
+	CleanUploads *application.CleanUploadsHandler
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"github.com/formd/formd/adapters/filetype"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
@@ -66,7 +67,29 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	challengeSigner := secrets.NewChallengeSigner(keyring)
 	spentChallenges := postgres.NewSpentChallenges(pool)
 	captchaChecks := application.NewCaptchaChecks(verifier, readModel, sealer, challengeSigner, spentChallenges, clock, log)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks)
+	sniffer := filetype.Sniffer{}
+	uploadReservations := postgres.NewUploadReservations(pool)
+	store, err := provideBucket(ctx, cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	objectStore := provideObjectStore(pool, store)
+	objectLinks, err := provideObjectLinks(cfg, keyring, store)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	uploadSettings, err := provideUploadSettings(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	uploadIntake := application.NewUploadIntake(sniffer, uploadReservations, objectStore, objectLinks, clock, log, uploadSettings)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
@@ -88,13 +111,16 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	mailSettings := provideMailSettings(cfg)
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
 	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	createWorkspaceTokenHandler := application.NewCreateWorkspaceTokenHandler(transactor, readModel, uuiDs, clock)
 	revokeWorkspaceTokenHandler := application.NewRevokeWorkspaceTokenHandler(transactor, clock)
+	reserveUploadHandler := application.NewReserveUploadHandler(formCache, readModel, uploadReservations, objectLinks, uploadIntake, clock)
+	receiveObjectHandler := application.NewReceiveObjectHandler(uploadReservations, objectStore, objectLinks, uploadIntake, clock)
+	cleanUploadsHandler := application.NewCleanUploadsHandler(uploadReservations, objectStore, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -116,6 +142,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		RotateWebhookSecret:         rotateWebhookSecretHandler,
 		CreateWorkspaceToken:        createWorkspaceTokenHandler,
 		RevokeWorkspaceToken:        revokeWorkspaceTokenHandler,
+		ReserveUpload:               reserveUploadHandler,
+		ReceiveObject:               receiveObjectHandler,
+		CleanUploads:                cleanUploadsHandler,
 	}
 	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
@@ -131,6 +160,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listWorkspaceTokensHandler := application.NewListWorkspaceTokensHandler(readModel, readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
+	downloadObjectHandler := application.NewDownloadObjectHandler(uploadReservations, objectStore, objectLinks, clock)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -146,6 +176,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListWorkspaceTokens:   listWorkspaceTokensHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 		IssueChallenge:        issueChallengeHandler,
+		DownloadObject:        downloadObjectHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -166,16 +197,17 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	config := provideHTTPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config)
 	service := &Service{
-		Config:      cfg,
-		Log:         log,
-		Pool:        pool,
-		Wakers:      wakers,
-		Router:      router,
-		NewRouter:   routerFactory,
-		Handler:     handler,
-		Submissions: submissionStore,
-		Deliveries:  deliveryStore,
-		Metrics:     metrics,
+		Config:       cfg,
+		Log:          log,
+		Pool:         pool,
+		Wakers:       wakers,
+		Router:       router,
+		NewRouter:    routerFactory,
+		Handler:      handler,
+		Submissions:  submissionStore,
+		Deliveries:   deliveryStore,
+		Metrics:      metrics,
+		CleanUploads: cleanUploadsHandler,
 	}
 	return service, func() {
 		cleanup3()

@@ -74,6 +74,16 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	}
 	submit.POST("", s.submit)
 	submit.POST("/:accessKey", s.submit)
+	upload := r.Group(UploadPath, publicCORS(http.MethodGet))
+	upload.OPTIONS("", preflightAnswered)
+	if config.SubmitRatePerIP > 0 { // a reservation is a step of a submission: the same limit, its own bucket
+		upload.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
+	}
+	upload.GET("", s.reserveUpload)
+	objects := r.Group("", publicCORS(http.MethodPut, http.MethodGet))
+	objects.OPTIONS(ObjectsPath, preflightAnswered)
+	objects.PUT(ObjectsPath, s.receiveObject)
+	objects.GET(ObjectsPath, s.downloadObject)
 	r.GET(ClientScriptPath, s.clientScript)
 	challenge := r.Group(ChallengePath, publicCORS(http.MethodGet))
 	challenge.OPTIONS("", preflightAnswered)
