@@ -15,11 +15,15 @@
 package features_test
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/formd/formd/adapters/clamav/clamdtest"
 )
 
 // TestFeatures runs the Ginkgo suite under go test.
@@ -28,21 +32,43 @@ func TestFeatures(t *testing.T) {
 	RunSpecs(t, "formd acceptance")
 }
 
+// suiteServices are what process 1 starts once for every process: the
+// formd binary and a real clamd (with the EICAR test signature only).
+type suiteServices struct {
+	Binary string
+	Clamd  string
+}
+
+// suiteClamd is process 1's clamd, stopped after every process finished.
+var suiteClamd *clamdtest.Clamd
+
 var _ = SynchronizedBeforeSuite(func() []byte {
 	By("building ./cmd/formd once for every parallel process")
 	path, err := gexec.Build("github.com/formd/formd/cmd/formd")
 	Expect(err).NotTo(HaveOccurred())
-	return []byte(path)
-}, func(path []byte) {
-	formdBinary = string(path)
-	By("starting this process's shared formd, configured for every integration")
+	By("starting one clamd for every parallel process (its database: the EICAR test signature)")
+	dir, err := os.MkdirTemp("", "formd-clamd-")
+	Expect(err).NotTo(HaveOccurred())
+	suiteClamd, err = clamdtest.Start(dir, 64<<20)
+	Expect(err).NotTo(HaveOccurred())
+	out, err := json.Marshal(suiteServices{Binary: path, Clamd: suiteClamd.TCP})
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}, func(raw []byte) {
+	var services suiteServices
+	Expect(json.Unmarshal(raw, &services)).To(Succeed())
+	formdBinary, clamdAddr = services.Binary, services.Clamd
+	By("starting this process's shared formd, configured for every integration and with the malware scanner")
 	sharedServices, credentials := startFakeServices()
-	shared = StartFormd(sharedServices.Env(credentials)...)
+	shared = StartFormd(append(sharedServices.Env(credentials), "FORMD_CLAMD_ADDR="+clamdAddr)...)
 	expectContractLoaded(shared)
 })
 
 var _ = SynchronizedAfterSuite(func() {
 	closeBrowser()
 }, func() {
+	if suiteClamd != nil {
+		suiteClamd.Stop()
+	}
 	gexec.CleanupBuildArtifacts()
 })

@@ -44,6 +44,9 @@ import (
 // formdBinary is the path of the formd binary built once for the suite.
 var formdBinary string
 
+// clamdAddr is the suite's clamd (process 1 runs it), for FORMD_CLAMD_ADDR.
+var clamdAddr string
+
 // shared is the formd of this Ginkgo process, started before any spec runs.
 // Specs that use it must not depend on global state: they use UniqueEmail
 // addresses, so what they create is theirs alone.
