@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -307,5 +309,29 @@ var _ = Describe("Browser clients on another origin", func() {
 			Consistently(notifications).
 				WithTimeout(time.Second).WithPolling(50 * time.Millisecond).Should(Equal(1))
 		})
+	})
+	It("uploads a file marked data-formd-upload through GET /upload, then submits its key", func() {
+		f.Grant(form.OwnerEmail, "file_uploads")
+		Expect(f.Patch(form.Token, "/v1/forms/"+form.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
+		cv := filepath.Join(GinkgoT().TempDir(), "cv.pdf")
+		Expect(os.WriteFile(cv, samplePDF, 0o600)).To(Succeed())
+		site = StartSite(map[string]string{"/apply.html": page(`
+			<form data-formd action="{{formd}}/submit/{{key}}" method="POST">
+			  <label for="email">Email</label> <input id="email" name="email" value="applicant@example.test">
+			  <label for="cv">CV</label> <input id="cv" type="file" name="cv" data-formd-upload>
+			  <button type="submit">Apply</button>
+			</form>
+			<script src="{{formd}}/client/script.js"></script>`)})
+		tab.Do(chromedp.Navigate(site.URL+"/apply.html"),
+			chromedp.Poll[chromedp.Void](`window.formd !== undefined`, chromedp.WithPollingTimeout(BrowserTimeout)),
+			chromedp.SetUploadFiles(chromedp.CSS("#cv"), []string{cv}),
+			chromedp.Click(chromedp.CSS("button")),
+			chromedp.WaitVisible(chromedp.CSS(`[data-formd-status][data-state="success"]`)))
+		m := f.Mail.WaitForMail(form.Recipient)
+		Expect(m.Attachments).To(BeEmpty(), "the file went to storage, not into the post")
+		Expect(m.Text).To(ContainSubstring("cv: cv.pdf (application/pdf"))
+		resp, got := download(linkInMail.FindString(m.Text))
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(got).To(Equal(samplePDF))
 	})
 })

@@ -97,6 +97,13 @@
     if (form.hasAttribute("data-formd-dry-run")) headers["X-Service-Dry-Run"] = "true";
     var hasFile = false;
     var fields = {};
+    // data-formd-upload files go to storage first; the post carries their keys.
+    var uploads = [];
+    Array.prototype.forEach.call(form.querySelectorAll("input[type=file][data-formd-upload]"), function (input) {
+      if (!input.name || input.disabled) return;
+      Array.prototype.forEach.call(input.files || [], function (file) { uploads.push({ name: input.name, file: file }); });
+      data.delete(input.name);
+    });
     data.forEach(function (value, name) {
       if (typeof value !== "string") {
         if (value.name || value.size) hasFile = true;
@@ -119,7 +126,42 @@
       headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(fields);
     }
-    return { url: url, init: init, add: add };
+    return { url: url, init: init, add: add, uploads: uploads, accessKey: fields.access_key || fields.apikey || "" };
+  }
+
+  // formdURL is a formd route beside the form's action.
+  function formdURL(form, path) {
+    var u = new URL(form.action);
+    u.pathname = u.pathname.replace(/\/submit(\/[^/]*)?\/?$/, "") + path;
+    u.search = u.hash = "";
+    return u;
+  }
+
+  // upload reserves a key (GET /upload), uploads the file as told and returns the key.
+  async function upload(form, request, item) {
+    var key = request.accessKey;
+    var match = /\/submit\/([^/?#]+)/.exec(new URL(form.action).pathname);
+    if (!key && match) key = decodeURIComponent(match[1]);
+    var u = formdURL(form, "/upload");
+    u.searchParams.set("access_key", key);
+    u.searchParams.set("name", item.file.name);
+    u.searchParams.set("type", item.file.type || "application/octet-stream");
+    u.searchParams.set("size", String(item.file.size));
+    var response = await window.fetch(u.href, { mode: "cors", credentials: "omit", headers: { Accept: "application/json" } });
+    var answer = await response.json().catch(function () { return {}; });
+    if (!response.ok || !answer.key) throw new UploadError(answer.message, item.name);
+    var put = await window.fetch(answer.upload.url, { method: answer.upload.method, mode: "cors", credentials: "omit",
+      headers: answer.upload.headers, body: item.file });
+    if (!put.ok) {
+      var refusal = await put.json().catch(function () { return {}; });
+      throw new UploadError(refusal.message, item.name);
+    }
+    return answer.key;
+  }
+
+  function UploadError(message, field) {
+    this.message = message || "The file could not be uploaded.";
+    this.field = field;
   }
 
   // The proof-of-work challenge of a form marked data-formd-pow comes from
@@ -127,10 +169,7 @@
   function challengeURL(form) {
     var given = form.getAttribute("data-formd-pow");
     if (given) return given;
-    var u = new URL(form.action);
-    u.pathname = u.pathname.replace(/\/submit(\/[^/]*)?\/?$/, "") + "/challenge";
-    u.search = u.hash = "";
-    return u.href;
+    return formdURL(form, "/challenge").href;
   }
 
   // hasher returns SHA-256 of an ASCII string, as eight 32-bit words.
@@ -232,6 +271,9 @@
     form.setAttribute("aria-busy", "true");
     showStatus(form, "sending", SENDING);
     try {
+      for (var i = 0; i < request.uploads.length; i++) {
+        request.add(request.uploads[i].name, await upload(form, request, request.uploads[i]));
+      }
       if (form.hasAttribute("data-formd-pow")) request.add("altcha", await proofOfWork(form));
       var response = await window.fetch(request.url, request.init);
       var answer = null;
@@ -258,6 +300,14 @@
       showStatus(form, "error", lines.join(" "));
       emit(form, "formd:error", answer);
     } catch (e) {
+      if (e instanceof UploadError) {
+        clearErrors(form, state);
+        var answer = { message: e.message, errors: [{ field: e.field, message: e.message }] };
+        showErrors(form, state, answer.errors);
+        showStatus(form, "error", e.message);
+        emit(form, "formd:error", answer);
+        return;
+      }
       // The key is kept: sending again is a retry the server settles.
       showStatus(form, "error", OFFLINE);
       emit(form, "formd:error", { message: OFFLINE });
