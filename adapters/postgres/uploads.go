@@ -136,6 +136,24 @@ func uploadConsumptionsOf(batch []*pendingSubmission, live []bool) uploadConsump
 	return c
 }
 
+// errSharedUploadKey fails the pipelined path of a batch in which two
+// submissions name one upload key: formd_consume_uploads marks a key once
+// however often it is named, so the careful path, one submission at a time,
+// must give it to the first.
+var errSharedUploadKey = errors.New("two submissions of the batch name one upload key")
+
+// shared reports whether two submissions name one key.
+func (c uploadConsumptions) shared() bool {
+	owners := make(map[string]int, len(c.keys))
+	for i, k := range c.keys {
+		if o, seen := owners[k]; seen && o != c.owner[i] {
+			return true
+		}
+		owners[k] = c.owner[i]
+	}
+	return false
+}
+
 const consumeUploads = `SELECT formd_consume_uploads($1::text[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5)`
 
 // queue adds the consumption of every key to a pipelined group commit: one
