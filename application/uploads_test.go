@@ -475,7 +475,6 @@ func TestReceiveObjectRefusals(t *testing.T) {
 	}
 }
 
-
 func isInvalid(field string) func(error) bool {
 	return func(err error) bool {
 		var invalid *domain.InvalidInputError
@@ -515,6 +514,45 @@ func TestReceiveObjectRefusesAndDeletesAnInfectedObject(t *testing.T) {
 	}
 	if r, _ := f.stored(testKey); r.Scan != ScanStateInfected {
 		t.Errorf("reservation %+v: want the infected verdict recorded", r)
+	}
+}
+
+// consumingReader is a slow upload's body: a submission consumes the key
+// while it is still being sent.
+type consumingReader struct {
+	f    uploadFixture
+	body io.Reader
+}
+
+func (c *consumingReader) Read(p []byte) (int, error) {
+	c.f.reservations.mu.Lock()
+	r := c.f.reservations.byID[testKey]
+	r.ConsumedBy = "sub-1"
+	c.f.reservations.byID[testKey] = r
+	c.f.reservations.mu.Unlock()
+	return c.body.Read(p)
+}
+
+// A second upload to a key never replaces the object a scan passed, even
+// one that started before a submission consumed the key.
+func TestReceiveObjectNeverReplacesAnObject(t *testing.T) {
+	f := newUploadFixture(scanFake{}).with(t, pendingPDF(testKey), nil)
+	if _, err := receiveHandler(f).Handle(context.Background(), receive(pdf, 9)); err != nil {
+		t.Fatal(err)
+	}
+	second := receive("", 9)
+	second.Body = &consumingReader{f: f, body: strings.NewReader("MZ\x90\x00evil!")}
+	_, err := receiveHandler(f).Handle(context.Background(), second)
+	var forbidden *domain.ForbiddenError
+	if !errors.As(err, &forbidden) || forbidden != ErrObjectExists {
+		t.Errorf("Handle: %v, want ErrObjectExists", err)
+	}
+	body, _, err := f.objects.Open(context.Background(), testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(body); string(got) != pdf {
+		t.Errorf("the object is now %q: the clean object was replaced", got)
 	}
 }
 

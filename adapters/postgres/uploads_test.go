@@ -508,6 +508,22 @@ func TestBuiltinObjectsStoreExactlyTheAnnouncedSize(t *testing.T) {
 	if err != nil || size != 9 || !bytes.Equal(got, []byte("%PDF-1.4\n")) {
 		t.Fatalf("Open = %q (%d bytes), %v", got, size, err)
 	}
+	// An object is never replaced: the bytes scanned are the bytes delivered.
+	if err := u.objects.Put(u.ctx, key, strings.NewReader("MZ\x90\x00evil!"), 9, "application/pdf"); !errors.Is(err, application.ErrObjectExists) {
+		t.Errorf("Put over an object: %v, want ErrObjectExists", err)
+	}
+	if body, _, err := u.objects.Open(u.ctx, key); err != nil {
+		t.Fatal(err)
+	} else if got, _ := io.ReadAll(body); string(got) != "%PDF-1.4\n" {
+		t.Errorf("the object was replaced by %q", got)
+	}
+	if err := u.objects.Delete(u.ctx, key); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	// Once deleted (an infected object), the key takes a new upload.
+	if err := u.objects.Put(u.ctx, key, strings.NewReader("%PDF-1.5\n"), 9, "application/pdf"); err != nil {
+		t.Fatalf("Put after Delete: %v", err)
+	}
 	if err := u.objects.Delete(u.ctx, key); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
