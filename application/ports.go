@@ -338,6 +338,8 @@ type SpentChallenges interface {
 // appear in an error.
 type ObjectStore interface {
 	// Put stores the object under key: exactly size bytes of r, or an error.
+	// It never replaces an object (ErrObjectExists): the bytes a scan
+	// passed are the bytes a submission consumes and recipients download.
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	// Open reads the object and says how large it is; domain.ErrNotFound
 	// when nothing was uploaded under key.

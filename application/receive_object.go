@@ -31,6 +31,11 @@ type ObjectReceived struct {
 // expired: answered as 403.
 var ErrLinkInvalid = &domain.PermissionDeniedError{Message: "This upload or download link is invalid or has expired."}
 
+// ErrObjectExists is an ObjectStore's refusal to replace an object: a
+// second PUT, finishing after a submission consumed the key, would swap
+// unscanned bytes in under the clean verdict. Answered as 400.
+var ErrObjectExists = &domain.ForbiddenError{Message: "A file was already uploaded under this key: submit the key, or reserve a new one with GET /upload for another file."}
+
 // ReceiveObjectHandler stores an upload in the built-in store and scans it
 // at once, so a submission can use it without waiting.
 type ReceiveObjectHandler struct {

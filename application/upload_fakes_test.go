@@ -110,6 +110,9 @@ func (m *memObjects) Put(_ context.Context, key string, r io.Reader, size int64,
 	if m.content == nil {
 		m.content = map[string][]byte{}
 	}
+	if _, ok := m.content[key]; ok {
+		return ErrObjectExists
+	}
 	m.content[key] = b
 	return nil
 }

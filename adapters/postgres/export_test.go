@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/application"
 )
@@ -36,3 +39,18 @@ func commitPath(f func(*SubmissionStore, context.Context, []*pendingSubmission) 
 		return priors, errs, nil
 	}
 }
+
+// NewSubmissionStoreWithWorkers is NewSubmissionStore with n commit
+// workers, so a test can hold them all and have a batch fill up.
+func NewSubmissionStoreWithWorkers(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, n int) (*SubmissionStore, func()) {
+	s := &SubmissionStore{pool: pool, store: store, log: log, queue: make(chan *pendingSubmission, 4*maxBatch),
+		workers: n, stop: make(chan struct{}), commits: noCommitObserver{}}
+	for range s.workers {
+		s.wg.Add(1)
+		go s.work()
+	}
+	return s, s.Close
+}
+
+// QueuedSubmissions is how many submissions wait for a commit worker.
+func QueuedSubmissions(s *SubmissionStore) int { return len(s.queue) }

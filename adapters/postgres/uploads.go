@@ -136,6 +136,24 @@ func uploadConsumptionsOf(batch []*pendingSubmission, live []bool) uploadConsump
 	return c
 }
 
+// errSharedUploadKey fails the pipelined path of a batch in which two
+// submissions name one upload key: formd_consume_uploads marks a key once
+// however often it is named, so the careful path, one submission at a time,
+// must give it to the first.
+var errSharedUploadKey = errors.New("two submissions of the batch name one upload key")
+
+// shared reports whether two submissions name one key.
+func (c uploadConsumptions) shared() bool {
+	owners := make(map[string]int, len(c.keys))
+	for i, k := range c.keys {
+		if o, seen := owners[k]; seen && o != c.owner[i] {
+			return true
+		}
+		owners[k] = c.owner[i]
+	}
+	return false
+}
+
 const consumeUploads = `SELECT formd_consume_uploads($1::text[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5)`
 
 // queue adds the consumption of every key to a pipelined group commit: one
@@ -215,7 +233,8 @@ type BuiltinObjects struct{ pool *pgxpool.Pool }
 func NewBuiltinObjects(pool *pgxpool.Pool) *BuiltinObjects { return &BuiltinObjects{pool: pool} }
 
 // Put implements application.ObjectStore: the object is stored only when
-// r holds exactly size bytes.
+// r holds exactly size bytes, and only when no object is under key (an
+// infected one was deleted); application.ErrObjectExists otherwise.
 func (b *BuiltinObjects) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(r, size+1))
@@ -225,9 +244,11 @@ func (b *BuiltinObjects) Put(ctx context.Context, key string, r io.Reader, size 
 	if n != size {
 		return fmt.Errorf("object %s: %d bytes were sent where %d were announced", key, n, size)
 	}
-	_, err = b.pool.Exec(ctx, `INSERT INTO upload_objects (key, content_type, size, content) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (key) DO UPDATE SET content_type = EXCLUDED.content_type, size = EXCLUDED.size,
-			content = EXCLUDED.content, stored_at = now()`, key, contentType, size, buf.Bytes())
+	tag, err := b.pool.Exec(ctx, `INSERT INTO upload_objects (key, content_type, size, content) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (key) DO NOTHING`, key, contentType, size, buf.Bytes())
+	if err == nil && tag.RowsAffected() == 0 {
+		return application.ErrObjectExists
+	}
 	return err
 }
 
