@@ -42,6 +42,10 @@ type Commands struct {
 	// tokens (sessions only).
 	CreateWorkspaceToken *CreateWorkspaceTokenHandler
 	RevokeWorkspaceToken *RevokeWorkspaceTokenHandler
+	// SignIn and SignOut are the dashboard's: a session for an existing
+	// account's password, and the end of one session.
+	SignIn  *SignInHandler
+	SignOut *SignOutHandler
 }
 
 // Queries read state and change nothing.
@@ -65,4 +69,8 @@ type Queries struct {
 	WebhookSigningSecrets *WebhookSigningSecretsHandler
 	// IssueChallenge makes formd's proof-of-work challenges (GET /challenge).
 	IssueChallenge *IssueChallengeHandler
+	// FormSubmissionCounts is each form's live submissions this month, and
+	// RequestForgeryTokens the dashboard's per-session CSRF tokens.
+	FormSubmissionCounts *FormSubmissionCountsHandler
+	RequestForgeryTokens *RequestForgeryTokenHandler
 }

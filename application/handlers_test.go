@@ -99,6 +99,7 @@ func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error 
 	return errors.New("unexpected")
 }
 func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
+func (m *memTx) EndSession(context.Context, []byte) error  { return errors.New("unexpected") }
 func (m *memTx) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
 	return errors.New("unexpected")
 }

@@ -95,6 +95,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	createWorkspaceTokenHandler := application.NewCreateWorkspaceTokenHandler(transactor, readModel, uuiDs, clock)
 	revokeWorkspaceTokenHandler := application.NewRevokeWorkspaceTokenHandler(transactor, clock)
+	signInHandler := application.NewSignInHandler(transactor, readModel, argon2, clock)
+	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
+	signOutHandler := application.NewSignOutHandler(transactor, authenticateHandler)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -116,8 +119,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		RotateWebhookSecret:         rotateWebhookSecretHandler,
 		CreateWorkspaceToken:        createWorkspaceTokenHandler,
 		RevokeWorkspaceToken:        revokeWorkspaceTokenHandler,
+		SignIn:                      signInHandler,
+		SignOut:                     signOutHandler,
 	}
-	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
@@ -131,6 +135,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listWorkspaceTokensHandler := application.NewListWorkspaceTokensHandler(readModel, readModel)
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
+	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
+	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -146,6 +152,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListWorkspaceTokens:   listWorkspaceTokensHandler,
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 		IssueChallenge:        issueChallengeHandler,
+		FormSubmissionCounts:  formSubmissionCountsHandler,
+		RequestForgeryTokens:  requestForgeryTokenHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -164,7 +172,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg, metrics)
-	handler := provideHTTPHandler(applicationApplication, pool, log, config)
+	webConfig := provideWebConfig(cfg)
+	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig)
 	service := &Service{
 		Config:      cfg,
 		Log:         log,
