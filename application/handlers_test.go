@@ -49,6 +49,10 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Rotate":       func() { NewRotateWebhookSecretHandler(nil, nil, nil, nil, nil) },
 		"Integrations": func() { NewListIntegrationsHandler(nil) },
 		"SigningSecrs": func() { NewWebhookSigningSecretsHandler(nil, nil, nil) },
+		"SignIn":       func() { NewSignInHandler(nil, nil, nil, nil) },
+		"SignOut":      func() { NewSignOutHandler(nil, nil) },
+		"CSRF":         func() { NewRequestForgeryTokenHandler(nil) },
+		"FormCounts":   func() { NewFormSubmissionCountsHandler(nil, nil) },
 	}
 	for name, build := range constructors {
 		t.Run(name, func(t *testing.T) {

@@ -101,9 +101,13 @@ func changesOf(e application.HistoryEntry) []auditChange {
 		to, _ := json.Marshal(ev.SecretPrefix)
 		changes = []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
 	}
-	out := make([]auditChange, len(changes))
-	for i, c := range changes {
-		out[i] = auditChange{Field: c.Field, From: shownValue(c.From), To: shownValue(c.To)}
+	out := make([]auditChange, 0, len(changes))
+	for _, c := range changes {
+		from, to := shownValue(c.From), shownValue(c.To)
+		if from == to {
+			continue // a setting created empty: nothing to tell
+		}
+		out = append(out, auditChange{Field: c.Field, From: from, To: to})
 	}
 	return out
 }
