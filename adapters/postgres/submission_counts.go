@@ -14,6 +14,8 @@ import (
 // to are the submissions it accepted. Test deliveries and verification mails
 // belong to no submission. The deliveries_log index (form_id, created_at)
 // serves it without reading the event store, and /submit writes nothing more.
+// The delivery-queue consumer group fills the log moments after a commit, so
+// a submission accepted a moment ago may not be counted yet.
 func (r *ReadModel) SubmissionsByForm(ctx context.Context, accountID string, month account.Month) (map[string]int, error) {
 	rows, err := r.pool.Query(ctx, `
 		SELECT d.form_id::text, count(DISTINCT d.submission_id)
