@@ -38,7 +38,9 @@ func (s *Server) routes() {
 
 // redirectTo answers with a redirect to path.
 func (s *Server) redirectTo(path string) signedInHandler {
-	return func(w http.ResponseWriter, r *http.Request, _ *visitor) { http.Redirect(w, r, path, http.StatusSeeOther) }
+	return func(w http.ResponseWriter, r *http.Request, _ *visitor) {
+		http.Redirect(w, r, path, http.StatusSeeOther)
+	}
 }
 
 // home sends a signed-in person to the dashboard, anyone else to sign in.
