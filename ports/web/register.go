@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/formd/formd/application"
@@ -51,7 +52,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 	out, err := s.app.Commands.Register.Handle(r.Context(), application.Register{
 		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r)})
 	s.slots.release()
-	if err == account.ErrEmailTaken {
+	if errors.Is(err, account.ErrEmailTaken) {
 		again(http.StatusBadRequest, fieldErrors{"email": "An account already exists for this email. Sign in instead, or reset its password."})
 		return
 	}
@@ -64,9 +65,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 		return
 	}
 	s.setSession(w, out.SessionToken, out.ExpiresAt)
-	notice := "registered"
-	if out.Existing {
-		notice = ""
+	target := Prefix + "/forms?notice=registered"
+	if out.Existing { // the account's own password: a sign-in
+		target = Prefix + "/forms"
 	}
-	http.Redirect(w, r, Prefix+"/forms?notice="+notice, http.StatusSeeOther)
+	http.Redirect(w, r, target, http.StatusSeeOther)
 }

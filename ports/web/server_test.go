@@ -293,3 +293,39 @@ func TestSignInGoesBackOnlyToDashboardPages(t *testing.T) {
 		}
 	}
 }
+
+// refuseAll is a limiter whose bucket is always empty.
+type refuseAll struct{ keys []string }
+
+func (l *refuseAll) Allow(key string, _ time.Time) (bool, time.Duration) {
+	l.keys = append(l.keys, key)
+	return false, time.Minute
+}
+
+// Sign-in and registration are refused before any password is checked once
+// the client's or the account's bucket is empty (no use case is wired here:
+// reaching one would panic).
+func TestSignInAttemptsAreLimitedPerClientAndPerAccount(t *testing.T) {
+	for name, config := range map[string]func(*refuseAll) web.Config{
+		"per IP":      func(l *refuseAll) web.Config { return web.Config{SignInPerIP: l} },
+		"per account": func(l *refuseAll) web.Config { return web.Config{SignInPerAccount: l} },
+	} {
+		limiter := &refuseAll{}
+		h, _ := newDashboard(t, config(limiter))
+		for _, path := range []string{"/dashboard/sign-in", "/dashboard/register"} {
+			page := do(h, "GET", path, nil)
+			form := url.Values{"csrf_token": {csrfOf(t, page)}, "email": {"Person@Example.com"}, "password": {"a long passphrase"}}
+			w := do(h, "POST", path, form, page.Result().Cookies()...)
+			if w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), "Too many sign-in or registration attempts") {
+				t.Errorf("%s, %s: status %d", name, path, w.Code)
+			}
+		}
+		want := "192.0.2.1" // httptest's client address
+		if name == "per account" {
+			want = "person@example.com"
+		}
+		if len(limiter.keys) != 2 || limiter.keys[0] != want {
+			t.Errorf("%s: buckets taken %v, want %s's", name, limiter.keys, want)
+		}
+	}
+}
