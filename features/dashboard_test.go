@@ -1,6 +1,7 @@
 package features_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -308,16 +311,18 @@ type axeViolation struct {
 }
 
 // checkPage runs axe-core on the tab's page at a desktop's and a phone's
-// width, expecting no serious or critical violation, and saves a PNG
-// screenshot of each (artifacts/dashboard/<name>-desktop.png, -phone.png).
+// width, and in dark mode, expecting no serious or critical violation (the
+// colour contrast of both schemes included), and saves a PNG screenshot of
+// each (artifacts/dashboard/<name>-desktop.png, -phone.png, -dark.png).
 func checkPage(tab *Tab, name string) {
 	GinkgoHelper()
 	Expect(os.MkdirAll(artifactDir, 0o755)).To(Succeed())
 	for _, size := range []struct {
 		label         string
 		width, height int64
-	}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
-		tab.Do(chromedp.EmulateViewport(size.width, size.height))
+		scheme        string
+	}{{"desktop", 1280, 900, "light"}, {"phone", 390, 844, "light"}, {"dark", 1280, 900, "dark"}} {
+		tab.Do(chromedp.EmulateViewport(size.width, size.height), colorScheme(size.scheme))
 		var injected bool
 		tab.Eval(`typeof window.axe === "object"`, &injected)
 		if !injected {
@@ -331,7 +336,16 @@ func checkPage(tab *Tab, name string) {
 		png := run(tab, chromedp.FullScreenshot(100))
 		Expect(os.WriteFile(filepath.Join(artifactDir, fmt.Sprintf("%s-%s.png", name, size.label)), png, 0o644)).To(Succeed())
 	}
-	tab.Do(chromedp.EmulateViewport(1280, 900))
+	tab.Do(chromedp.EmulateViewport(1280, 900), colorScheme("light"))
+}
+
+// colorScheme makes the page see prefers-color-scheme: scheme.
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	})
 }
 
 func describeViolations(vs []axeViolation) string {
