@@ -47,6 +47,11 @@ type Commands struct {
 	ReserveUpload *ReserveUploadHandler
 	ReceiveObject *ReceiveObjectHandler
 	CleanUploads  *CleanUploadsHandler
+
+	// SignIn and SignOut are the dashboard's: a session for an existing
+	// account's password, and the end of one session.
+	SignIn  *SignInHandler
+	SignOut *SignOutHandler
 }
 
 // Queries read state and change nothing.
@@ -73,4 +78,9 @@ type Queries struct {
 
 	// DownloadObject serves the built-in store's download links.
 	DownloadObject *DownloadObjectHandler
+
+	// FormSubmissionCounts is each form's live submissions this month, and
+	// RequestForgeryTokens the dashboard's per-session CSRF tokens.
+	FormSubmissionCounts *FormSubmissionCountsHandler
+	RequestForgeryTokens *RequestForgeryTokenHandler
 }

@@ -50,6 +50,10 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Rotate":       func() { NewRotateWebhookSecretHandler(nil, nil, nil, nil, nil) },
 		"Integrations": func() { NewListIntegrationsHandler(nil) },
 		"SigningSecrs": func() { NewWebhookSigningSecretsHandler(nil, nil, nil) },
+		"SignIn":       func() { NewSignInHandler(nil, nil, nil, nil) },
+		"SignOut":      func() { NewSignOutHandler(nil, nil) },
+		"CSRF":         func() { NewRequestForgeryTokenHandler(nil) },
+		"FormCounts":   func() { NewFormSubmissionCountsHandler(nil, nil) },
 	}
 	for name, build := range constructors {
 		t.Run(name, func(t *testing.T) {
@@ -100,6 +104,7 @@ func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error 
 	return errors.New("unexpected")
 }
 func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
+func (m *memTx) EndSession(context.Context, []byte) error  { return errors.New("unexpected") }
 func (m *memTx) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
 	return errors.New("unexpected")
 }

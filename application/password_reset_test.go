@@ -72,6 +72,8 @@ func (w *resetWorld) EndSessions(_ context.Context, accountID string) error {
 	return nil
 }
 
+func (w *resetWorld) EndSession(context.Context, []byte) error { return errors.New("unexpected") }
+
 func (w *resetWorld) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
 	return errors.New("unexpected")
 }

@@ -41,6 +41,9 @@ type Tx interface {
 	// EndSessions ends every session of the account (a password reset): in
 	// the transaction, so a new password and the old sessions never coexist.
 	EndSessions(ctx context.Context, accountID string) error
+	// EndSession ends the one session stored under tokenHash (a sign-out);
+	// none is no error.
+	EndSession(ctx context.Context, tokenHash []byte) error
 	// StoreWebhookSecret keeps a form webhook's new sealed signing secret.
 	// The form's secrets that were current stop signing at retireAt (none
 	// when it is zero: the first secret).
@@ -92,6 +95,13 @@ type WorkspaceTokens interface {
 	// TokensOfWorkspace lists the workspace's tokens that were not deleted,
 	// expired ones included, oldest first.
 	TokensOfWorkspace(ctx context.Context, workspaceID string) ([]TokenRecord, error)
+}
+
+// SubmissionCounts counts what forms accepted (a read model).
+type SubmissionCounts interface {
+	// SubmissionsByForm maps each of the account's forms that accepted live
+	// submissions in month to how many; forms without any are absent.
+	SubmissionsByForm(ctx context.Context, accountID string, month account.Month) (map[string]int, error)
 }
 
 // Entitlements says which paid or manually granted features an account has.

@@ -223,6 +223,11 @@ func (u *unitOfWork) EndSessions(ctx context.Context, accountID string) error {
 	return err
 }
 
+func (u *unitOfWork) EndSession(ctx context.Context, tokenHash []byte) error {
+	_, err := u.tx.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, tokenHash)
+	return err
+}
+
 // isRetryable reports PostgreSQL errors that a fresh attempt resolves:
 // serialization failures and deadlocks.
 func isRetryable(err error) bool {

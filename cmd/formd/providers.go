@@ -28,6 +28,7 @@ import (
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
+	"github.com/formd/formd/ports/web"
 )
 
 // adapterSet binds the driven adapters to the application's interfaces.
@@ -73,6 +74,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),
 	wire.Bind(new(application.Entitlements), new(*postgres.ReadModel)),
 	wire.Bind(new(application.AccountPlans), new(*postgres.ReadModel)),
+	wire.Bind(new(application.SubmissionCounts), new(*postgres.ReadModel)),
 	provideQuotas,
 	provideFormFloods,
 	provideBucket,
@@ -143,6 +145,10 @@ var applicationSet = wire.NewSet(
 	application.NewListWorkspaceTokensHandler,
 	application.NewCreateWorkspaceTokenHandler,
 	application.NewRevokeWorkspaceTokenHandler,
+	application.NewSignInHandler,
+	application.NewSignOutHandler,
+	application.NewFormSubmissionCountsHandler,
+	application.NewRequestForgeryTokenHandler,
 	wire.Struct(new(application.Commands), "*"),
 	wire.Struct(new(application.Queries), "*"),
 	wire.Struct(new(application.Application), "*"),
@@ -152,6 +158,7 @@ var applicationSet = wire.NewSet(
 // portSet builds the driving ports.
 var portSet = wire.NewSet(
 	provideHTTPConfig,
+	provideWebConfig,
 	provideHTTPHandler,
 	provideSubscribe,
 	provideDeliveriesDue,
@@ -350,8 +357,22 @@ func provideCaptchaVerifier(cfg Config) *captcha.Verifier {
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
 
-func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config) http.Handler {
-	return httpapi.NewServer(app, pool, log, cfg)
+// provideHTTPHandler serves the dashboard (GET / and /dashboard/…) in front
+// of the JSON API, which answers everything else.
+func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config, dashboard web.Config) http.Handler {
+	return web.NewHandler(app, log, dashboard, httpapi.NewServer(app, pool, log, cfg))
+}
+
+// provideWebConfig limits the dashboard's sign-in and registration attempts
+// as FORMD_AUTH_RATE limits POST /agent/auth: per IP, and half as many per
+// account (buckets of the dashboard's own, per process).
+func provideWebConfig(cfg Config) web.Config {
+	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+	if perMinute := cfg.AuthRate; perMinute > 0 {
+		c.SignInPerIP = ratelimit.NewKeyed(perMinute/60, max(int(perMinute), 1))
+		c.SignInPerAccount = ratelimit.NewKeyed(perMinute/120, max(int(perMinute/2), 1))
+	}
+	return c
 }
 
 // Service is everything `formd serve` runs.

@@ -121,6 +121,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	reserveUploadHandler := application.NewReserveUploadHandler(formCache, readModel, uploadReservations, objectLinks, uploadIntake, clock)
 	receiveObjectHandler := application.NewReceiveObjectHandler(uploadReservations, objectStore, objectLinks, uploadIntake, clock)
 	cleanUploadsHandler := application.NewCleanUploadsHandler(uploadReservations, objectStore, clock)
+	signInHandler := application.NewSignInHandler(transactor, readModel, argon2, clock)
+	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
+	signOutHandler := application.NewSignOutHandler(transactor, authenticateHandler)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -145,8 +148,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ReserveUpload:               reserveUploadHandler,
 		ReceiveObject:               receiveObjectHandler,
 		CleanUploads:                cleanUploadsHandler,
+		SignIn:                      signInHandler,
+		SignOut:                     signOutHandler,
 	}
-	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
@@ -161,6 +165,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
 	downloadObjectHandler := application.NewDownloadObjectHandler(uploadReservations, objectStore, objectLinks, clock)
+	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
+	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -177,6 +183,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 		IssueChallenge:        issueChallengeHandler,
 		DownloadObject:        downloadObjectHandler,
+		FormSubmissionCounts:  formSubmissionCountsHandler,
+		RequestForgeryTokens:  requestForgeryTokenHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -195,7 +203,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg, metrics)
-	handler := provideHTTPHandler(applicationApplication, pool, log, config)
+	webConfig := provideWebConfig(cfg)
+	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig)
 	service := &Service{
 		Config:       cfg,
 		Log:          log,

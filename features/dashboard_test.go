@@ -1,0 +1,424 @@
+package features_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The dashboard (ports/web), driven in headless Chromium as a person uses
+// it: every page is checked with axe-core and photographed, at a desktop's
+// and a phone's width, into features/artifacts/dashboard/.
+var _ = Describe("Dashboard", func() {
+	var (
+		f   *Formd
+		tab *Tab
+	)
+
+	BeforeEach(func() {
+		f = shared
+	})
+
+	It("takes a person from registration to a live form, its audit trail and an API token", func() {
+		tab = NewTab()
+		email, recipient := UniqueEmail("dash"), UniqueEmail("dash-inbox")
+
+		By("GET / sends someone signed out to sign in")
+		tab.Do(chromedp.Navigate(f.URL + "/"))
+		Expect(tab.Location()).To(Equal(f.URL + "/dashboard/sign-in"))
+		checkPage(tab, "sign-in")
+
+		By("registering from the dashboard")
+		tab.Do(chromedp.Click(chromedp.CSS(`a[href="/dashboard/register"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action="/dashboard/register"]`)))
+		checkPage(tab, "register")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SetValue(chromedp.CSS("#password"), "too short"),
+			chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#password-error")))
+		Expect(tab.Text("#password-error")).To(ContainSubstring("at least 12 characters"))
+		Expect(tab.Attribute("#password", "aria-invalid")).To(Equal("true"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#password"), DefaultPassword), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		waitForPath(tab, f, "/dashboard/forms")
+		Expect(tab.Text("main")).To(ContainSubstring("Check your mail"))
+		checkPage(tab, "forms-unverified")
+
+		By("following the account verification link from the mail")
+		followMailLink(tab, Link(f.Mail.WaitForMail(email)))
+
+		By("signing out and in again")
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		signOut(tab, f)
+		tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SetValue(chromedp.CSS("#password"), "not the password"),
+			chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-error")))
+		Expect(tab.Text(".banner-error")).To(ContainSubstring("do not match an account"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#password"), DefaultPassword), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		waitForPath(tab, f, "/dashboard/forms")
+		Expect(tab.Text("main")).NotTo(ContainSubstring("Check your mail"))
+		checkPage(tab, "forms-empty")
+
+		By("creating a form, with errors next to their fields first")
+		tab.Do(chromedp.Click(chromedp.CSS(`main a[href="/dashboard/forms/new"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action="/dashboard/forms"]`)))
+		checkPage(tab, "form-new")
+		tab.Do(chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#name-error")))
+		Expect(tab.Attribute("#name", "aria-describedby")).To(ContainSubstring("name-error"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#name"), "Contact"), chromedp.SetValue(chromedp.CSS("#recipientEmail"), recipient),
+			chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com"),
+			chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#access-key")))
+		accessKey := tab.Text("#access-key")
+		Expect(accessKey).To(MatchRegexp(`^[0-9a-f-]{36}$`), "an access key (a UUID)")
+		Expect(tab.Text("#snippet-html")).To(ContainSubstring(`value="` + accessKey + `"`))
+		Expect(tab.Text("#snippet-fetch")).To(ContainSubstring(accessKey))
+		Expect(tab.Text("#snippet-script")).To(ContainSubstring(`<script src="` + f.URL + `/client/script.js"`))
+		checkPage(tab, "form-created")
+
+		By("the forms list shows it, without the key, awaiting its recipient")
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		row := "main table tbody tr:first-child"
+		Expect(tab.Text(row + " th")).To(Equal("Contact"))
+		Expect(tab.Text(row)).To(ContainSubstring(recipient))
+		Expect(tab.Text(row)).To(ContainSubstring("Awaiting verification"))
+		prefix := strings.TrimSuffix(tab.Text(row+` td[data-label="Access key"] code`), "…")
+		Expect(accessKey).To(HavePrefix(prefix))
+		Expect(len(prefix)).To(BeNumerically("<", len(accessKey)))
+		Expect(tab.Text("main")).NotTo(ContainSubstring(accessKey))
+		Expect(tab.Text(row + ` td[data-label="This month"]`)).To(Equal("0"))
+		checkPage(tab, "forms")
+
+		By("resending the recipient verification and following the new link")
+		first := f.Mail.WaitForMail(recipient)
+		tab.Do(chromedp.Click(chromedp.CSS(row + " form button")))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("verification email is on its way"))
+		second := f.Mail.WaitForMail(recipient)
+		Expect(second.Text).NotTo(Equal(""), "the resent mail %v after %v", second, first)
+		followMailLink(tab, Link(second))
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		Expect(tab.Text(row)).To(ContainSubstring("Verified"))
+		Expect(tab.Text(row)).NotTo(ContainSubstring("Awaiting verification"))
+
+		By("reading the form's audit trail")
+		tab.Do(chromedp.Click(chromedp.CSS(row + " th a")))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".tabs")))
+		formPath := strings.TrimPrefix(tab.Location(), f.URL)
+		Expect(formPath).To(MatchRegexp(`^/dashboard/forms/[0-9a-f-]{36}$`))
+		checkPage(tab, "form")
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/audit"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".timeline")))
+		Expect(tab.Location()).To(Equal(f.URL + formPath + "/audit"))
+		var events []struct{ What, Meta, Changes string }
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event")).map(e => ({
+			What: e.querySelector("h3").textContent, Meta: e.querySelector(".event-meta").textContent,
+			Changes: e.querySelector(".changes") ? e.querySelector(".changes").innerText : ""}))`, &events)
+		Expect(events).To(HaveLen(2), "newest first: the recipient's verification, then the creation")
+		Expect(events[0].What).To(Equal("Recipient verified"))
+		Expect(events[0].Meta).To(ContainSubstring("Verification link"))
+		Expect(events[0].Changes).To(MatchRegexp(`recipientVerified\s+false\s+→ true`))
+		Expect(events[1].What).To(Equal("Form created"))
+		Expect(events[1].Meta).To(ContainSubstring("Signed-in user"))
+		Expect(events[1].Meta).To(MatchRegexp(`Request req_[0-9a-f]+`))
+		Expect(events[1].Changes).To(MatchRegexp(`name\s+—\s+→ Contact`))
+		Expect(events[1].Changes).To(ContainSubstring("example.com"))
+		checkPage(tab, "form-audit")
+
+		By("creating a workspace API token, shown once, that the API accepts")
+		tab.Do(chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/tokens"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action="/dashboard/tokens"]`)))
+		checkPage(tab, "tokens-empty")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#token-name"), "CI deploys"), chromedp.Click(chromedp.CSS(`form[action="/dashboard/tokens"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#token-secret")))
+		secret := tab.Text("#token-secret")
+		Expect(secret).To(HavePrefix("fdw_"))
+		Expect(tab.Text("main table")).To(ContainSubstring("CI deploys"))
+		Expect(tab.Text("main table")).To(ContainSubstring("forms:read"))
+		checkPage(tab, "token-created")
+		Expect(f.Get(secret, "/v1/forms").Status).To(Equal(http.StatusOK))
+
+		By("revoking it: the API refuses it at once")
+		tab.Do(chromedp.Click(chromedp.CSS(`main table form[action$="/revoke"] button`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("CI deploys"))
+		Expect(f.Get(secret, "/v1/forms").Status).To(Equal(http.StatusUnauthorized))
+
+		By("the account page shows the plan and this month's usage")
+		tab.Do(chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/account"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("progress")))
+		Expect(tab.Text("main")).To(ContainSubstring(email))
+		Expect(tab.Text(".plan")).To(Equal("Free"))
+		Expect(tab.Text(".usage-figure")).To(MatchRegexp(`0 of \d+ submissions`))
+		checkPage(tab, "account")
+
+		By("signing out: the dashboard asks to sign in again")
+		signOut(tab, f)
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("signed out"))
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		Expect(tab.Location()).To(HavePrefix(f.URL + "/dashboard/sign-in"))
+	})
+
+	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
+		token, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, token)
+		Expect(f.Do("GET", "/v1/account", nil, SessionCookie(token)).Status).To(Equal(http.StatusOK))
+		csrf := c.csrfOf("/dashboard/forms")
+		Expect(c.post("/dashboard/sign-out", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusSeeOther))
+		Expect(f.Do("GET", "/v1/account", nil, SessionCookie(token)).Status).To(Equal(http.StatusUnauthorized))
+		Expect(c.get("/dashboard/forms").StatusCode).To(Equal(http.StatusSeeOther))
+	})
+
+	It("refuses a POST without the session's CSRF token with a 403 page", func() {
+		token, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, token)
+		create := url.Values{"name": {"Forged"}, "recipientEmail": {UniqueEmail("forged")}}
+
+		r := c.post("/dashboard/forms", create)
+		Expect(r.StatusCode).To(Equal(http.StatusForbidden))
+		Expect(readBody(r)).To(ContainSubstring("without a valid security token"))
+
+		create.Set("csrf_token", strings.Repeat("0", 32))
+		Expect(c.post("/dashboard/forms", create).StatusCode).To(Equal(http.StatusForbidden))
+
+		By("another session's token is no better")
+		other, _ := f.RegisteredVerifiedUser()
+		create.Set("csrf_token", newDashboardClient(f, other).csrfOf("/dashboard/forms"))
+		Expect(c.post("/dashboard/forms", create).StatusCode).To(Equal(http.StatusForbidden))
+		Expect(f.Forms(token)).To(BeEmpty(), "no form was created")
+
+		By("signing in without the sign-in page's token is refused too (login CSRF)")
+		anon := newDashboardClient(f, "")
+		Expect(anon.post("/dashboard/sign-in", url.Values{"email": {"a@example.com"}, "password": {DefaultPassword}}).StatusCode).
+			To(Equal(http.StatusForbidden))
+
+		By("with the page's token the same form is created")
+		create.Set("csrf_token", c.csrfOf("/dashboard/forms/new"))
+		Expect(c.post("/dashboard/forms", create).StatusCode).To(Equal(http.StatusCreated))
+		Expect(f.Forms(token)).To(HaveLen(1))
+	})
+
+	It("answers another account's form with a 404 page", func() {
+		owner, _ := f.RegisteredVerifiedUser()
+		form, _ := f.CreateForm(owner, map[string]any{"name": "Private", "recipientEmail": UniqueEmail("private")})
+		id := form["id"].(string)
+
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		for _, path := range []string{"/dashboard/forms/" + id, "/dashboard/forms/" + id + "/audit"} {
+			r := c.get(path)
+			Expect(r.StatusCode).To(Equal(http.StatusNotFound), path)
+			Expect(readBody(r)).NotTo(ContainSubstring("Private"))
+		}
+		r := c.post("/dashboard/forms/"+id+"/recipient-verifications", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}})
+		Expect(r.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.get("/dashboard/forms/not-a-uuid").StatusCode).To(Equal(http.StatusNotFound))
+
+		By("its owner sees it")
+		Expect(newDashboardClient(f, owner).get("/dashboard/forms/" + id).StatusCode).To(Equal(http.StatusOK))
+	})
+
+	It("sends a Content-Security-Policy without inline script or style, and keeps pages out of caches", func() {
+		token, _ := f.RegisteredVerifiedUser()
+		for _, c := range []*dashboardClient{newDashboardClient(f, ""), newDashboardClient(f, token)} {
+			for _, path := range []string{"/dashboard/sign-in", "/dashboard/forms", "/dashboard/account", "/dashboard/nowhere"} {
+				r := c.get(path)
+				csp := r.Header.Get("Content-Security-Policy")
+				Expect(csp).To(ContainSubstring("script-src 'self'"), path)
+				Expect(csp).To(ContainSubstring("frame-ancestors 'none'"), path)
+				Expect(csp).NotTo(ContainSubstring("unsafe-inline"), path)
+				Expect(r.Header.Get("X-Content-Type-Options")).To(Equal("nosniff"), path)
+				Expect(r.Header.Get("Referrer-Policy")).To(Equal("same-origin"), path)
+				Expect(r.Header.Get("Cache-Control")).To(Equal("no-store"), path)
+			}
+		}
+		By("the session cookie is HttpOnly and SameSite=Lax (not Secure: formd's address is http here)")
+		anon := newDashboardClient(f, "")
+		csrf := anon.csrfOf("/dashboard/sign-in")
+		_, email := f.RegisteredVerifiedUser()
+		r := anon.post("/dashboard/sign-in", url.Values{"csrf_token": {csrf}, "email": {email}, "password": {DefaultPassword}})
+		Expect(r.StatusCode).To(Equal(http.StatusSeeOther))
+		cookie := r.Header.Get("Set-Cookie")
+		Expect(cookie).To(HavePrefix("auth.session_token="))
+		Expect(cookie).To(ContainSubstring("HttpOnly"))
+		Expect(cookie).To(ContainSubstring("SameSite=Lax"))
+		Expect(cookie).NotTo(ContainSubstring("Secure"))
+	})
+})
+
+// waitForPath waits until the tab is at path (its query aside) and the page is loaded.
+func waitForPath(tab *Tab, f *Formd, path string) {
+	GinkgoHelper()
+	Eventually(func() string {
+		u, err := url.Parse(tab.Location())
+		if err != nil {
+			return ""
+		}
+		return u.Path
+	}).WithTimeout(BrowserTimeout).Should(Equal(path))
+	tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+}
+
+// followMailLink opens a verification link and presses its page's button.
+func followMailLink(tab *Tab, link string) {
+	GinkgoHelper()
+	tab.Do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS(`form[method=post] button`)))
+	tab.Do(chromedp.WaitNotPresent(chromedp.CSS(`form[method=post] button`)))
+}
+
+// signOut presses the header's sign-out button.
+func signOut(tab *Tab, f *Formd) {
+	GinkgoHelper()
+	tab.Do(chromedp.Click(chromedp.CSS(`form[action="/dashboard/sign-out"] button`)))
+	waitForPath(tab, f, "/dashboard/sign-in")
+}
+
+// axeSource is axe-core's script, installed by scripts/ensure-browser-tools.sh.
+var axeSource = func() func() string {
+	var src string
+	return func() string {
+		GinkgoHelper()
+		if src == "" {
+			b, err := os.ReadFile(filepath.Join("browser", "node_modules", "axe-core", "axe.min.js"))
+			if err != nil {
+				Fail("axe-core is not installed (features/browser/node_modules is missing): run scripts/ensure-browser-tools.sh " +
+					"(or `cd features/browser && npm ci`); `make features` does it")
+			}
+			src = string(b)
+		}
+		return src
+	}
+}()
+
+// artifactDir is where the dashboard's screenshots go (git-ignored).
+const artifactDir = "artifacts/dashboard"
+
+// axeViolation is one serious or critical finding of axe-core.
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []string
+}
+
+// checkPage runs axe-core on the tab's page at a desktop's and a phone's
+// width, and in dark mode, expecting no serious or critical violation (the
+// colour contrast of both schemes included), and saves a PNG screenshot of
+// each (artifacts/dashboard/<name>-desktop.png, -phone.png, -dark.png).
+func checkPage(tab *Tab, name string) {
+	GinkgoHelper()
+	Expect(os.MkdirAll(artifactDir, 0o755)).To(Succeed())
+	for _, size := range []struct {
+		label         string
+		width, height int64
+		scheme        string
+	}{{"desktop", 1280, 900, "light"}, {"phone", 390, 844, "light"}, {"dark", 1280, 900, "dark"}} {
+		tab.Do(chromedp.EmulateViewport(size.width, size.height), colorScheme(size.scheme))
+		var injected bool
+		tab.Eval(`typeof window.axe === "object"`, &injected)
+		if !injected {
+			tab.Eval(axeSource()+"\n;true", nil)
+		}
+		var violations []axeViolation
+		tab.Eval(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+			.filter(v => v.impact === "serious" || v.impact === "critical")
+			.map(v => ({ID: v.id, Impact: v.impact, Help: v.help, Nodes: v.nodes.slice(0, 5).map(n => n.target.join(" "))})))`, &violations)
+		Expect(violations).To(BeEmpty(), "axe-core on %s (%s): %s", name, size.label, describeViolations(violations))
+		png := run(tab, chromedp.FullScreenshot(100))
+		Expect(os.WriteFile(filepath.Join(artifactDir, fmt.Sprintf("%s-%s.png", name, size.label)), png, 0o644)).To(Succeed())
+	}
+	tab.Do(chromedp.EmulateViewport(1280, 900), colorScheme("light"))
+}
+
+// colorScheme makes the page see prefers-color-scheme: scheme.
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	})
+}
+
+func describeViolations(vs []axeViolation) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "\n  %s (%s): %s at %v", v.ID, v.Impact, v.Help, v.Nodes)
+	}
+	return b.String()
+}
+
+// dashboardClient talks to the dashboard as a browser without script does:
+// form posts with the session cookie (and the pre-session cookie of the
+// sign-in pages), never following redirects.
+type dashboardClient struct {
+	f       *Formd
+	client  *http.Client
+	cookies map[string]string
+}
+
+func newDashboardClient(f *Formd, sessionToken string) *dashboardClient {
+	c := &dashboardClient{f: f, cookies: map[string]string{}, client: &http.Client{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+	if sessionToken != "" {
+		c.cookies["auth.session_token"] = sessionToken
+	}
+	return c
+}
+
+func (c *dashboardClient) do(req *http.Request) *http.Response {
+	GinkgoHelper()
+	for name, value := range c.cookies {
+		req.AddCookie(&http.Cookie{Name: name, Value: value})
+	}
+	r, err := c.client.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	for _, ck := range r.Cookies() {
+		c.cookies[ck.Name] = ck.Value
+	}
+	DeferCleanup(r.Body.Close)
+	return r
+}
+
+func (c *dashboardClient) get(path string) *http.Response {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodGet, c.f.URL+path, nil)
+	Expect(err).NotTo(HaveOccurred())
+	return c.do(req)
+}
+
+func (c *dashboardClient) post(path string, form url.Values) *http.Response {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodPost, c.f.URL+path, strings.NewReader(form.Encode()))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return c.do(req)
+}
+
+var csrfInput = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+// csrfOf opens a page and returns the CSRF token of its forms.
+func (c *dashboardClient) csrfOf(path string) string {
+	GinkgoHelper()
+	r := c.get(path)
+	Expect(r.StatusCode).To(Equal(http.StatusOK), path)
+	m := csrfInput.FindStringSubmatch(readBody(r))
+	Expect(m).To(HaveLen(2), "a csrf_token field on %s", path)
+	return m[1]
+}
+
+func readBody(r *http.Response) string {
+	GinkgoHelper()
+	b, err := io.ReadAll(r.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}

@@ -1,0 +1,64 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+)
+
+// fieldErrors are a form's problems: the field's name → what to fix. The
+// empty name is the form as a whole.
+type fieldErrors map[string]string
+
+// formProblem turns a refusal the person can fix into the words to show and
+// the field they belong to ("" for the whole form); ok is false for every
+// other error, which the caller answers with an error page.
+func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
+	var invalid *domain.InvalidInputError
+	var forbidden *domain.ForbiddenError
+	var denied *domain.PermissionDeniedError
+	var tooMany *domain.TooManyRequestsError
+	switch {
+	case errors.As(err, &invalid):
+		field := fieldNames[invalid.Field]
+		if field == "" && invalid.Field != "" {
+			return fieldErrors{"": invalid.Field + ": " + invalid.Message}, true
+		}
+		return fieldErrors{field: upperFirst(invalid.Message)}, true
+	case errors.As(err, &forbidden):
+		return fieldErrors{"": forbidden.Message}, true
+	case errors.As(err, &denied):
+		return fieldErrors{"": denied.Message}, true
+	case errors.As(err, &tooMany):
+		return fieldErrors{"": tooMany.Message}, true
+	}
+	return nil, false
+}
+
+// failed answers an error no form shows: not found (another account's
+// thing too) is a 404 page, an expired session a new sign-in, anything
+// else a 500 page whose detail stays in the log.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		s.errorPage(w, r, http.StatusNotFound, "")
+	case errors.Is(err, application.ErrUnauthenticated):
+		http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
+	default:
+		if problems, ok := formProblem(err, nil); ok {
+			s.errorPage(w, r, http.StatusBadRequest, problems[""])
+			return
+		}
+		s.log.Error("request failed", "requestId", requestIDOf(r), "route", r.Pattern, "err", err)
+		s.errorPage(w, r, http.StatusInternalServerError, "")
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/form"
+)
+
+// auditEntry is one event of a form's audit trail, as the timeline shows it.
+type auditEntry struct {
+	What      string
+	Type      string
+	Actor     string
+	ActorID   string
+	At        time.Time
+	RequestID string
+	Changes   []auditChange
+}
+
+// auditChange is one setting's value before and after.
+type auditChange struct {
+	Field, From, To string
+}
+
+// auditPage is the audit trail tab, newest event first.
+type auditPage struct {
+	Form    formHeader
+	Entries []auditEntry
+}
+
+// eventLabels name the form's event types.
+var eventLabels = map[string]string{
+	form.CreatedType:               "Form created",
+	form.SettingsChangedType:       "Settings changed",
+	form.RecipientVerifiedType:     "Recipient verified",
+	form.IntegrationConfiguredType: "Integration configured",
+	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
+}
+
+// actorLabels say who an actor type is.
+var actorLabels = map[string]string{
+	application.ActorSession:   "Signed-in user",
+	application.ActorToken:     "API token",
+	application.ActorAgent:     "Agent session",
+	application.ActorLink:      "Verification link",
+	application.ActorSystem:    "formd",
+	application.ActorSubmitter: "Submitter",
+	application.ActorOperator:  "Operator",
+	application.ActorAnonymous: "Anonymous",
+}
+
+func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
+	f, ok := s.loadForm(w, r, v, "Audit trail")
+	if !ok {
+		return
+	}
+	history, err := s.app.Queries.FormHistory.Handle(r.Context(), application.FormHistory{Caller: v.Session, FormID: f.ID})
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	page := auditPage{Form: f}
+	for i := len(history) - 1; i >= 0; i-- {
+		e := history[i]
+		what := eventLabels[e.Type]
+		if what == "" {
+			what = e.Type
+		}
+		actor := actorLabels[e.Metadata.Actor.Type]
+		if actor == "" {
+			actor = e.Metadata.Actor.Type
+		}
+		page.Entries = append(page.Entries, auditEntry{What: what, Type: e.Type, Actor: actor, ActorID: e.Metadata.Actor.ID,
+			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e)})
+	}
+	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v, Data: page})
+}
+
+// changesOf says what an event changed, as the JSON API's audit trail does
+// (GET /v1/forms/{formId}/events): secrets only ever by their prefix.
+func changesOf(e application.HistoryEntry) []auditChange {
+	var changes []form.Change
+	switch ev := e.Event.(type) {
+	case form.Created:
+		changes = form.Diff(form.Settings{}, ev.Settings, true)
+	case form.SettingsChanged:
+		changes = ev.Changes
+	case form.RecipientVerified:
+		changes = []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	case form.IntegrationConfigured:
+		changes = ev.Changes
+	case form.WebhookSecretIssued:
+		from := json.RawMessage("null")
+		if ev.PreviousSecretPrefix != "" {
+			from, _ = json.Marshal(ev.PreviousSecretPrefix)
+		}
+		to, _ := json.Marshal(ev.SecretPrefix)
+		changes = []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
+	}
+	out := make([]auditChange, 0, len(changes))
+	for _, c := range changes {
+		from, to := shownValue(c.From), shownValue(c.To)
+		if from == to {
+			continue // a setting created empty: nothing to tell
+		}
+		out = append(out, auditChange{Field: c.Field, From: from, To: to})
+	}
+	return out
+}
+
+// shownValue writes a JSON value for people: strings without quotes,
+// nothing as a dash.
+func shownValue(raw json.RawMessage) string {
+	v := strings.TrimSpace(string(raw))
+	switch v {
+	case "", "null", `""`, "[]", "{}":
+		return "—"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return v
+}

@@ -1,0 +1,91 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/formd/formd/application"
+)
+
+// formIDOf reads the form id of the path, lower-cased; anything but a UUID
+// is not found, as an unknown id is.
+func formIDOf(r *http.Request) (string, bool) {
+	id := r.PathValue("formID")
+	if uuid.Validate(id) != nil || len(id) != 36 {
+		return "", false
+	}
+	return strings.ToLower(id), true
+}
+
+// tab is one entry of a form's tabs; a tab without Path is still to come.
+type tab struct {
+	Label, Path string
+	Current     bool
+}
+
+// formHeader is what every page of one form shows above its tab.
+type formHeader struct {
+	ID, Name, Recipient, KeyPrefix string
+	RecipientVerified              bool
+	AllowedDomains                 []string
+	CreatedAt                      time.Time
+	Tabs                           []tab
+}
+
+// formTabs lists a form's pages; the later ones are announced, not linked.
+func formTabs(formID, current string) []tab {
+	base := Prefix + "/forms/" + formID
+	tabs := []tab{
+		{Label: "Overview", Path: base},
+		{Label: "Audit trail", Path: base + "/audit"},
+		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries"}, {Label: "Playground"},
+	}
+	for i := range tabs {
+		tabs[i].Current = tabs[i].Label == current
+	}
+	return tabs
+}
+
+// loadForm finds the caller's form, or answers 404 itself (another
+// account's form included).
+func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, current string) (formHeader, bool) {
+	id, ok := formIDOf(r)
+	if !ok {
+		s.errorPage(w, r, http.StatusNotFound, "")
+		return formHeader{}, false
+	}
+	// ListForms is the query that shows one's forms; it never shows another
+	// account's, so a form missing from it is a 404.
+	forms, err := s.app.Queries.ListForms.Handle(r.Context(), application.ListForms{Caller: v.Session})
+	if err != nil {
+		s.failed(w, r, err)
+		return formHeader{}, false
+	}
+	for _, f := range forms {
+		if f.ID == id {
+			return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
+				RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
+				Tabs: formTabs(f.ID, current)}, true
+		}
+	}
+	s.errorPage(w, r, http.StatusNotFound, "")
+	return formHeader{}, false
+}
+
+// formOverview is a form's first tab.
+type formOverview struct {
+	Form     formHeader
+	Snippets snippets
+}
+
+func (s *Server) showForm(w http.ResponseWriter, r *http.Request, v *visitor) {
+	f, ok := s.loadForm(w, r, v, "Overview")
+	if !ok {
+		return
+	}
+	page := formOverview{Form: f, Snippets: s.snippetsFor(f.KeyPrefix + "…")}
+	s.render(w, r, http.StatusOK, "form", view{Title: f.Name, Section: "forms", Visitor: v, Data: page})
+}

@@ -1,0 +1,87 @@
+// Package web is formd's dashboard: a driving port beside the JSON API that
+// serves server-rendered HTML (html/template) over the same application
+// commands and queries. Templates and assets are embedded; there is no
+// JavaScript build step, and the pages work without script (dashboard.js
+// only adds copy buttons).
+//
+// A page is one handler file and one template: routes.go lists them all,
+// render.go draws them inside the layout, and the middleware (middleware.go,
+// csrf.go) gives every response its security headers and every POST its
+// CSRF check.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/formd/formd/application"
+)
+
+// Prefix is where the dashboard lives; its assets are under Prefix+"/static/".
+const Prefix = "/dashboard"
+
+// SessionCookie is the spec's session cookie, the one the JSON API accepts.
+const SessionCookie = "auth.session_token"
+
+// Limiter is a per-process token bucket per key (an IP, an email).
+type Limiter interface {
+	// Allow takes a token of key's bucket at now, or says how long to wait.
+	Allow(key string, now time.Time) (ok bool, retryAfter time.Duration)
+}
+
+// Config is what the dashboard needs to know about its deployment.
+type Config struct {
+	// BaseURL is formd's public address (FORMD_BASE_URL): the snippets use
+	// it, and an https one makes the session cookie Secure.
+	BaseURL string
+	// TrustedProxies may set the client IP through X-Forwarded-For.
+	TrustedProxies []string
+	// SignInPerIP and SignInPerAccount limit sign-in and registration
+	// attempts (each checks a password); nil means no limit.
+	SignInPerIP      Limiter
+	SignInPerAccount Limiter
+}
+
+// Server serves the dashboard and hands every other request to the next handler.
+type Server struct {
+	app     *application.Application
+	log     *slog.Logger
+	config  Config
+	secure  bool
+	proxies trustedProxies
+	pages   *pages
+	mux     *http.ServeMux
+	next    http.Handler
+	slots   passwordCheckSlots
+}
+
+// NewHandler builds the dashboard in front of next (the JSON API): it
+// answers GET / and everything under /dashboard, and passes the rest on.
+func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
+	base, _ := url.Parse(config.BaseURL)
+	s := &Server{
+		app: app, log: log, config: config, next: next,
+		secure:  base != nil && base.Scheme == "https",
+		proxies: parseTrustedProxies(config.TrustedProxies, log),
+		pages:   mustParsePages(),
+		mux:     http.NewServeMux(),
+		slots:   newPasswordCheckSlots(runtime.GOMAXPROCS(0)),
+	}
+	s.routes()
+	return s
+}
+
+// ServeHTTP routes the dashboard's paths to its own mux and others to next.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) ||
+		p == Prefix || strings.HasPrefix(p, Prefix+"/") {
+		s.serve(w, r)
+		return
+	}
+	s.next.ServeHTTP(w, r)
+}

@@ -1,0 +1,68 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/formd/formd/application"
+)
+
+// signInForm is the sign-in page's form, as typed (never the password).
+type signInForm struct {
+	Email  string
+	Next   string
+	Errors fieldErrors
+}
+
+func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request, csrf string) {
+	if _, ok := s.visitorOf(r); ok {
+		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, "sign-in", view{Title: "Sign in", CSRF: csrf,
+		Notice: notices[r.URL.Query().Get("notice")], Data: signInForm{Next: r.URL.Query().Get("next")}})
+}
+
+// signIn checks the email and password (the account's Argon2id hash) and
+// sets the session cookie the JSON API accepts too.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, csrf string) {
+	form := signInForm{Email: r.PostFormValue("email"), Next: r.PostFormValue("next")}
+	again := func(status int, problems fieldErrors) {
+		form.Errors = problems
+		s.render(w, r, status, "sign-in", view{Title: "Sign in", CSRF: csrf, Alert: problems[""], Data: form})
+	}
+	if ok, msg := s.allowAttempt(r, form.Email); !ok {
+		again(http.StatusTooManyRequests, fieldErrors{"": msg})
+		return
+	}
+	if !s.slots.acquire(r.Context()) {
+		again(http.StatusTooManyRequests, fieldErrors{"": msgBusy})
+		return
+	}
+	out, err := s.app.Commands.SignIn.Handle(r.Context(), application.SignIn{
+		Email: form.Email, Password: r.PostFormValue("password"), RequestID: requestIDOf(r)})
+	s.slots.release()
+	if err != nil {
+		if errors.Is(err, application.ErrWrongCredentials) {
+			again(http.StatusUnauthorized, fieldErrors{"": application.ErrWrongCredentials.Message})
+			return
+		}
+		if problems, ok := formProblem(err, map[string]string{"email": "email", "password": "password"}); ok {
+			again(http.StatusBadRequest, problems)
+			return
+		}
+		s.failed(w, r, err)
+		return
+	}
+	s.setSession(w, out.SessionToken, out.ExpiresAt)
+	http.Redirect(w, r, safeNext(form.Next), http.StatusSeeOther)
+}
+
+// notices are the good news a redirect may ask a page to show (?notice=…):
+// fixed words, so a crafted link cannot put text on a page.
+var notices = map[string]string{
+	"signed-out":        "You are signed out.",
+	"registered":        "Welcome to formd! We sent you an email: follow its link to verify your address.",
+	"verification-sent": "A new verification email is on its way to the recipient.",
+	"token-revoked":     "The token is revoked: it no longer works anywhere.",
+}
