@@ -121,7 +121,9 @@ func StartFormd(extraEnv ...string) *Formd {
 		f.URL = "http://127.0.0.1:" + port
 		f.Env = append([]string{
 			"FORMD_LISTEN_ADDR=127.0.0.1:" + port,
-			"FORMD_DATABASE_URL=" + dbURL,
+			// A small pool: four processes each run a shared formd and
+			// dedicated ones at once, under PostgreSQL's 100 connections.
+			"FORMD_DATABASE_URL=" + withPoolSize(dbURL, 12),
 			"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
 			"FORMD_MAIL_FROM=formd@test.local",
 			"FORMD_DATA_DIR=" + dataDir,
