@@ -23,8 +23,11 @@ const defaultContentType = "application/octet-stream"
 
 // UploadTarget presigns a PUT of u.Key until u.Expires. The signature covers
 // Content-Type and Content-Length as well, so the bucket itself refuses an
-// upload of another type or size than the one reserved. The client sends
-// the returned headers; its HTTP library sets Content-Length from the body.
+// upload of another type or size than the one reserved, and If-None-Match:
+// *, so it refuses to replace an object already uploaded (S3 conditional
+// writes): once formd scanned an object, the link cannot swap it for
+// unscanned bytes. The client sends the returned headers; its HTTP library
+// sets Content-Length from the body.
 func (s *Store) UploadTarget(ctx context.Context, u application.ObjectUpload) (application.UploadTarget, error) {
 	if u.Size < 0 {
 		return application.UploadTarget{}, fmt.Errorf("s3: upload URL for %q: negative size %d", u.Key, u.Size)
@@ -40,6 +43,7 @@ func (s *Store) UploadTarget(ctx context.Context, u application.ObjectUpload) (a
 	signed := http.Header{
 		"Content-Type":   {contentType},
 		"Content-Length": {strconv.FormatInt(u.Size, 10)},
+		"If-None-Match":  {"*"},
 	}
 	link, err := s.client.PresignHeader(ctx, http.MethodPut, s.bucket, s.object(u.Key), lifetime, nil, signed)
 	if err != nil {
@@ -48,7 +52,7 @@ func (s *Store) UploadTarget(ctx context.Context, u application.ObjectUpload) (a
 	return application.UploadTarget{
 		Method:  http.MethodPut,
 		URL:     link.String(),
-		Headers: map[string]string{"Content-Type": contentType},
+		Headers: map[string]string{"Content-Type": contentType, "If-None-Match": "*"},
 	}, nil
 }
 

@@ -31,7 +31,10 @@ func TestClientUploadsToTheUploadTarget(t *testing.T) {
 	if target.Method != http.MethodPut {
 		t.Fatalf("method = %q, want PUT", target.Method)
 	}
-	if want := map[string]string{"Content-Type": "application/pdf"}; len(target.Headers) != 1 || target.Headers["Content-Type"] != want["Content-Type"] {
+	// If-None-Match: * makes the bucket refuse to replace an uploaded object
+	// (gofakes3 does not check it; a real S3 or MinIO does).
+	if want := map[string]string{"Content-Type": "application/pdf", "If-None-Match": "*"}; len(target.Headers) != 2 ||
+		target.Headers["Content-Type"] != want["Content-Type"] || target.Headers["If-None-Match"] != "*" {
 		t.Fatalf("headers = %v, want %v", target.Headers, want)
 	}
 	if _, _, err := st.Open(ctx, "up-1"); !errors.Is(err, domain.ErrNotFound) {
@@ -82,8 +85,8 @@ func TestUploadTargetIsSignedForTypeSizeAndExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := mustQuery(t, target.URL)
-	if got := q.Get("X-Amz-SignedHeaders"); got != "content-length;content-type;host" {
-		t.Fatalf("X-Amz-SignedHeaders = %q, want content-length;content-type;host", got)
+	if got := q.Get("X-Amz-SignedHeaders"); got != "content-length;content-type;host;if-none-match" {
+		t.Fatalf("X-Amz-SignedHeaders = %q, want content-length;content-type;host;if-none-match", got)
 	}
 	assertEndsBy(t, q, expires)
 }
