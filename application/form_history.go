@@ -2,8 +2,10 @@ package application
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
 )
 
 // FormHistory is GET /v1/forms/{formId}/events.
@@ -34,4 +36,29 @@ func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]Histo
 		return nil, err
 	}
 	return h.read.StreamHistory(ctx, q.FormID)
+}
+
+// Changes says what a form event changed, uniformly for every event type,
+// for every view of the audit trail (the JSON API's and the dashboard's):
+// a created form as every setting from nothing, a verified recipient as
+// false → true, and a webhook secret only ever by its prefix.
+func (e HistoryEntry) Changes() []form.Change {
+	switch ev := e.Event.(type) {
+	case form.Created:
+		return form.Diff(form.Settings{}, ev.Settings, true)
+	case form.SettingsChanged:
+		return ev.Changes
+	case form.RecipientVerified:
+		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	case form.IntegrationConfigured:
+		return ev.Changes
+	case form.WebhookSecretIssued:
+		from := json.RawMessage("null")
+		if ev.PreviousSecretPrefix != "" {
+			from, _ = json.Marshal(ev.PreviousSecretPrefix)
+		}
+		to, _ := json.Marshal(ev.SecretPrefix)
+		return []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
+	}
+	return nil
 }

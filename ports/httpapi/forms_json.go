@@ -243,25 +243,7 @@ type changeJSON struct {
 
 // changesOf says what an event changed, uniformly for every event type.
 func changesOf(e application.HistoryEntry) []changeJSON {
-	var changes []form.Change
-	switch ev := e.Event.(type) {
-	case form.Created:
-		changes = form.Diff(form.Settings{}, ev.Settings, true)
-	case form.SettingsChanged:
-		changes = ev.Changes
-	case form.RecipientVerified:
-		changes = []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
-	case form.IntegrationConfigured:
-		changes = ev.Changes
-	case form.WebhookSecretIssued:
-		// Only prefixes: the audit trail never shows a secret.
-		from := json.RawMessage("null")
-		if ev.PreviousSecretPrefix != "" {
-			from, _ = json.Marshal(ev.PreviousSecretPrefix)
-		}
-		to, _ := json.Marshal(ev.SecretPrefix)
-		changes = []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
-	}
+	changes := e.Changes()
 	out := make([]changeJSON, len(changes))
 	for i, c := range changes {
 		out[i] = changeJSON(c)

@@ -83,24 +83,7 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 // changesOf says what an event changed, as the JSON API's audit trail does
 // (GET /v1/forms/{formId}/events): secrets only ever by their prefix.
 func changesOf(e application.HistoryEntry) []auditChange {
-	var changes []form.Change
-	switch ev := e.Event.(type) {
-	case form.Created:
-		changes = form.Diff(form.Settings{}, ev.Settings, true)
-	case form.SettingsChanged:
-		changes = ev.Changes
-	case form.RecipientVerified:
-		changes = []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
-	case form.IntegrationConfigured:
-		changes = ev.Changes
-	case form.WebhookSecretIssued:
-		from := json.RawMessage("null")
-		if ev.PreviousSecretPrefix != "" {
-			from, _ = json.Marshal(ev.PreviousSecretPrefix)
-		}
-		to, _ := json.Marshal(ev.SecretPrefix)
-		changes = []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
-	}
+	changes := e.Changes()
 	out := make([]auditChange, 0, len(changes))
 	for _, c := range changes {
 		from, to := shownValue(c.From), shownValue(c.To)
