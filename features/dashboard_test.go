@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -170,6 +171,91 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Location()).To(HavePrefix(f.URL + "/dashboard/sign-in"))
 	})
 
+	It("shows a form's delivery log, filtered, a delivery's attempts, and retries a failed webhook", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		lf := f.LiveForm(nil)
+		f.Grant(lf.OwnerEmail, "per_submit_webhook")
+		r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Hello",
+			"webhook": receiver.URL("/broken?token=s3cret")}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		webhookID := r.Array("webhookDeliveryIds")[0].(string)
+		Eventually(func(g Gomega) {
+			page, _ := deliveriesOf(f, lf.Token, lf.ID, "?state=failed")
+			g.Expect(deliveryIn(page, webhookID)).NotTo(BeNil())
+		}).WithTimeout(15 * time.Second).Should(Succeed())
+
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/deliveries"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("table.deliveries")))
+		Expect(tab.Location()).To(Equal(f.URL + base + "/deliveries"))
+		Expect(tab.Attribute(`.tabs a[href$="/deliveries"]`, "aria-current")).To(Equal("page"))
+		Expect(tab.Text("table.deliveries")).To(ContainSubstring("webhook"))
+		Expect(tab.Text("table.deliveries")).To(ContainSubstring("notification"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("s3cret"), "a webhook's target is its host, never its URL")
+		checkPage(tab, "form-deliveries")
+
+		By("filtering by state and kind")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#state"), "failed"), chromedp.SetValue(chromedp.CSS("#kind"), "webhook"),
+			chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(ContainSubstring("kind=webhook"))
+		tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+		Expect(tab.Location()).To(ContainSubstring("state=failed"))
+		var rows []string
+		tab.Eval(`Array.from(document.querySelectorAll("table.deliveries tbody tr")).map(r => r.innerText)`, &rows)
+		Expect(rows).To(HaveLen(1))
+		Expect(rows[0]).To(ContainSubstring("webhook"))
+		Expect(rows[0]).To(ContainSubstring("410"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#kind"), "slack"), chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("main p.empty")))
+		Expect(tab.Text("main .empty")).To(ContainSubstring("No delivery matches"))
+
+		By("a state the log does not know is an error next to its field")
+		tab.Do(chromedp.Navigate(f.URL + base + "/deliveries?state=lost"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#state-error")))
+		Expect(tab.Text("#state-error")).To(ContainSubstring("State must be one of queued"))
+		Expect(tab.Attribute("#state", "aria-invalid")).To(Equal("true"))
+
+		By("opening the failed webhook: its attempt and why it failed")
+		tab.Do(chromedp.Navigate(f.URL + base + "/deliveries?state=failed"))
+		tab.Do(chromedp.Click(chromedp.CSS(`table.deliveries tbody th a`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".timeline")))
+		Expect(tab.Location()).To(Equal(f.URL + base + "/deliveries/" + webhookID))
+		var events []string
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(e => e.textContent)`, &events)
+		Expect(events).To(Equal([]string{"Queued", "Failed (attempt 1)"}))
+		Expect(tab.Text(".timeline")).To(ContainSubstring("410"))
+		checkPage(tab, "form-delivery-failed")
+
+		By("retrying it once the receiver is fixed: it goes out again and succeeds")
+		receiver.Fix()
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/retry"] button`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("queued again"))
+		Eventually(func(g Gomega) {
+			d := f.Get(lf.Token, "/v1/deliveries/"+webhookID)
+			g.Expect(d.Object("delivery")).To(HaveKeyWithValue("state", "succeeded"))
+		}).WithTimeout(15 * time.Second).Should(Succeed())
+		tab.Do(chromedp.Reload())
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".timeline")))
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(e => e.textContent)`, &events)
+		Expect(events).To(Equal([]string{"Queued", "Failed (attempt 1)", "Retry requested", "Delivered (attempt 2)"}))
+		Expect(tab.Text(".timeline")).To(ContainSubstring("Signed-in user"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("Retry this delivery"))
+		checkPage(tab, "form-delivery")
+
+		By("another account's delivery is a 404, and so is a retry of it")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		Expect(c.get(base + "/deliveries").StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.get(base + "/deliveries/" + webhookID).StatusCode).To(Equal(http.StatusNotFound))
+		retry := c.post(base+"/deliveries/"+webhookID+"/retry", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}})
+		Expect(retry.StatusCode).To(Equal(http.StatusNotFound))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)
@@ -268,6 +354,21 @@ func waitForPath(tab *Tab, f *Formd, path string) {
 		return u.Path
 	}).WithTimeout(BrowserTimeout).Should(Equal(path))
 	tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+}
+
+// signIn signs the tab in with the account's email and DefaultPassword,
+// signing out first whoever an earlier spec left signed in (the browser's
+// tabs share their cookies).
+func signIn(tab *Tab, f *Formd, email string) {
+	GinkgoHelper()
+	tab.Do(chromedp.Navigate(f.URL+"/dashboard/sign-in"), chromedp.WaitReady(chromedp.CSS("footer")))
+	if u, err := url.Parse(tab.Location()); err == nil && u.Path != "/dashboard/sign-in" {
+		signOut(tab, f)
+	}
+	tab.Do(chromedp.WaitVisible(chromedp.CSS("#email")))
+	tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SetValue(chromedp.CSS("#password"), DefaultPassword),
+		chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+	waitForPath(tab, f, "/dashboard/forms")
 }
 
 // followMailLink opens a verification link and presses its page's button.

@@ -35,13 +35,13 @@ type formHeader struct {
 	Tabs                           []tab
 }
 
-// formTabs lists a form's pages; the later ones are announced, not linked.
+// formTabs lists a form's pages; a tab without a path would be announced, not linked.
 func formTabs(formID, current string) []tab {
 	base := Prefix + "/forms/" + formID
 	tabs := []tab{
 		{Label: "Overview", Path: base},
 		{Label: "Audit trail", Path: base + "/audit"},
-		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries"}, {Label: "Playground"},
+		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground"},
 	}
 	for i := range tabs {
 		tabs[i].Current = tabs[i].Label == current

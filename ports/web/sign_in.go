@@ -65,4 +65,5 @@ var notices = map[string]string{
 	"registered":        "Welcome to formd! We sent you an email: follow its link to verify your address.",
 	"verification-sent": "A new verification email is on its way to the recipient.",
 	"token-revoked":     "The token is revoked: it no longer works anywhere.",
+	"delivery-retried":  "The delivery is queued again: it goes out in a moment.",
 }
