@@ -256,6 +256,64 @@ var _ = Describe("Dashboard", func() {
 		Expect(retry.StatusCode).To(Equal(http.StatusNotFound))
 	})
 
+	It("runs a dry run from the playground, showing each gate's outcome and message", func() {
+		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
+			"validation": rule(map[string]any{"field": "message", "required": true})})
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/playground"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action$="/playground"]`)))
+		Expect(tab.Attribute("#origin", "value")).To(Equal("https://example.com"), "the first allowed website")
+		var rows int
+		tab.Eval(`document.querySelectorAll('table.rows input[name="name"]').length`, &rows)
+		Expect(rows).To(BeNumerically(">=", 5), "a few rows to fill in")
+		checkPage(tab, "form-playground")
+
+		By("without the access key: an error next to its field, and nothing run")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#accessKey-error")))
+		Expect(tab.Text("#accessKey-error")).To(ContainSubstring("Paste the form's access key"))
+		Expect(tab.Attribute("#accessKey", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("Refused"))
+
+		By("a dry run that passes every gate")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#accessKey"), lf.AccessKey),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#result")))
+		Expect(tab.Text("#result-title")).To(ContainSubstring("Dry run passed"))
+		gates := playgroundGates(tab)
+		Expect(gates).To(ContainElements("access_key=passed", "origin=passed", "fields=passed", "quota=passed"))
+		Expect(gates).To(HaveLen(11))
+		checkPage(tab, "form-playground-passed")
+
+		By("a dry run from another website, with the honeypot filled and no message: every failing gate says why")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#origin"), "https://elsewhere.example.org"),
+			chromedp.SetValue(chromedp.CSS(`table.rows tr:nth-child(2) input[name="name"]`), "botcheck"),
+			chromedp.SetValue(chromedp.CSS(`table.rows tr:nth-child(2) input[name="value"]`), "I am a bot"),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#result .badge-error")))
+		Expect(tab.Text("#result-title")).To(ContainSubstring("allowedDomains"))
+		Expect(playgroundGates(tab)).To(ContainElements("access_key=passed", "origin=failed", "honeypot=failed", "fields=failed"))
+		Expect(tab.Text("table.gates")).To(ContainSubstring("spam"))
+		Expect(tab.Text("#result .field-errors")).To(ContainSubstring("message"))
+		Expect(tab.Attribute("#origin", "value")).To(Equal("https://elsewhere.example.org"), "the fields stay as typed")
+		checkPage(tab, "form-playground-refused")
+
+		By("nothing was stored: the form has no submission this month")
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		Expect(tab.Text(`main table tbody tr:first-child td[data-label="This month"]`)).To(Equal("0"))
+
+		By("another form's key is refused next to its field")
+		other := f.LiveForm(nil)
+		tab.Do(chromedp.Navigate(f.URL + base + "/playground"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#accessKey"), other.AccessKey),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#accessKey-error")))
+		Expect(tab.Text("#accessKey-error")).To(ContainSubstring("not this form's access key"))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)
@@ -354,6 +412,15 @@ func waitForPath(tab *Tab, f *Formd, path string) {
 		return u.Path
 	}).WithTimeout(BrowserTimeout).Should(Equal(path))
 	tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+}
+
+// playgroundGates lists the playground's gates as "gate=outcome", in order.
+func playgroundGates(tab *Tab) []string {
+	GinkgoHelper()
+	var gates []string
+	tab.Eval(`Array.from(document.querySelectorAll("table.gates tbody tr")).map(r =>
+		r.querySelector("th").textContent.trim() + "=" + r.querySelector(".badge").textContent.trim())`, &gates)
+	return gates
 }
 
 // signIn signs the tab in with the account's email and DefaultPassword,

@@ -41,7 +41,7 @@ func formTabs(formID, current string) []tab {
 	tabs := []tab{
 		{Label: "Overview", Path: base},
 		{Label: "Audit trail", Path: base + "/audit"},
-		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground"},
+		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground", Path: base + "/playground"},
 	}
 	for i := range tabs {
 		tabs[i].Current = tabs[i].Label == current

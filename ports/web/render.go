@@ -42,6 +42,7 @@ var templateFuncs = template.FuncMap{
 	"humanTime": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
 	"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"humanDate": func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"inc":       func(i int) int { return i + 1 },
 }
 
 // mustParsePages parses every page template with the layout and the

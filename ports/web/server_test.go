@@ -337,6 +337,7 @@ func TestFormActionsNeedTheSessionsCSRFToken(t *testing.T) {
 	form := "/dashboard/forms/6f1c2a34-0d7e-4b5e-9c1a-2b3c4d5e6f70"
 	for _, path := range []string{
 		form + "/deliveries/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/retry",
+		form + "/playground",
 	} {
 		w := do(h, "POST", path, url.Values{}, session)
 		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "security token") {
