@@ -314,6 +314,69 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Text("#accessKey-error")).To(ContainSubstring("not this form's access key"))
 	})
 
+	It("saves a form's settings through UpdateForm, with PATCH's errors next to their fields", func() {
+		lf := f.LiveForm(nil)
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/settings"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action$="/settings"]`)))
+		Expect(tab.Attribute("#name", "value")).To(Equal("Contact"))
+		Expect(tab.Attribute("#recipientEmail", "value")).To(Equal(lf.Recipient))
+		checkPage(tab, "form-settings")
+		save := chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`))
+
+		By("a redirect that is not https: PATCH's error, next to its field")
+		patch := f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"redirectDefault": "http://example.com/thanks"})
+		Expect(patch.Status).To(Equal(http.StatusBadRequest))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#redirectDefault"), "http://example.com/thanks"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#redirectDefault-error")))
+		Expect(strings.ToLower(tab.Text("#redirectDefault-error"))).To(Equal(strings.ToLower(patch.JSON["message"].(string))))
+		Expect(tab.Attribute("#redirectDefault", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Attribute("#redirectDefault", "value")).To(Equal("http://example.com/thanks"), "kept as typed")
+		checkPage(tab, "form-settings-error")
+
+		By("uploads without the entitlement, and a bad allowed domain, each next to its field")
+		tab.Eval(`document.querySelector("#redirectDefault").value = ""; true`, nil)
+		tab.Do(chromedp.Click(chromedp.CSS("#uploadsEnabled")), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#uploadsEnabled-error")))
+		Expect(tab.Text("#uploadsEnabled-error")).To(ContainSubstring("file_uploads"))
+		tab.Do(chromedp.Click(chromedp.CSS("#uploadsEnabled")), chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com\nnot a domain"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#allowedDomains-error")))
+		Expect(tab.Attribute("#allowedDomains", "aria-invalid")).To(Equal("true"))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("redirectDefault", ""), "nothing was saved")
+
+		By("saving: the API shows the new settings and the audit trail the change")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com\nexample.org"),
+			chromedp.SetValue(chromedp.CSS("#subjectDefault"), "New message from the site"),
+			chromedp.SetValue(chromedp.CSS("#redirectDefault"), "https://example.com/thanks"),
+			chromedp.SetValue(chromedp.CSS("#replyToMode"), "none"),
+			chromedp.Click(chromedp.CSS("#autoresponderEnabled")),
+			chromedp.SetValue(chromedp.CSS("#autoresponderSubject"), "Thanks!"),
+			chromedp.SetValue(chromedp.CSS("#autoresponderMessage"), "We read every message."), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("Settings saved"))
+		got := f.FormByID(lf.Token, lf.ID)
+		Expect(got).To(HaveKeyWithValue("allowedDomains", ConsistOf("example.com", "example.org")))
+		Expect(got).To(HaveKeyWithValue("subjectDefault", "New message from the site"))
+		Expect(got).To(HaveKeyWithValue("redirectDefault", "https://example.com/thanks"))
+		Expect(got).To(HaveKeyWithValue("replyToMode", "none"))
+		Expect(got).To(HaveKeyWithValue("autoresponder", And(HaveKeyWithValue("enabled", true), HaveKeyWithValue("subject", "Thanks!"))))
+		Expect(got).To(HaveKeyWithValue("recipientVerified", true), "the recipient did not change")
+		Expect(tab.Attribute("#subjectDefault", "value")).To(Equal("New message from the site"))
+		tab.Do(chromedp.Navigate(f.URL + base + "/audit"))
+		Expect(tab.Text(".timeline .event:first-child h3")).To(Equal("Settings changed"))
+		Expect(tab.Text(".timeline .event:first-child .changes")).To(ContainSubstring("New message from the site"))
+
+		By("another account cannot save them")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		r := c.post(base+"/settings", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}, "name": {"Taken"}})
+		Expect(r.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("name", "Contact"))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)

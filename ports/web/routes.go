@@ -27,6 +27,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}", s.signedIn(s.showForm))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/recipient-verifications", s.signedIn(s.resendVerification))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/audit", s.signedIn(s.showAudit))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/settings", s.signedIn(s.showSettings))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/settings", s.signedIn(s.saveSettings))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/playground", s.signedIn(s.showPlayground))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/playground", s.signedIn(s.runPlayground))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/deliveries", s.signedIn(s.showDeliveries))

@@ -338,6 +338,7 @@ func TestFormActionsNeedTheSessionsCSRFToken(t *testing.T) {
 	for _, path := range []string{
 		form + "/deliveries/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/retry",
 		form + "/playground",
+		form + "/settings",
 	} {
 		w := do(h, "POST", path, url.Values{}, session)
 		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "security token") {
