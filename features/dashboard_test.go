@@ -377,6 +377,87 @@ var _ = Describe("Dashboard", func() {
 		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("name", "Contact"))
 	})
 
+	It("configures a form's webhook, Slack and Discord, sends a test and rotates the webhook's secret, shown once", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		lf := f.LiveForm(nil)
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/integrations"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-webhook")))
+		for _, t := range []string{"webhook", "slack", "discord"} {
+			Expect(tab.Text("#integration-" + t + " .badge")).To(Equal("Not set up"))
+		}
+		checkPage(tab, "form-integrations-empty")
+		saveWebhook := chromedp.Click(chromedp.CSS(`#integration-webhook form[action$="/integrations/webhook"] button[type=submit]`))
+
+		By("an address that is not https: PATCH's error next to its field")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#webhook-targetUrl"), "http://example.com/hook"), saveWebhook)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-targetUrl-error")))
+		Expect(tab.Text("#webhook-targetUrl-error")).To(ContainSubstring("must be an absolute https URL"))
+		Expect(tab.Attribute("#webhook-targetUrl", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Attribute("#webhook-targetUrl", "value")).To(Equal("http://example.com/hook"))
+
+		By("enabling the webhook: its signing secret is shown this once")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#webhook-targetUrl"), receiver.URL("/hook")),
+			chromedp.Click(chromedp.CSS("#webhook-enabled")), saveWebhook)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-secret")))
+		secret := tab.Text("#webhook-secret")
+		Expect(secret).To(HavePrefix("whsec_"))
+		Expect(tab.Text("#integration-webhook .badge")).To(Equal("On"))
+		checkPage(tab, "form-integrations-secret")
+		listed := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "webhook"), HaveKeyWithValue("enabled", true),
+			HaveKeyWithValue("secretPrefix", WithTransform(func(p string) bool { return strings.HasPrefix(secret, p) }, BeTrue())))))
+		tab.Do(chromedp.Navigate(f.URL + base + "/integrations"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-webhook .secret-prefix")))
+		Expect(tab.Text("main")).NotTo(ContainSubstring(secret), "shown only once")
+
+		By("sending a test: the receiver gets a message signed with that secret")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/webhook/test"] button`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-test-queued"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("test message is queued"))
+		Eventually(func() []webhookCall { return receiver.Calls("/hook") }).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(verifyStandardWebhook(secret, receiver.Calls("/hook")[0])).To(BeTrue())
+
+		By("rotating the secret: a new one, shown once, that the API lists")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/rotate-secret"] button`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-secret")))
+		rotated := tab.Text("#webhook-secret")
+		Expect(rotated).To(HavePrefix("whsec_"))
+		Expect(rotated).NotTo(Equal(secret))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("new signing secret"))
+		Expect(tab.Text("#integration-webhook .secret-prefix")).To(Equal(f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").
+			Array("integrations")[0].(map[string]any)["secretPrefix"].(string) + "…"))
+		Expect(strings.HasPrefix(rotated, strings.TrimSuffix(tab.Text("#integration-webhook .secret-prefix"), "…"))).To(BeTrue())
+
+		By("setting up Slack, and Discord switched off")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#slack-targetUrl"), "https://hooks.slack.com/services/T000/B000/XXXX"),
+			chromedp.Click(chromedp.CSS("#slack-enabled")),
+			chromedp.Click(chromedp.CSS(`form[action$="/integrations/slack"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-slack .badge-ok")))
+		Expect(tab.Text("#integration-slack .badge")).To(Equal("On"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#discord-targetUrl"), "https://discord.com/api/webhooks/1/abc"),
+			chromedp.Click(chromedp.CSS(`form[action$="/integrations/discord"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-discord .badge-warn")))
+		Expect(tab.Text("#integration-discord .badge")).To(Equal("Off"))
+		listed = f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "slack"), HaveKeyWithValue("enabled", true))))
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "discord"), HaveKeyWithValue("enabled", false))))
+		checkPage(tab, "form-integrations")
+
+		By("another account can neither see nor change them")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		Expect(c.get(base + "/integrations").StatusCode).To(Equal(http.StatusNotFound))
+		csrf := c.csrfOf("/dashboard/forms")
+		Expect(c.post(base+"/integrations/webhook/rotate-secret", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.post(base+"/integrations/slack", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)

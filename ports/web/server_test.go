@@ -339,6 +339,9 @@ func TestFormActionsNeedTheSessionsCSRFToken(t *testing.T) {
 		form + "/deliveries/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/retry",
 		form + "/playground",
 		form + "/settings",
+		form + "/integrations/webhook",
+		form + "/integrations/slack/test",
+		form + "/integrations/webhook/rotate-secret",
 	} {
 		w := do(h, "POST", path, url.Values{}, session)
 		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "security token") {

@@ -67,5 +67,8 @@ var notices = map[string]string{
 	"token-revoked":            "The token is revoked: it no longer works anywhere.",
 	"settings-saved":           "Settings saved.",
 	"settings-saved-recipient": "Settings saved. We emailed the new recipient a link: live submissions are refused until they follow it.",
+	"integration-saved":        "Integration saved.",
+	"integration-test-queued":  "A test message is queued: its outcome shows in Deliveries in a moment.",
+	"webhook-secret-rotated":   "The webhook has a new signing secret. The previous one keeps signing for a while, so receivers can switch over.",
 	"delivery-retried":         "The delivery is queued again: it goes out in a moment.",
 }
