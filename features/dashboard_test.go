@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -170,6 +171,293 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Location()).To(HavePrefix(f.URL + "/dashboard/sign-in"))
 	})
 
+	It("shows a form's delivery log, filtered, a delivery's attempts, and retries a failed webhook", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		lf := f.LiveForm(nil)
+		f.Grant(lf.OwnerEmail, "per_submit_webhook")
+		r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Hello",
+			"webhook": receiver.URL("/broken?token=s3cret")}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		webhookID := r.Array("webhookDeliveryIds")[0].(string)
+		Eventually(func(g Gomega) {
+			page, _ := deliveriesOf(f, lf.Token, lf.ID, "?state=failed")
+			g.Expect(deliveryIn(page, webhookID)).NotTo(BeNil())
+		}).WithTimeout(15 * time.Second).Should(Succeed())
+
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/deliveries"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("table.deliveries")))
+		Expect(tab.Location()).To(Equal(f.URL + base + "/deliveries"))
+		Expect(tab.Attribute(`.tabs a[href$="/deliveries"]`, "aria-current")).To(Equal("page"))
+		Expect(tab.Text("table.deliveries")).To(ContainSubstring("webhook"))
+		Expect(tab.Text("table.deliveries")).To(ContainSubstring("notification"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("s3cret"), "a webhook's target is its host, never its URL")
+		checkPage(tab, "form-deliveries")
+
+		By("filtering by state and kind")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#state"), "failed"), chromedp.SetValue(chromedp.CSS("#kind"), "webhook"),
+			chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(ContainSubstring("kind=webhook"))
+		tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+		Expect(tab.Location()).To(ContainSubstring("state=failed"))
+		var rows []string
+		tab.Eval(`Array.from(document.querySelectorAll("table.deliveries tbody tr")).map(r => r.innerText)`, &rows)
+		Expect(rows).To(HaveLen(1))
+		Expect(rows[0]).To(ContainSubstring("webhook"))
+		Expect(rows[0]).To(ContainSubstring("410"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#kind"), "slack"), chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("main p.empty")))
+		Expect(tab.Text("main .empty")).To(ContainSubstring("No delivery matches"))
+
+		By("a state the log does not know is an error next to its field")
+		tab.Do(chromedp.Navigate(f.URL + base + "/deliveries?state=lost"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#state-error")))
+		Expect(tab.Text("#state-error")).To(ContainSubstring("State must be one of queued"))
+		Expect(tab.Attribute("#state", "aria-invalid")).To(Equal("true"))
+
+		By("opening the failed webhook: its attempt and why it failed")
+		tab.Do(chromedp.Navigate(f.URL + base + "/deliveries?state=failed"))
+		tab.Do(chromedp.Click(chromedp.CSS(`table.deliveries tbody th a`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".timeline")))
+		Expect(tab.Location()).To(Equal(f.URL + base + "/deliveries/" + webhookID))
+		var events []string
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(e => e.textContent)`, &events)
+		Expect(events).To(Equal([]string{"Queued", "Failed (attempt 1)"}))
+		Expect(tab.Text(".timeline")).To(ContainSubstring("410"))
+		checkPage(tab, "form-delivery-failed")
+
+		By("retrying it once the receiver is fixed: it goes out again and succeeds")
+		receiver.Fix()
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/retry"] button`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("queued again"))
+		Eventually(func(g Gomega) {
+			d := f.Get(lf.Token, "/v1/deliveries/"+webhookID)
+			g.Expect(d.Object("delivery")).To(HaveKeyWithValue("state", "succeeded"))
+		}).WithTimeout(15 * time.Second).Should(Succeed())
+		tab.Do(chromedp.Reload())
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".timeline")))
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(e => e.textContent)`, &events)
+		Expect(events).To(Equal([]string{"Queued", "Failed (attempt 1)", "Retry requested", "Delivered (attempt 2)"}))
+		Expect(tab.Text(".timeline")).To(ContainSubstring("Signed-in user"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("Retry this delivery"))
+		checkPage(tab, "form-delivery")
+
+		By("another account's delivery is a 404, and so is a retry of it")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		Expect(c.get(base + "/deliveries").StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.get(base + "/deliveries/" + webhookID).StatusCode).To(Equal(http.StatusNotFound))
+		retry := c.post(base+"/deliveries/"+webhookID+"/retry", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}})
+		Expect(retry.StatusCode).To(Equal(http.StatusNotFound))
+	})
+
+	It("runs a dry run from the playground, showing each gate's outcome and message", func() {
+		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
+			"validation": rule(map[string]any{"field": "message", "required": true})})
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/playground"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action$="/playground"]`)))
+		Expect(tab.Attribute("#origin", "value")).To(Equal("https://example.com"), "the first allowed website")
+		var rows int
+		tab.Eval(`document.querySelectorAll('table.rows input[name="name"]').length`, &rows)
+		Expect(rows).To(BeNumerically(">=", 5), "a few rows to fill in")
+		checkPage(tab, "form-playground")
+
+		By("without the access key: an error next to its field, and nothing run")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#accessKey-error")))
+		Expect(tab.Text("#accessKey-error")).To(ContainSubstring("Paste the form's access key"))
+		Expect(tab.Attribute("#accessKey", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Text("main")).NotTo(ContainSubstring("Refused"))
+
+		By("a dry run that passes every gate")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#accessKey"), lf.AccessKey),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#result")))
+		Expect(tab.Text("#result-title")).To(ContainSubstring("Dry run passed"))
+		gates := playgroundGates(tab)
+		Expect(gates).To(ContainElements("access_key=passed", "origin=passed", "fields=passed", "quota=passed"))
+		Expect(gates).To(HaveLen(11))
+		checkPage(tab, "form-playground-passed")
+
+		By("a dry run from another website, with the honeypot filled and no message: every failing gate says why")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#origin"), "https://elsewhere.example.org"),
+			chromedp.SetValue(chromedp.CSS(`table.rows tr:nth-child(2) input[name="name"]`), "botcheck"),
+			chromedp.SetValue(chromedp.CSS(`table.rows tr:nth-child(2) input[name="value"]`), "I am a bot"),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#result .badge-error")))
+		Expect(tab.Text("#result-title")).To(ContainSubstring("allowedDomains"))
+		Expect(playgroundGates(tab)).To(ContainElements("access_key=passed", "origin=failed", "honeypot=failed", "fields=failed"))
+		Expect(tab.Text("table.gates")).To(ContainSubstring("spam"))
+		Expect(tab.Text("#result .field-errors")).To(ContainSubstring("message"))
+		Expect(tab.Attribute("#origin", "value")).To(Equal("https://elsewhere.example.org"), "the fields stay as typed")
+		checkPage(tab, "form-playground-refused")
+
+		By("nothing was stored: the form has no submission this month")
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		Expect(tab.Text(`main table tbody tr:first-child td[data-label="This month"]`)).To(Equal("0"))
+
+		By("another form's key is refused next to its field")
+		other := f.LiveForm(nil)
+		tab.Do(chromedp.Navigate(f.URL + base + "/playground"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#accessKey"), other.AccessKey),
+			chromedp.Click(chromedp.CSS(`form[action$="/playground"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#accessKey-error")))
+		Expect(tab.Text("#accessKey-error")).To(ContainSubstring("not this form's access key"))
+	})
+
+	It("saves a form's settings through UpdateForm, with PATCH's errors next to their fields", func() {
+		lf := f.LiveForm(nil)
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/settings"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action$="/settings"]`)))
+		Expect(tab.Attribute("#name", "value")).To(Equal("Contact"))
+		Expect(tab.Attribute("#recipientEmail", "value")).To(Equal(lf.Recipient))
+		checkPage(tab, "form-settings")
+		save := chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`))
+
+		By("a redirect that is not https: PATCH's error, next to its field")
+		patch := f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"redirectDefault": "http://example.com/thanks"})
+		Expect(patch.Status).To(Equal(http.StatusBadRequest))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#redirectDefault"), "http://example.com/thanks"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#redirectDefault-error")))
+		Expect(strings.ToLower(tab.Text("#redirectDefault-error"))).To(Equal(strings.ToLower(patch.JSON["message"].(string))))
+		Expect(tab.Attribute("#redirectDefault", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Attribute("#redirectDefault", "value")).To(Equal("http://example.com/thanks"), "kept as typed")
+		checkPage(tab, "form-settings-error")
+
+		By("uploads without the entitlement, and a bad allowed domain, each next to its field")
+		tab.Eval(`document.querySelector("#redirectDefault").value = ""; true`, nil)
+		tab.Do(chromedp.Click(chromedp.CSS("#uploadsEnabled")), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#uploadsEnabled-error")))
+		Expect(tab.Text("#uploadsEnabled-error")).To(ContainSubstring("file_uploads"))
+		tab.Do(chromedp.Click(chromedp.CSS("#uploadsEnabled")), chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com\nnot a domain"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#allowedDomains-error")))
+		Expect(tab.Attribute("#allowedDomains", "aria-invalid")).To(Equal("true"))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("redirectDefault", ""), "nothing was saved")
+
+		By("saving: the API shows the new settings and the audit trail the change")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com\nexample.org"),
+			chromedp.SetValue(chromedp.CSS("#subjectDefault"), "New message from the site"),
+			chromedp.SetValue(chromedp.CSS("#redirectDefault"), "https://example.com/thanks"),
+			chromedp.SetValue(chromedp.CSS("#replyToMode"), "none"),
+			chromedp.Click(chromedp.CSS("#autoresponderEnabled")),
+			chromedp.SetValue(chromedp.CSS("#autoresponderSubject"), "Thanks!"),
+			chromedp.SetValue(chromedp.CSS("#autoresponderMessage"), "We read every message."), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("Settings saved"))
+		got := f.FormByID(lf.Token, lf.ID)
+		Expect(got).To(HaveKeyWithValue("allowedDomains", ConsistOf("example.com", "example.org")))
+		Expect(got).To(HaveKeyWithValue("subjectDefault", "New message from the site"))
+		Expect(got).To(HaveKeyWithValue("redirectDefault", "https://example.com/thanks"))
+		Expect(got).To(HaveKeyWithValue("replyToMode", "none"))
+		Expect(got).To(HaveKeyWithValue("autoresponder", And(HaveKeyWithValue("enabled", true), HaveKeyWithValue("subject", "Thanks!"))))
+		Expect(got).To(HaveKeyWithValue("recipientVerified", true), "the recipient did not change")
+		Expect(tab.Attribute("#subjectDefault", "value")).To(Equal("New message from the site"))
+		tab.Do(chromedp.Navigate(f.URL + base + "/audit"))
+		Expect(tab.Text(".timeline .event:first-child h3")).To(Equal("Settings changed"))
+		Expect(tab.Text(".timeline .event:first-child .changes")).To(ContainSubstring("New message from the site"))
+
+		By("another account cannot save them")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		r := c.post(base+"/settings", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}, "name": {"Taken"}})
+		Expect(r.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("name", "Contact"))
+	})
+
+	It("configures a form's webhook, Slack and Discord, sends a test and rotates the webhook's secret, shown once", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		lf := f.LiveForm(nil)
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/integrations"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-webhook")))
+		for _, t := range []string{"webhook", "slack", "discord"} {
+			Expect(tab.Text("#integration-" + t + " .badge")).To(Equal("Not set up"))
+		}
+		checkPage(tab, "form-integrations-empty")
+		saveWebhook := chromedp.Click(chromedp.CSS(`#integration-webhook form[action$="/integrations/webhook"] button[type=submit]`))
+
+		By("an address that is not https: PATCH's error next to its field")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#webhook-targetUrl"), "http://example.com/hook"), saveWebhook)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-targetUrl-error")))
+		Expect(tab.Text("#webhook-targetUrl-error")).To(ContainSubstring("must be an absolute https URL"))
+		Expect(tab.Attribute("#webhook-targetUrl", "aria-invalid")).To(Equal("true"))
+		Expect(tab.Attribute("#webhook-targetUrl", "value")).To(Equal("http://example.com/hook"))
+
+		By("enabling the webhook: its signing secret is shown this once")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#webhook-targetUrl"), receiver.URL("/hook")),
+			chromedp.Click(chromedp.CSS("#webhook-enabled")), saveWebhook)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-secret")))
+		secret := tab.Text("#webhook-secret")
+		Expect(secret).To(HavePrefix("whsec_"))
+		Expect(tab.Text("#integration-webhook .badge")).To(Equal("On"))
+		checkPage(tab, "form-integrations-secret")
+		listed := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "webhook"), HaveKeyWithValue("enabled", true),
+			HaveKeyWithValue("secretPrefix", WithTransform(func(p string) bool { return strings.HasPrefix(secret, p) }, BeTrue())))))
+		tab.Do(chromedp.Navigate(f.URL + base + "/integrations"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-webhook .secret-prefix")))
+		Expect(tab.Text("main")).NotTo(ContainSubstring(secret), "shown only once")
+
+		By("sending a test: the receiver gets a message signed with that secret")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/webhook/test"] button`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-test-queued"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("test message is queued"))
+		Eventually(func() []webhookCall { return receiver.Calls("/hook") }).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(verifyStandardWebhook(secret, receiver.Calls("/hook")[0])).To(BeTrue())
+
+		By("rotating the secret: a new one, shown once, that the API lists")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/rotate-secret"] button`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#webhook-secret")))
+		rotated := tab.Text("#webhook-secret")
+		Expect(rotated).To(HavePrefix("whsec_"))
+		Expect(rotated).NotTo(Equal(secret))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("new signing secret"))
+		Expect(tab.Text("#integration-webhook .secret-prefix")).To(Equal(f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").
+			Array("integrations")[0].(map[string]any)["secretPrefix"].(string) + "…"))
+		Expect(strings.HasPrefix(rotated, strings.TrimSuffix(tab.Text("#integration-webhook .secret-prefix"), "…"))).To(BeTrue())
+
+		By("setting up Slack, and Discord switched off")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#slack-targetUrl"), "https://hooks.slack.com/services/T000/B000/XXXX"),
+			chromedp.Click(chromedp.CSS("#slack-enabled")),
+			chromedp.Click(chromedp.CSS(`form[action$="/integrations/slack"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-slack .badge-ok")))
+		Expect(tab.Text("#integration-slack .badge")).To(Equal("On"))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#discord-targetUrl"), "https://discord.com/api/webhooks/1/abc"),
+			chromedp.Click(chromedp.CSS(`form[action$="/integrations/discord"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-discord .badge-warn")))
+		Expect(tab.Text("#integration-discord .badge")).To(Equal("Off"))
+		listed = f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "slack"), HaveKeyWithValue("enabled", true))))
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "discord"), HaveKeyWithValue("enabled", false))))
+		checkPage(tab, "form-integrations")
+
+		By("another account can neither see nor change them")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		Expect(c.get(base + "/integrations").StatusCode).To(Equal(http.StatusNotFound))
+		csrf := c.csrfOf("/dashboard/forms")
+		Expect(c.post(base+"/integrations/webhook/rotate-secret", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.post(base+"/integrations/slack", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)
@@ -268,6 +556,30 @@ func waitForPath(tab *Tab, f *Formd, path string) {
 		return u.Path
 	}).WithTimeout(BrowserTimeout).Should(Equal(path))
 	tab.Do(chromedp.WaitReady(chromedp.CSS("footer")))
+}
+
+// playgroundGates lists the playground's gates as "gate=outcome", in order.
+func playgroundGates(tab *Tab) []string {
+	GinkgoHelper()
+	var gates []string
+	tab.Eval(`Array.from(document.querySelectorAll("table.gates tbody tr")).map(r =>
+		r.querySelector("th").textContent.trim() + "=" + r.querySelector(".badge").textContent.trim())`, &gates)
+	return gates
+}
+
+// signIn signs the tab in with the account's email and DefaultPassword,
+// signing out first whoever an earlier spec left signed in (the browser's
+// tabs share their cookies).
+func signIn(tab *Tab, f *Formd, email string) {
+	GinkgoHelper()
+	tab.Do(chromedp.Navigate(f.URL+"/dashboard/sign-in"), chromedp.WaitReady(chromedp.CSS("footer")))
+	if u, err := url.Parse(tab.Location()); err == nil && u.Path != "/dashboard/sign-in" {
+		signOut(tab, f)
+	}
+	tab.Do(chromedp.WaitVisible(chromedp.CSS("#email")))
+	tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SetValue(chromedp.CSS("#password"), DefaultPassword),
+		chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+	waitForPath(tab, f, "/dashboard/forms")
 }
 
 // followMailLink opens a verification link and presses its page's button.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/form"
 )
 
 // formIDOf reads the form id of the path, lower-cased; anything but a UUID
@@ -33,15 +34,17 @@ type formHeader struct {
 	AllowedDomains                 []string
 	CreatedAt                      time.Time
 	Tabs                           []tab
+	// Settings are all of the form's settings, for the Settings tab.
+	Settings form.Settings
 }
 
-// formTabs lists a form's pages; the later ones are announced, not linked.
+// formTabs lists a form's pages; a tab without a path would be announced, not linked.
 func formTabs(formID, current string) []tab {
 	base := Prefix + "/forms/" + formID
 	tabs := []tab{
 		{Label: "Overview", Path: base},
 		{Label: "Audit trail", Path: base + "/audit"},
-		{Label: "Settings"}, {Label: "Integrations"}, {Label: "Deliveries"}, {Label: "Playground"},
+		{Label: "Settings", Path: base + "/settings"}, {Label: "Integrations", Path: base + "/integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground", Path: base + "/playground"},
 	}
 	for i := range tabs {
 		tabs[i].Current = tabs[i].Label == current
@@ -68,7 +71,7 @@ func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, cu
 		if f.ID == id {
 			return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
 				RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
-				Tabs: formTabs(f.ID, current)}, true
+				Tabs: formTabs(f.ID, current), Settings: f.Settings}, true
 		}
 	}
 	s.errorPage(w, r, http.StatusNotFound, "")

@@ -42,6 +42,15 @@ var templateFuncs = template.FuncMap{
 	"humanTime": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
 	"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"humanDate": func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"inc":       func(i int) int { return i + 1 },
+	// dict passes several values to a partial: dict "name" value "name" value….
+	"dict": func(pairs ...any) map[string]any {
+		m := make(map[string]any, len(pairs)/2)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			m[pairs[i].(string)] = pairs[i+1]
+		}
+		return m
+	},
 }
 
 // mustParsePages parses every page template with the layout and the

@@ -329,3 +329,23 @@ func TestSignInAttemptsAreLimitedPerClientAndPerAccount(t *testing.T) {
 		}
 	}
 }
+
+// Every action of a form's tabs refuses a POST without the session's CSRF
+// token before it reaches a use case (the test application has none).
+func TestFormActionsNeedTheSessionsCSRFToken(t *testing.T) {
+	h, _ := newDashboard(t, web.Config{})
+	form := "/dashboard/forms/6f1c2a34-0d7e-4b5e-9c1a-2b3c4d5e6f70"
+	for _, path := range []string{
+		form + "/deliveries/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/retry",
+		form + "/playground",
+		form + "/settings",
+		form + "/integrations/webhook",
+		form + "/integrations/slack/test",
+		form + "/integrations/webhook/rotate-secret",
+	} {
+		w := do(h, "POST", path, url.Values{}, session)
+		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "security token") {
+			t.Errorf("%s: status %d", path, w.Code)
+		}
+	}
+}

@@ -61,8 +61,14 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, csrf string) {
 // notices are the good news a redirect may ask a page to show (?notice=…):
 // fixed words, so a crafted link cannot put text on a page.
 var notices = map[string]string{
-	"signed-out":        "You are signed out.",
-	"registered":        "Welcome to formd! We sent you an email: follow its link to verify your address.",
-	"verification-sent": "A new verification email is on its way to the recipient.",
-	"token-revoked":     "The token is revoked: it no longer works anywhere.",
+	"signed-out":               "You are signed out.",
+	"registered":               "Welcome to formd! We sent you an email: follow its link to verify your address.",
+	"verification-sent":        "A new verification email is on its way to the recipient.",
+	"token-revoked":            "The token is revoked: it no longer works anywhere.",
+	"settings-saved":           "Settings saved.",
+	"settings-saved-recipient": "Settings saved. We emailed the new recipient a link: live submissions are refused until they follow it.",
+	"integration-saved":        "Integration saved.",
+	"integration-test-queued":  "A test message is queued: its outcome shows in Deliveries in a moment.",
+	"webhook-secret-rotated":   "The webhook has a new signing secret. The previous one keeps signing for a while, so receivers can switch over.",
+	"delivery-retried":         "The delivery is queued again: it goes out in a moment.",
 }
