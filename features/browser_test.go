@@ -313,7 +313,8 @@ var _ = Describe("Browser clients on another origin", func() {
 	It("uploads a file marked data-formd-upload through GET /upload, then submits its key", func() {
 		f.Grant(form.OwnerEmail, "file_uploads")
 		Expect(f.Patch(form.Token, "/v1/forms/"+form.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
-		cv := filepath.Join(GinkgoT().TempDir(), "cv.pdf")
+		// Not cv.pdf: the multipart spec looks for that name on this shared formd.
+		cv := filepath.Join(GinkgoT().TempDir(), "resume.pdf")
 		Expect(os.WriteFile(cv, samplePDF, 0o600)).To(Succeed())
 		site = StartSite(map[string]string{"/apply.html": page(`
 			<form data-formd action="{{formd}}/submit/{{key}}" method="POST">
@@ -329,7 +330,7 @@ var _ = Describe("Browser clients on another origin", func() {
 			chromedp.WaitVisible(chromedp.CSS(`[data-formd-status][data-state="success"]`)))
 		m := f.Mail.WaitForMail(form.Recipient)
 		Expect(m.Attachments).To(BeEmpty(), "the file went to storage, not into the post")
-		Expect(m.Text).To(ContainSubstring("cv: cv.pdf (application/pdf"))
+		Expect(m.Text).To(ContainSubstring("cv: resume.pdf (application/pdf"))
 		resp, got := download(linkInMail.FindString(m.Text))
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(got).To(Equal(samplePDF))
