@@ -161,6 +161,9 @@ type LinkTokens interface {
 // form's version when it commits, so a stale answer can never be committed.
 type SubmissionForms interface {
 	FormByAccessKey(ctx context.Context, accessKeyHash []byte, fresh bool) (FormRecord, error)
+	// FormByID reads a form by its id, fresh: for a dry run its owner asks
+	// for by id (the dashboard's playground), having no access key.
+	FormByID(ctx context.Context, id string) (FormRecord, error)
 }
 
 // Sealer encrypts and decrypts submission payloads (AES-256-GCM).

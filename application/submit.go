@@ -15,6 +15,11 @@ import (
 type Submit struct {
 	// PathAccessKey is the key of /submit/{accessKey}; it wins over the body's.
 	PathAccessKey string
+	// FormID names the form of a dry run instead of an access key: the
+	// dashboard's playground, whose caller has checked that the signed-in
+	// person owns the form (formd keeps only the key's hash). Only a dry run
+	// may name a form this way.
+	FormID string
 	// Fields in submitted order; repeated names already joined with commas.
 	Fields         []submission.Field
 	Files          []UploadedFile
@@ -124,7 +129,10 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	if cmd.PathAccessKey != "" {
 		key = cmd.PathAccessKey
 	}
-	if key == "" {
+	if cmd.FormID != "" && !cmd.DryRun {
+		return SubmitOutcome{}, errors.New("application: only a dry run may name its form by id")
+	}
+	if key == "" && cmd.FormID == "" {
 		return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, true), false)
 	}
 	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer,
@@ -137,7 +145,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	var in *resolved // the fields once upload keys became files, for the form they were resolved for
 	var inForm string
 	for attempt := 0; ; attempt++ {
-		rec, err := h.forms.FormByAccessKey(ctx, keyHash, fresh)
+		rec, err := h.route(ctx, cmd, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
 			return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, false), false)
 		}
@@ -209,6 +217,15 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		return out, err
 	}
+}
+
+// route finds the form a submission is for: by its access key, or by id
+// for an owner's dry run.
+func (h *SubmitHandler) route(ctx context.Context, cmd Submit, keyHash []byte, fresh bool) (FormRecord, error) {
+	if cmd.FormID != "" {
+		return h.forms.FormByID(ctx, cmd.FormID)
+	}
+	return h.forms.FormByAccessKey(ctx, keyHash, fresh)
 }
 
 // fieldOfKey names the field an upload key was sent in.

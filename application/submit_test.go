@@ -28,6 +28,11 @@ func (f *fakeForms) FormByAccessKey(_ context.Context, _ []byte, fresh bool) (Fo
 	return f.cached, nil
 }
 
+func (f *fakeForms) FormByID(context.Context, string) (FormRecord, error) {
+	f.freshReads++
+	return f.fresh, nil
+}
+
 // fakeStore refuses the first conflicts commits with ErrConcurrency.
 type fakeStore struct {
 	conflicts int
@@ -251,5 +256,25 @@ func TestAcceptQueuesTheChatIntegrations(t *testing.T) {
 		if p.WebhookURLs[ids[i]] != w.url {
 			t.Errorf("sealed URL of %s = %q, want %q", w.kind, p.WebhookURLs[ids[i]], w.url)
 		}
+	}
+}
+
+// The dashboard's playground names its form by id (formd keeps only the
+// access key's hash): allowed for a dry run, refused for a live post.
+func TestADryRunMayNameItsFormByID(t *testing.T) {
+	forms := &fakeForms{cached: liveForm(1), fresh: liveForm(1)}
+	store := &fakeStore{}
+	h := newTestSubmitHandler(forms, store)
+	fields := []submission.Field{{Name: "email", Value: "ada@example.com"}}
+	out, err := h.Handle(context.Background(), Submit{FormID: "form-1", DryRun: true, JSONClient: true, RequestID: "req-1", Fields: fields,
+		Origin: "https://example.com"})
+	if err != nil || !out.Response.Success || forms.freshReads == 0 {
+		t.Fatalf("dry run by id: %+v, %v (fresh reads %d)", out.Response, err, forms.freshReads)
+	}
+	if _, err := h.Handle(context.Background(), Submit{FormID: "form-1", JSONClient: true, RequestID: "req-2", Fields: fields}); err == nil {
+		t.Fatal("a live submission named its form by id")
+	}
+	if len(store.accepted) != 0 {
+		t.Fatalf("committed %d submissions", len(store.accepted))
 	}
 }

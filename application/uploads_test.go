@@ -357,6 +357,13 @@ func (f formsByKey) FormByAccessKey(_ context.Context, hash []byte, _ bool) (For
 	return f.rec, nil
 }
 
+func (f formsByKey) FormByID(_ context.Context, id string) (FormRecord, error) {
+	if id != f.rec.ID {
+		return FormRecord{}, domain.ErrNotFound
+	}
+	return f.rec, nil
+}
+
 func reserveHandler(f uploadFixture, rec FormRecord) *ReserveUploadHandler {
 	return NewReserveUploadHandler(formsByKey{key: "key", rec: rec}, uploadsEntitled{}, f.reservations, plainLinks{}, f.intake, fixedClock{})
 }

@@ -38,6 +38,11 @@ func NewFormCache(read *ReadModel) *FormCache {
 	return &FormCache{read: read, m: make(map[string]cachedForm)}
 }
 
+// FormByID implements application.SubmissionForms: never cached.
+func (c *FormCache) FormByID(ctx context.Context, id string) (application.FormRecord, error) {
+	return c.read.FormByID(ctx, id)
+}
+
 // FormByAccessKey implements application.SubmissionForms.
 func (c *FormCache) FormByAccessKey(ctx context.Context, hash []byte, fresh bool) (application.FormRecord, error) {
 	key := string(hash)

@@ -18,9 +18,9 @@ const playgroundRows = 5
 
 // playgroundFields are the playground's inputs, as typed.
 type playgroundFields struct {
-	AccessKey, Origin string
-	Rows              []submission.Field
-	Errors            fieldErrors
+	Origin string
+	Rows   []submission.Field
+	Errors fieldErrors
 }
 
 // playgroundResult is a dry run's verdict, gate by gate.
@@ -71,7 +71,7 @@ func (s *Server) runPlayground(w http.ResponseWriter, r *http.Request, v *visito
 		return
 	}
 	_ = r.ParseForm()
-	in := playgroundFields{AccessKey: strings.TrimSpace(r.PostFormValue("accessKey")), Origin: strings.TrimSpace(r.PostFormValue("origin"))}
+	in := playgroundFields{Origin: strings.TrimSpace(r.PostFormValue("origin"))}
 	names, values := r.PostForm["name"], r.PostForm["value"]
 	for i, name := range names {
 		value := ""
@@ -85,12 +85,6 @@ func (s *Server) runPlayground(w http.ResponseWriter, r *http.Request, v *visito
 	}
 	page := playgroundPage{Form: f, Fields: in}
 	problems := fieldErrors{}
-	switch {
-	case in.AccessKey == "":
-		problems["accessKey"] = "Paste the form's access key: formd keeps only its hash, so the dashboard cannot fill it in."
-	case !strings.HasPrefix(in.AccessKey, f.KeyPrefix):
-		problems["accessKey"] = "This is not this form's access key (it starts with " + f.KeyPrefix + ")."
-	}
 	if in.Origin != "" {
 		if u, err := url.Parse(in.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems["origin"] = "Enter a website's address such as https://example.com, or leave it empty."
@@ -108,7 +102,9 @@ func (s *Server) runPlayground(w http.ResponseWriter, r *http.Request, v *visito
 		return
 	}
 	fields := append([]submission.Field(nil), in.Rows...)
-	out, err := s.app.Commands.Submit.Handle(r.Context(), application.Submit{PathAccessKey: in.AccessKey, Fields: fields,
+	// The form is named by its id (loadForm checked that the person owns it):
+	// formd keeps only its access key's hash.
+	out, err := s.app.Commands.Submit.Handle(r.Context(), application.Submit{FormID: f.ID, Fields: fields,
 		Origin: in.Origin, RemoteIP: s.proxies.clientIP(r).String(), DryRun: true, JSONClient: true, RequestID: requestIDOf(r)})
 	resp := out.Response
 	var rejected *application.SubmissionRejected
