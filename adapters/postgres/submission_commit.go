@@ -57,13 +57,9 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	if len(keys.idx) > 0 {
 		writes.Queue(insertKeys, keys.args()...)
 	}
-	uploads := uploadConsumptionsOf(batch, live)
-	if uploads.shared() {
-		return nil, errSharedUploadKey
-	}
 	rows := writeRowsOf(batch, live)
 	rows.queuePayloads(writes)
-	uploads.queue(writes, time.Now().UTC())
+	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
 	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
 		return nil, err

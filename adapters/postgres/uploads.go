@@ -118,7 +118,6 @@ func (u *UploadReservations) Forget(ctx context.Context, key string) error {
 type uploadConsumptions struct {
 	keys, forms, submissions []string
 	linksExpire              []time.Time
-	owner                    []int // batch index of each key
 }
 
 func uploadConsumptionsOf(batch []*pendingSubmission, live []bool) uploadConsumptions {
@@ -130,35 +129,17 @@ func uploadConsumptionsOf(batch []*pendingSubmission, live []bool) uploadConsump
 		for _, up := range p.sub.Uploads {
 			c.keys, c.forms = append(c.keys, up.Key), append(c.forms, up.FormID)
 			c.submissions = append(c.submissions, p.sub.Accepted.SubmissionID)
-			c.linksExpire, c.owner = append(c.linksExpire, up.LinksExpire), append(c.owner, i)
+			c.linksExpire = append(c.linksExpire, up.LinksExpire)
 		}
 	}
 	return c
 }
 
-// errSharedUploadKey fails the pipelined path of a batch in which two
-// submissions name one upload key: formd_consume_uploads marks a key once
-// however often it is named, so the careful path, one submission at a time,
-// must give it to the first.
-var errSharedUploadKey = errors.New("two submissions of the batch name one upload key")
-
-// shared reports whether two submissions name one key.
-func (c uploadConsumptions) shared() bool {
-	owners := make(map[string]int, len(c.keys))
-	for i, k := range c.keys {
-		if o, seen := owners[k]; seen && o != c.owner[i] {
-			return true
-		}
-		owners[k] = c.owner[i]
-	}
-	return false
-}
-
 const consumeUploads = `SELECT formd_consume_uploads($1::text[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5)`
 
 // queue adds the consumption of every key to a pipelined group commit: one
-// key that is not available fails it, and the careful path answers each
-// submission.
+// key that is not available, or that two submissions name, fails it, and
+// the careful path answers each submission.
 func (c uploadConsumptions) queue(b *pgx.Batch, now time.Time) {
 	if len(c.keys) > 0 {
 		b.Queue(consumeUploads, c.keys, c.forms, c.submissions, c.linksExpire, now)
