@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/submission"
 )
 
 // DownloadObject is a recipient opening a download link of the built-in
@@ -61,9 +62,7 @@ func (h *DownloadObjectHandler) Handle(ctx context.Context, q DownloadObject) (O
 	if err != nil {
 		return ObjectDownloaded{}, err
 	}
-	contentType := r.DeclaredType
-	if len(r.Detected) > 0 && r.Detected[0] != "" && r.Detected[0] != "application/octet-stream" && r.Detected[0] != "text/plain" {
-		contentType = r.Detected[0]
-	}
+	// Served as the gates judged it: sniffed, or declared for plain text.
+	contentType := submission.File{DeclaredType: r.DeclaredType, Detected: r.Detected}.Type()
 	return ObjectDownloaded{Name: safeObjectName(r.Name), ContentType: contentType, Size: size, Body: body}, nil
 }

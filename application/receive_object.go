@@ -78,7 +78,7 @@ func (h *ReceiveObjectHandler) Handle(ctx context.Context, cmd ReceiveObject) (O
 		return ObjectReceived{}, err
 	}
 	r.UploadedAt, r.StoredSize, r.Scan = now, r.Size, ScanPending
-	r, err = h.intake.rescan(ctx, r)
+	r, _, err = h.intake.ensureScanned(ctx, r)
 	if err != nil {
 		return ObjectReceived{}, err
 	}

@@ -180,8 +180,10 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return SubmitOutcome{}, err
 			}
 			in, inForm = &r, rec.ID
-			env, data = submission.Split(r.fields)
-			req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
+			if len(r.files) > 0 { // upload keys left the fields: split and judge what is left (most posts have none)
+				env, data = submission.Split(r.fields)
+				req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
+			}
 		}
 		v, err := h.judge(ctx, req, rec, &captcha, fresh)
 		if errors.Is(err, errStaleCaptcha) {

@@ -259,10 +259,3 @@ func safeObjectName(name string) string {
 	}
 	return name
 }
-
-// rescan scans an object that was just stored, replacing any verdict.
-func (u *UploadIntake) rescan(ctx context.Context, r UploadReservation) (UploadReservation, error) {
-	r.Scan = ScanPending
-	r, _, err := u.ensureScanned(ctx, r)
-	return r, err
-}
