@@ -2,6 +2,7 @@ package features_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -78,7 +79,7 @@ var _ = Describe("Dashboard", func() {
 		tab.Do(chromedp.WaitVisible(chromedp.CSS("#name-error")))
 		Expect(tab.Attribute("#name", "aria-describedby")).To(ContainSubstring("name-error"))
 		tab.Do(chromedp.SetValue(chromedp.CSS("#name"), "Contact"), chromedp.SetValue(chromedp.CSS("#recipientEmail"), recipient),
-			chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com"),
+			chromedp.SetValue(chromedp.CSS("#allowedDomains"), "example.com\nlocalhost"),
 			chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
 		tab.Do(chromedp.WaitVisible(chromedp.CSS("#access-key")))
 		accessKey := tab.Text("#access-key")
@@ -86,6 +87,7 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Text("#snippet-html")).To(ContainSubstring(`value="` + accessKey + `"`))
 		Expect(tab.Text("#snippet-fetch")).To(ContainSubstring(accessKey))
 		Expect(tab.Text("#snippet-script")).To(ContainSubstring(`<script src="` + f.URL + `/client/script.js"`))
+		snippetHTML, snippetScript := tab.Text("#snippet-html"), tab.Text("#snippet-script")
 		checkPage(tab, "form-created")
 
 		By("the forms list shows it, without the key, awaiting its recipient")
@@ -112,6 +114,30 @@ var _ = Describe("Dashboard", func() {
 		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
 		Expect(tab.Text(row)).To(ContainSubstring("Verified"))
 		Expect(tab.Text(row)).NotTo(ContainSubstring("Awaiting verification"))
+
+		By("submitting to it from a static page on another origin, pasted from the snippets as they were shown")
+		site := StartSite(map[string]string{"/contact.html": "<!doctype html><html lang=en><head><meta charset=utf-8><title>Contact us</title>" +
+			snippetScript + "</head><body>" + snippetHTML + "</body></html>"})
+		visitor := NewTab()
+		visitor.Do(chromedp.Navigate(site.URL+"/contact.html"),
+			chromedp.SendKeys(chromedp.CSS("#email"), "visitor@example.test"),
+			chromedp.SendKeys(chromedp.CSS("#message"), "Hello from the website"),
+			chromedp.Click(chromedp.CSS("button")),
+			chromedp.WaitVisible(chromedp.CSS(`[data-formd-status][data-state="success"]`)))
+		Expect(f.Mail.WaitForMail(recipient).Text).To(ContainSubstring("Hello from the website"))
+
+		By("the delivery log shows its notification delivered, and the list counts it")
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
+		Expect(tab.Text(row + ` td[data-label="This month"]`)).To(Equal("1"))
+		tab.Do(chromedp.Click(chromedp.CSS(row + " th a")))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".tabs")))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/deliveries"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("table.deliveries")))
+		Eventually(func() string {
+			tab.Do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("table.deliveries")))
+			return tab.Text("table.deliveries tbody")
+		}).WithTimeout(15 * time.Second).Should(And(ContainSubstring("notification"), ContainSubstring("succeeded")))
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/forms"))
 
 		By("reading the form's audit trail")
 		tab.Do(chromedp.Click(chromedp.CSS(row + " th a")))
@@ -161,7 +187,7 @@ var _ = Describe("Dashboard", func() {
 		tab.Do(chromedp.WaitVisible(chromedp.CSS("progress")))
 		Expect(tab.Text("main")).To(ContainSubstring(email))
 		Expect(tab.Text(".plan")).To(Equal("Free"))
-		Expect(tab.Text(".usage-figure")).To(MatchRegexp(`0 of \d+ submissions`))
+		Expect(tab.Text(".usage-figure")).To(MatchRegexp(`1 of \d+ submissions`), "the one from the website")
 		checkPage(tab, "account")
 
 		By("signing out: the dashboard asks to sign in again")
@@ -360,6 +386,69 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Text(".timeline .event:first-child h3")).To(Equal("Settings changed"))
 		Expect(tab.Text(".timeline .event:first-child .changes")).To(ContainSubstring("New message from the site"))
 
+		By("validation rules that are not JSON, and a rule PATCH refuses: each next to the rules, naming the rule")
+		tab.Do(chromedp.Navigate(f.URL+base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#validation")))
+		Expect(tab.Attribute("#validation", "value")).To(BeEmpty(), "no rules yet")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#validation"), `{"fields": [`), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#validation-error")))
+		Expect(tab.Text("#validation-error")).To(ContainSubstring("must be JSON"))
+		badRule := `{"fields": [{"field": "email", "required": true, "type": "email"}, {"field": "phone", "type": "telephone"}]}`
+		var rules map[string]any
+		Expect(json.Unmarshal([]byte(badRule), &rules)).To(Succeed())
+		patch = f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"validation": rules})
+		Expect(patch.Status).To(Equal(http.StatusBadRequest))
+		tab.Eval(`document.querySelector("#validation-error").remove(); true`, nil) // so the next page's is the one waited for
+		tab.Do(chromedp.SetValue(chromedp.CSS("#validation"), badRule), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#validation-error")))
+		Expect(tab.Text("#validation-error")).To(HavePrefix("Rule 2: "))
+		Expect(patch.JSON["message"]).To(HaveSuffix(strings.TrimPrefix(tab.Text("#validation-error"), "Rule 2: ")), "PATCH's message")
+
+		By("a third-party captcha without its secret, and an upload size past the ceiling")
+		tab.Eval(`document.querySelector("#validation").value = ""; true`, nil)
+		tab.Do(chromedp.SetValue(chromedp.CSS("#captchaProvider"), "turnstile"),
+			chromedp.SetValue(chromedp.CSS("#captchaSiteKey"), "0x4AAAAAAAsitekey"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#captchaSecret-error")))
+		Expect(tab.Text("#captchaSecret-error")).To(ContainSubstring("secret is required"))
+		Expect(tab.Attribute("#captchaSiteKey", "value")).To(Equal("0x4AAAAAAAsitekey"), "kept as typed")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#captchaProvider"), "none"),
+			chromedp.SetValue(chromedp.CSS("#maxFileBytes"), "99999999999"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#maxFileBytes-error")))
+		Expect(tab.Text("#maxFileBytes-error")).To(ContainSubstring("10 MiB"))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("captcha", HaveKeyWithValue("provider", "none")), "nothing was saved")
+
+		By("saving rules, a Turnstile captcha with its secret, sender IPs and upload limits: the API shows them, never the secret")
+		const captchaSecret = "0x4AAAAAAA-dashboard-secret"
+		tab.Do(chromedp.SetValue(chromedp.CSS("#validation"), `{"fields": [{"field": "email", "required": true, "type": "email"}]}`),
+			chromedp.SetValue(chromedp.CSS("#captchaProvider"), "turnstile"),
+			chromedp.SetValue(chromedp.CSS("#captchaSiteKey"), "0x4AAAAAAAsitekey"),
+			chromedp.SetValue(chromedp.CSS("#captchaSecret"), captchaSecret),
+			chromedp.SetValue(chromedp.CSS("#allowedSenderIps"), "203.0.113.7\n2001:db8::1"),
+			chromedp.SetValue(chromedp.CSS("#maxFiles"), "2"),
+			chromedp.SetValue(chromedp.CSS("#maxFileBytes"), "1048576"),
+			chromedp.SetValue(chromedp.CSS("#allowedMimeTypes"), "application/pdf\nimage/*"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		got = f.FormByID(lf.Token, lf.ID)
+		Expect(got).To(HaveKeyWithValue("validation", HaveKeyWithValue("fields", ConsistOf(And(HaveKeyWithValue("field", "email"),
+			HaveKeyWithValue("required", true), HaveKeyWithValue("type", "email"))))))
+		Expect(got).To(HaveKeyWithValue("captcha", And(HaveKeyWithValue("provider", "turnstile"), HaveKeyWithValue("siteKey", "0x4AAAAAAAsitekey"),
+			HaveKeyWithValue("hasSecret", true))))
+		Expect(got).To(HaveKeyWithValue("allowedSenderIps", ConsistOf("203.0.113.7", "2001:db8::1")))
+		Expect(got).To(HaveKeyWithValue("uploadLimits", And(HaveKeyWithValue("maxFiles", 2.0), HaveKeyWithValue("maxFileBytes", 1048576.0),
+			HaveKeyWithValue("allowedMimeTypes", ConsistOf("application/pdf", "image/*")))))
+		Expect(tab.Attribute("#captchaSecret", "value")).To(BeEmpty(), "the secret is never shown again")
+		Expect(tab.Text("#captchaSecret-hint")).To(ContainSubstring("A secret is set"))
+		html := ""
+		tab.Eval(`document.documentElement.outerHTML`, &html)
+		Expect(html).NotTo(ContainSubstring(captchaSecret))
+
+		By("saving again without typing the secret keeps it, and records nothing new")
+		before := len(f.Events(lf.Token, lf.ID))
+		tab.Do(save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("captcha", HaveKeyWithValue("hasSecret", true)))
+		Expect(f.Events(lf.Token, lf.ID)).To(HaveLen(before))
+		checkPage(tab, "form-settings-all")
+
 		By("another account cannot save them")
 		intruder, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, intruder)
@@ -447,6 +536,48 @@ var _ = Describe("Dashboard", func() {
 		csrf := c.csrfOf("/dashboard/forms")
 		Expect(c.post(base+"/integrations/webhook/rotate-secret", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
 		Expect(c.post(base+"/integrations/slack", url.Values{"csrf_token": {csrf}}).StatusCode).To(Equal(http.StatusNotFound))
+	})
+
+	It("configures Telegram and Google Sheets with their own settings, and sends each a test", func() {
+		services, credentials := startFakeServices()
+		f := StartFormd(services.Env(credentials)...)
+		lf := f.LiveForm(nil)
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+		tab.Do(chromedp.Navigate(f.URL+base+"/integrations"), chromedp.WaitVisible(chromedp.CSS("#integration-telegram")))
+		Expect(tab.Text("#integration-google_sheets .badge")).To(Equal("Not set up"))
+
+		By("a chat id Telegram would not take: PATCH's error next to its field")
+		saveTelegram := chromedp.Click(chromedp.CSS(`form[action$="/integrations/telegram"] button[type=submit]`))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#telegram-chatId"), "not a chat"), chromedp.Click(chromedp.CSS("#telegram-enabled")), saveTelegram)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#telegram-chatId-error")))
+		Expect(tab.Text("#telegram-chatId-error")).To(ContainSubstring("numeric Telegram chat id"))
+		Expect(tab.Attribute("#telegram-chatId", "value")).To(Equal("not a chat"))
+
+		By("enabling both, then sending each a test")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#telegram-chatId"), "-1001234567890"), saveTelegram)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-telegram .badge-ok")))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#google_sheets-spreadsheetId"), "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"),
+			chromedp.SetValue(chromedp.CSS("#google_sheets-sheetName"), "Leads"),
+			chromedp.Click(chromedp.CSS("#google_sheets-enabled")),
+			chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-google_sheets .badge-ok")))
+		listed := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "telegram"), HaveKeyWithValue("chatId", "-1001234567890"))))
+		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "google_sheets"), HaveKeyWithValue("sheetName", "Leads"),
+			HaveKeyWithValue("spreadsheetId", "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"))))
+		Expect(tab.Attribute("#telegram-chatId", "value")).To(Equal("-1001234567890"))
+		checkPage(tab, "form-integrations-chat-sheets")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/telegram/test"] button`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-test-queued"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action$="/integrations/google_sheets/test"] button`)))
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets/test"] button`)))
+		Eventually(services.Telegram).WithTimeout(15 * time.Second).Should(ContainElement(HaveField("Body",
+			And(HaveKeyWithValue("chat_id", "-1001234567890"), HaveKeyWithValue("text", ContainSubstring("This is a test from formd"))))))
+		Eventually(services.Rows).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(services.Rows()[0].Path).To(ContainSubstring("1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"))
+		Expect(services.Refused()).To(BeEmpty())
 	})
 
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {

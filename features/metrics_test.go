@@ -47,6 +47,16 @@ var _ = Describe("Metrics", func() {
 		r = f.Post("", "/submit/"+sf.AccessKey, map[string]any{"message": "Buy now", "botcheck": "on"}, origin)
 		Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r)
 
+		By("opening the dashboard's sign-in page, and a form of nobody's, as a stranger")
+		noRedirects := &http.Client{Timeout: 10 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		DeferCleanup(noRedirects.CloseIdleConnections)
+		for _, path := range []string{"/dashboard/sign-in", "/dashboard/sign-in", "/dashboard/forms/" + sf.ID} {
+			resp, err := noRedirects.Get(f.URL + path)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+		}
+
 		By("scraping /metrics")
 		var got map[string]*dto.MetricFamily
 		Eventually(func(g Gomega) {
@@ -65,6 +75,11 @@ var _ = Describe("Metrics", func() {
 			"route", "/submit/:accessKey", "method", "POST", "status", "2xx")).To(Equal(1.0))
 		Expect(sample(got, "formd_http_request_duration_seconds",
 			"route", "/submit/:accessKey", "method", "POST", "status", "4xx")).To(Equal(1.0))
+		Expect(sample(got, "formd_http_request_duration_seconds",
+			"route", "/dashboard/sign-in", "method", "GET", "status", "2xx")).To(Equal(2.0), "dashboard pages count too")
+		Expect(sample(got, "formd_http_request_duration_seconds",
+			"route", "/dashboard/forms/{formID}", "method", "GET", "status", "3xx")).To(Equal(1.0),
+			"a stranger is sent to sign in; the form id stays out of the route")
 		for _, gauge := range []string{"formd_delivery_queue_depth", "formd_delivery_oldest_due_age_seconds", "formd_consumer_group_lag_messages"} {
 			Expect(got).To(HaveKey(gauge))
 			Expect(got[gauge].GetType()).To(Equal(dto.MetricType_GAUGE), gauge)

@@ -365,9 +365,13 @@ func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *s
 
 // provideWebConfig limits the dashboard's sign-in and registration attempts
 // as FORMD_AUTH_RATE limits POST /agent/auth: per IP, and half as many per
-// account (buckets of the dashboard's own, per process).
-func provideWebConfig(cfg Config) web.Config {
+// account (buckets of the dashboard's own, per process). Its requests count
+// in the same latency metrics as the API's.
+func provideWebConfig(cfg Config, requests httpapi.RequestObserver) web.Config {
 	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+	if cfg.MetricsAddr != "" {
+		c.Requests = requests
+	}
 	if perMinute := cfg.AuthRate; perMinute > 0 {
 		c.SignInPerIP = ratelimit.NewKeyed(perMinute/60, max(int(perMinute), 1))
 		c.SignInPerAccount = ratelimit.NewKeyed(perMinute/120, max(int(perMinute/2), 1))

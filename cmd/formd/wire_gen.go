@@ -203,7 +203,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg, metrics)
-	webConfig := provideWebConfig(cfg)
+	webConfig := provideWebConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig)
 	service := &Service{
 		Config:       cfg,

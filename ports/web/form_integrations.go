@@ -8,14 +8,21 @@ import (
 	"github.com/formd/formd/domain/form"
 )
 
-// dashboardIntegrationTypes are the integrations the dashboard configures:
-// those that take only a URL.
-var dashboardIntegrationTypes = []form.IntegrationType{form.IntegrationWebhook, form.IntegrationSlack, form.IntegrationDiscord}
+// dashboardIntegrationTypes are the integrations the dashboard configures,
+// in the page's order: every type the API has.
+var dashboardIntegrationTypes = []form.IntegrationType{form.IntegrationWebhook, form.IntegrationSlack, form.IntegrationDiscord,
+	form.IntegrationTelegram, form.IntegrationGoogleSheets}
 
 // integrationLabels name them for people.
 var integrationLabels = map[form.IntegrationType]string{
 	form.IntegrationWebhook: "Webhook", form.IntegrationSlack: "Slack", form.IntegrationDiscord: "Discord",
+	form.IntegrationTelegram: "Telegram", form.IntegrationGoogleSheets: "Google Sheets",
 }
+
+// integrationFieldNames map an integration's settings in errors (as PATCH
+// /v1/forms/{formId}/integrations/{type} names them) to the card's fields.
+var integrationFieldNames = map[string]string{"targetUrl": "targetUrl", "enabled": "enabled", "chatId": "chatId",
+	"spreadsheetId": "spreadsheetId", "sheetName": "sheetName"}
 
 // integrationCard is one integration's card: its state and its form.
 type integrationCard struct {
@@ -24,6 +31,9 @@ type integrationCard struct {
 	Configured bool
 	Enabled    bool
 	TargetURL  string
+	// ChatID is a Telegram chat's; SpreadsheetID and SheetName a Google
+	// sheet's.
+	ChatID, SpreadsheetID, SheetName string
 	// SecretPrefix is the start of a webhook's signing secret.
 	SecretPrefix string
 	Errors       fieldErrors
@@ -63,9 +73,11 @@ func (s *Server) drawIntegrations(w http.ResponseWriter, r *http.Request, v *vis
 		card := integrationCard{Type: t, Label: integrationLabels[t]}
 		if i, ok := stored[t]; ok {
 			card.Configured, card.Enabled, card.TargetURL, card.SecretPrefix = true, i.Enabled, i.TargetURL, i.SecretPrefix
+			card.ChatID, card.SpreadsheetID, card.SheetName = i.ChatID, i.SpreadsheetID, i.SheetName
 		}
 		if typed != nil && typed.Type == t {
 			card.Enabled, card.TargetURL, card.Errors = typed.Enabled, typed.TargetURL, typed.Errors
+			card.ChatID, card.SpreadsheetID, card.SheetName = typed.ChatID, typed.SpreadsheetID, typed.SheetName
 		}
 		page.Cards = append(page.Cards, card)
 	}
@@ -97,11 +109,23 @@ func (s *Server) configureIntegration(w http.ResponseWriter, r *http.Request, v 
 		s.errorPage(w, r, http.StatusNotFound, "")
 		return
 	}
-	typed := integrationCard{Type: t, Enabled: r.PostFormValue("enabled") == "on", TargetURL: strings.TrimSpace(r.PostFormValue("targetUrl"))}
+	typed := integrationCard{Type: t, Enabled: r.PostFormValue("enabled") == "on", TargetURL: strings.TrimSpace(r.PostFormValue("targetUrl")),
+		ChatID: strings.TrimSpace(r.PostFormValue("chatId")), SpreadsheetID: strings.TrimSpace(r.PostFormValue("spreadsheetId")),
+		SheetName: strings.TrimSpace(r.PostFormValue("sheetName"))}
+	// Each type is sent only its own settings, as the API refuses others.
+	patch := form.IntegrationPatch{Enabled: &typed.Enabled}
+	switch t {
+	case form.IntegrationTelegram:
+		patch.ChatID = &typed.ChatID
+	case form.IntegrationGoogleSheets:
+		patch.SpreadsheetID, patch.SheetName = &typed.SpreadsheetID, &typed.SheetName
+	default:
+		patch.TargetURL = &typed.TargetURL
+	}
 	out, err := s.app.Commands.ConfigureIntegration.Handle(r.Context(), application.ConfigureIntegration{Caller: v.Session,
-		RequestID: requestIDOf(r), FormID: f.ID, Type: t, Patch: form.IntegrationPatch{Enabled: &typed.Enabled, TargetURL: &typed.TargetURL}})
+		RequestID: requestIDOf(r), FormID: f.ID, Type: t, Patch: patch})
 	if err != nil {
-		if problems, ok := formProblem(err, map[string]string{"targetUrl": "targetUrl", "enabled": "enabled"}); ok {
+		if problems, ok := formProblem(err, integrationFieldNames); ok {
 			typed.Errors = problems
 			s.drawIntegrations(w, r, v, f, http.StatusBadRequest, integrationsPage{}, &typed, "")
 			return

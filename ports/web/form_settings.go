@@ -1,9 +1,12 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/formd/formd/application"
@@ -17,14 +20,45 @@ type settingsFields struct {
 	AutoresponderEnabled                                                                                                bool
 	AutoresponderSubject, AutoresponderMessage                                                                          string
 	UploadsEnabled                                                                                                      bool
-	Errors                                                                                                              fieldErrors
+	// MaxFiles, MaxFileBytes and AllowedMimeTypes are the upload limits;
+	// empty numbers take the defaults.
+	MaxFiles, MaxFileBytes, AllowedMimeTypes string
+	// AllowedSenderIPs are the server-side senders' exact IPs, one per line.
+	AllowedSenderIPs string
+	// Validation is the validation rules as the API's JSON, {"fields": […]}.
+	Validation string
+	// Captcha: the provider's API name, its site key and recaptcha_v3's
+	// minimum score. The secret is typed only to replace it, never shown.
+	CaptchaProvider, CaptchaSiteKey, CaptchaMinScore, CaptchaSecret string
+	CaptchaHasSecret                                                bool
+	Errors                                                          fieldErrors
 }
 
 // settingsPage is the Settings tab.
 type settingsPage struct {
-	Form         formHeader
-	Fields       settingsFields
-	ReplyToModes []form.ReplyToMode
+	Form           formHeader
+	Fields         settingsFields
+	ReplyToModes   []form.ReplyToMode
+	CaptchaChoices []captchaChoice
+	// Defaults are the upload limits a form gets when it sets none.
+	Defaults form.UploadLimits
+	// MaxFilesCeiling is the most files a form may allow.
+	MaxFilesCeiling int
+	// MaxFileBytesHint says the default largest file and the most allowed.
+	MaxFileBytesHint string
+}
+
+// captchaChoice is one captcha provider as the page offers it.
+type captchaChoice struct{ Value, Label string }
+
+// captchaChoices are the providers, in the page's order.
+var captchaChoices = []captchaChoice{
+	{form.CaptchaNoneName, "None"},
+	{string(form.CaptchaFormd), "formd's proof of work (no third party)"},
+	{string(form.CaptchaTurnstile), "Cloudflare Turnstile"},
+	{string(form.CaptchaHCaptcha), "hCaptcha"},
+	{string(form.CaptchaRecaptchaV2), "reCAPTCHA v2"},
+	{string(form.CaptchaRecaptchaV3), "reCAPTCHA v3 (score)"},
 }
 
 // settingsFieldNames map the settings' names in errors (as PATCH
@@ -34,8 +68,15 @@ var settingsFieldNames = map[string]string{
 	"subjectDefault": "subjectDefault", "fromNameDefault": "fromNameDefault", "redirectDefault": "redirectDefault",
 	"replyToMode": "replyToMode", "replyToDefault": "replyToDefault", "uploadsEnabled": "uploadsEnabled",
 	"autoresponder.subject": "autoresponderSubject", "autoresponder.message": "autoresponderMessage",
-	"autoresponder": "autoresponderEnabled",
+	"autoresponder": "autoresponderEnabled", "allowedSenderIps": "allowedSenderIps",
+	"uploadLimits.maxFiles": "maxFiles", "uploadLimits.maxFileBytes": "maxFileBytes",
+	"uploadLimits.allowedMimeTypes": "allowedMimeTypes", "uploadLimits": "maxFiles",
+	"captcha": "captchaProvider", "captcha.provider": "captchaProvider", "captcha.siteKey": "captchaSiteKey",
+	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore",
 }
+
+// ruleIndex finds the rule a validation error names (validation.fields[2].regex).
+var ruleIndex = regexp.MustCompile(`^validation\.fields\[(\d+)\]`)
 
 // listIndex is the "[3]" of a list entry's field name (allowedDomains[3]).
 var listIndex = regexp.MustCompile(`\[\d+\]$`)
@@ -45,7 +86,45 @@ func fieldsOf(s form.Settings) settingsFields {
 		FromNameDefault: s.FromNameDefault, ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		RedirectDefault: s.RedirectDefault, AllowedDomains: strings.Join(s.AllowedDomains, "\n"),
 		AutoresponderEnabled: s.Autoresponder.Enabled, AutoresponderSubject: s.Autoresponder.Subject,
-		AutoresponderMessage: s.Autoresponder.Message, UploadsEnabled: s.UploadsEnabled}
+		AutoresponderMessage: s.Autoresponder.Message, UploadsEnabled: s.UploadsEnabled,
+		MaxFiles: countOrEmpty(int64(s.UploadLimits.MaxFiles)), MaxFileBytes: countOrEmpty(s.UploadLimits.MaxFileBytes),
+		AllowedMimeTypes: strings.Join(s.UploadLimits.AllowedMimeTypes, "\n"), AllowedSenderIPs: strings.Join(s.AllowedSenderIPs, "\n"),
+		Validation: validationJSON(s.Validation), CaptchaProvider: s.Captcha.Provider.Name(), CaptchaSiteKey: s.Captcha.SiteKey,
+		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != ""}
+}
+
+// countOrEmpty shows an unset limit (0) as an empty field, which the page
+// explains takes the default.
+func countOrEmpty(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// validationJSON shows a form's rules as the API takes them; no rules is
+// an empty box.
+func validationJSON(v form.ValidationSettings) string {
+	if len(v.Fields) == 0 {
+		return ""
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// mebibytes writes a size as people read it: "5 MiB".
+func mebibytes(n int64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
+}
+
+func minScoreText(c form.Captcha) string {
+	if c.Provider != form.CaptchaRecaptchaV3 {
+		return ""
+	}
+	return strconv.FormatFloat(c.MinScore, 'f', -1, 64)
 }
 
 func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -58,6 +137,12 @@ func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, v *visitor
 
 func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor, status int, page settingsPage, notice string) {
 	page.ReplyToModes = []form.ReplyToMode{form.ReplyToSubmitter, form.ReplyToDefault, form.ReplyToNone}
+	page.CaptchaChoices = captchaChoices
+	page.Defaults = form.UploadLimits{}.Effective()
+	page.MaxFilesCeiling = form.MaxFilesCeiling
+	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
+		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
+	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
 	s.render(w, r, status, "form-settings", view{Title: page.Form.Name + ": settings", Section: "forms", Visitor: v,
 		Notice: notice, Alert: page.Fields.Errors[""], Data: page})
 }
@@ -77,25 +162,26 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		AutoresponderEnabled: r.PostFormValue("autoresponderEnabled") == "on",
 		AutoresponderSubject: r.PostFormValue("autoresponderSubject"), AutoresponderMessage: r.PostFormValue("autoresponderMessage"),
 		UploadsEnabled: r.PostFormValue("uploadsEnabled") == "on",
+		MaxFiles:       strings.TrimSpace(r.PostFormValue("maxFiles")), MaxFileBytes: strings.TrimSpace(r.PostFormValue("maxFileBytes")),
+		AllowedMimeTypes: r.PostFormValue("allowedMimeTypes"), AllowedSenderIPs: r.PostFormValue("allowedSenderIps"),
+		Validation:      strings.TrimSpace(r.PostFormValue("validation")),
+		CaptchaProvider: r.PostFormValue("captchaProvider"), CaptchaSiteKey: strings.TrimSpace(r.PostFormValue("captchaSiteKey")),
+		CaptchaMinScore: strings.TrimSpace(r.PostFormValue("captchaMinScore")), CaptchaSecret: strings.TrimSpace(r.PostFormValue("captchaSecret")),
+		CaptchaHasSecret: f.Settings.Captcha.SecretID != "",
 	}
-	domains := splitList(in.AllowedDomains)
-	if domains == nil {
-		domains = []string{}
+	patch, problems := settingsPatch(in)
+	if problems != nil {
+		in.Errors = problems
+		s.drawSettings(w, r, v, http.StatusBadRequest, settingsPage{Form: f, Fields: in}, "")
+		return
 	}
-	mode := form.ReplyToMode(in.ReplyToMode)
-	auto := form.Autoresponder{Enabled: in.AutoresponderEnabled, Subject: in.AutoresponderSubject, Message: in.AutoresponderMessage}
-	patch := form.Patch{Name: &in.Name, RecipientEmail: &in.RecipientEmail, AllowedDomains: &domains,
-		SubjectDefault: &in.SubjectDefault, FromNameDefault: &in.FromNameDefault, RedirectDefault: &in.RedirectDefault,
-		ReplyToMode: &mode, ReplyToDefault: &in.ReplyToDefault, Autoresponder: &auto, UploadsEnabled: &in.UploadsEnabled}
 	_, err := s.app.Commands.UpdateForm.Handle(r.Context(), application.UpdateForm{Caller: v.Session, RequestID: requestIDOf(r),
 		FormID: f.ID, Patch: patch})
 	if err != nil {
 		var invalid *domain.InvalidInputError
 		if errors.As(err, &invalid) {
-			// An entry of a list is shown next to the list's field.
-			field := listIndex.ReplaceAllString(invalid.Field, "")
-			if name, ok := settingsFieldNames[field]; ok {
-				in.Errors = fieldErrors{name: upperFirst(invalid.Message)}
+			if name, message, ok := settingsProblem(invalid); ok {
+				in.Errors = fieldErrors{name: message}
 				s.drawSettings(w, r, v, http.StatusBadRequest, settingsPage{Form: f, Fields: in}, "")
 				return
 			}
@@ -113,4 +199,88 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		notice = "settings-saved-recipient"
 	}
 	http.Redirect(w, r, Prefix+"/forms/"+f.ID+"/settings?notice="+notice, http.StatusSeeOther)
+}
+
+// settingsPatch turns what was typed into the patch PATCH /v1/forms/{formId}
+// would get; what cannot even be read (a number that is not one, rules that
+// are not JSON) is refused here, next to its field.
+func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
+	domains := splitList(in.AllowedDomains)
+	if domains == nil {
+		domains = []string{}
+	}
+	senders := splitList(in.AllowedSenderIPs)
+	if senders == nil {
+		senders = []string{}
+	}
+	mode := form.ReplyToMode(in.ReplyToMode)
+	auto := form.Autoresponder{Enabled: in.AutoresponderEnabled, Subject: in.AutoresponderSubject, Message: in.AutoresponderMessage}
+	patch := form.Patch{Name: &in.Name, RecipientEmail: &in.RecipientEmail, AllowedDomains: &domains,
+		SubjectDefault: &in.SubjectDefault, FromNameDefault: &in.FromNameDefault, RedirectDefault: &in.RedirectDefault,
+		ReplyToMode: &mode, ReplyToDefault: &in.ReplyToDefault, Autoresponder: &auto, UploadsEnabled: &in.UploadsEnabled,
+		AllowedSenderIPs: &senders}
+
+	limits := form.UploadLimits{AllowedMimeTypes: splitList(in.AllowedMimeTypes)}
+	if in.MaxFiles != "" {
+		n, err := strconv.Atoi(in.MaxFiles)
+		if err != nil {
+			return patch, fieldErrors{"maxFiles": "Enter a whole number of files, or leave it empty for the default"}
+		}
+		limits.MaxFiles = n
+	}
+	if in.MaxFileBytes != "" {
+		n, err := strconv.ParseInt(in.MaxFileBytes, 10, 64)
+		if err != nil {
+			return patch, fieldErrors{"maxFileBytes": "Enter a size in bytes, or leave it empty for the default"}
+		}
+		limits.MaxFileBytes = n
+	}
+	patch.UploadLimits = &limits
+
+	rules := form.ValidationSettings{Fields: []form.FieldRule{}}
+	if in.Validation != "" {
+		decoder := json.NewDecoder(strings.NewReader(in.Validation))
+		decoder.DisallowUnknownFields()
+		if err := decoder.Decode(&rules); err != nil {
+			return patch, fieldErrors{"validation": `The rules must be JSON like {"fields": [{"field": "email", "required": true, "type": "email"}]}: ` + err.Error()}
+		}
+		if rules.Fields == nil {
+			rules.Fields = []form.FieldRule{}
+		}
+	}
+	patch.Validation = &rules
+
+	provider := in.CaptchaProvider
+	captcha := form.CaptchaPatch{Provider: &provider}
+	chosen := form.CaptchaProvider(provider)
+	if chosen.ThirdParty() && provider != form.CaptchaNoneName {
+		captcha.SiteKey = &in.CaptchaSiteKey
+		if in.CaptchaSecret != "" {
+			captcha.Secret = &in.CaptchaSecret
+		}
+		if chosen == form.CaptchaRecaptchaV3 && in.CaptchaMinScore != "" {
+			score, err := strconv.ParseFloat(in.CaptchaMinScore, 64)
+			if err != nil {
+				return patch, fieldErrors{"captchaMinScore": "Enter a score from 0 to 1, such as 0.5"}
+			}
+			captcha.MinScore = &score
+		}
+	}
+	patch.Captcha = &captcha
+	return patch, nil
+}
+
+// settingsProblem places a refused setting next to its field: an entry of
+// a list next to the list, a validation rule's error next to the rules,
+// naming the rule.
+func settingsProblem(invalid *domain.InvalidInputError) (field, message string, ok bool) {
+	if m := ruleIndex.FindStringSubmatch(invalid.Field); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return "validation", "Rule " + strconv.Itoa(n+1) + ": " + invalid.Message, true
+	}
+	if strings.HasPrefix(invalid.Field, "validation") {
+		return "validation", upperFirst(invalid.Message), true
+	}
+	name, ok := settingsFieldNames[listIndex.ReplaceAllString(invalid.Field, "")]
+	return name, upperFirst(invalid.Message), ok
 }

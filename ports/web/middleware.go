@@ -74,10 +74,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				s.errorPage(sw, r, http.StatusInternalServerError, "")
 			}
 		}
+		took := time.Since(start)
 		// Never the query or a body: they may carry tokens.
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("requestId", id),
 			slog.String("method", r.Method), slog.String("route", r.Pattern), slog.Int("status", sw.status),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", took))
+		if s.config.Requests != nil {
+			s.config.Requests.ObserveRequest(routeOf(r.Pattern), r.Method, sw.status, took)
+		}
 	}()
 	s.mux.ServeHTTP(sw, r)
 }
@@ -95,4 +99,13 @@ func setSecurityHeaders(h http.Header, page bool) {
 	} else {
 		h.Set("Cache-Control", "public, max-age=3600")
 	}
+}
+
+// routeOf is a mux pattern's path ("GET /dashboard/forms/{formId}" gives
+// "/dashboard/forms/{formId}"); empty when no route matched.
+func routeOf(pattern string) string {
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		return path
+	}
+	return pattern
 }

@@ -44,6 +44,15 @@ type Config struct {
 	// attempts (each checks a password); nil means no limit.
 	SignInPerIP      Limiter
 	SignInPerAccount Limiter
+	// Requests hears of every dashboard request, for the same latency
+	// metrics as the JSON API's; nil reports nothing.
+	Requests RequestObserver
+}
+
+// RequestObserver hears about each dashboard request: route is the route as
+// registered (/dashboard/forms/{formId}), never the raw path.
+type RequestObserver interface {
+	ObserveRequest(route, method string, status int, took time.Duration)
 }
 
 // Server serves the dashboard and hands every other request to the next handler.

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"testing"
+
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
+)
+
+func TestSettingsPatchSendsTheCaptchaSecretOnlyWhenTyped(t *testing.T) {
+	in := settingsFields{CaptchaProvider: "turnstile", CaptchaSiteKey: "0x4AAA"}
+	patch, problems := settingsPatch(in)
+	if problems != nil {
+		t.Fatalf("problems: %v", problems)
+	}
+	if patch.Captcha == nil || *patch.Captcha.Provider != "turnstile" || *patch.Captcha.SiteKey != "0x4AAA" {
+		t.Fatalf("captcha patch %+v", patch.Captcha)
+	}
+	if patch.Captcha.Secret != nil {
+		t.Fatal("an empty secret box must keep the stored secret, not send an empty one")
+	}
+	in.CaptchaSecret = "s3cret"
+	patch, _ = settingsPatch(in)
+	if patch.Captcha.Secret == nil || *patch.Captcha.Secret != "s3cret" {
+		t.Fatalf("a typed secret is sent: %+v", patch.Captcha)
+	}
+}
+
+func TestSettingsPatchSendsNoProviderSettingsForNoneOrFormd(t *testing.T) {
+	for _, provider := range []string{form.CaptchaNoneName, string(form.CaptchaFormd)} {
+		patch, problems := settingsPatch(settingsFields{CaptchaProvider: provider, CaptchaSiteKey: "stale", CaptchaSecret: "stale",
+			CaptchaMinScore: "0.3"})
+		if problems != nil {
+			t.Fatalf("%s: %v", provider, problems)
+		}
+		if c := patch.Captcha; c.SiteKey != nil || c.Secret != nil || c.MinScore != nil {
+			t.Fatalf("%s: the domain refuses these for its provider, so they must not be sent: %+v", provider, c)
+		}
+	}
+}
+
+func TestSettingsPatchRefusesWhatCannotBeRead(t *testing.T) {
+	for field, in := range map[string]settingsFields{
+		"maxFiles":        {MaxFiles: "two"},
+		"maxFileBytes":    {MaxFileBytes: "1 MB"},
+		"validation":      {Validation: `{"fields": [`},
+		"captchaMinScore": {CaptchaProvider: "recaptcha_v3", CaptchaMinScore: "high"},
+	} {
+		if in.CaptchaProvider == "" {
+			in.CaptchaProvider = form.CaptchaNoneName
+		}
+		if _, problems := settingsPatch(in); problems[field] == "" {
+			t.Errorf("%s: got %v", field, problems)
+		}
+	}
+	if _, problems := settingsPatch(settingsFields{CaptchaProvider: "none", Validation: `{"fields": [], "extra": 1}`}); problems["validation"] == "" {
+		t.Error("unknown keys in the rules are refused, not ignored")
+	}
+}
+
+func TestSettingsPatchEmptiesListsAndRules(t *testing.T) {
+	patch, problems := settingsPatch(settingsFields{CaptchaProvider: "none"})
+	if problems != nil {
+		t.Fatal(problems)
+	}
+	if patch.Validation == nil || patch.Validation.Fields == nil || len(patch.Validation.Fields) != 0 {
+		t.Fatalf("an empty box clears the rules: %+v", patch.Validation)
+	}
+	if patch.AllowedSenderIPs == nil || len(*patch.AllowedSenderIPs) != 0 || patch.UploadLimits == nil || patch.UploadLimits.MaxFiles != 0 || patch.UploadLimits.MaxFileBytes != 0 || len(patch.UploadLimits.AllowedMimeTypes) != 0 {
+		t.Fatalf("empty boxes clear the list and take the default limits: %+v %+v", patch.AllowedSenderIPs, patch.UploadLimits)
+	}
+}
+
+func TestSettingsProblemPlacesErrorsNextToTheirFields(t *testing.T) {
+	for _, c := range []struct{ field, wantField, wantPrefix string }{
+		{"validation.fields[1].type", "validation", "Rule 2: "},
+		{"validation.fields", "validation", "Type"},
+		{"allowedSenderIps[3]", "allowedSenderIps", "Type"},
+		{"uploadLimits.allowedMimeTypes[0]", "allowedMimeTypes", "Type"},
+		{"captcha.secret", "captchaSecret", "Type"},
+	} {
+		field, message, ok := settingsProblem(&domain.InvalidInputError{Field: c.field, Message: "type must be right"})
+		if !ok || field != c.wantField || message[:len(c.wantPrefix)] != c.wantPrefix {
+			t.Errorf("%s: got %q %q %v", c.field, field, message, ok)
+		}
+	}
+}
