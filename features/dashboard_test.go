@@ -188,6 +188,10 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Text("main")).To(ContainSubstring(email))
 		Expect(tab.Text(".plan")).To(Equal("Free"))
 		Expect(tab.Text(".usage-figure")).To(MatchRegexp(`1 of \d+ submissions`), "the one from the website")
+		var history []string
+		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(h => h.textContent)`, &history)
+		Expect(history).To(Equal([]string{"API token revoked", "API token created", "Email verified", "Account registered"}),
+			"the account's audit trail, newest first")
 		checkPage(tab, "account")
 
 		By("signing out: the dashboard asks to sign in again")
@@ -578,6 +582,44 @@ var _ = Describe("Dashboard", func() {
 		Eventually(services.Rows).WithTimeout(15 * time.Second).Should(HaveLen(1))
 		Expect(services.Rows()[0].Path).To(ContainSubstring("1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"))
 		Expect(services.Refused()).To(BeEmpty())
+	})
+
+	It("mails a link to set a new password from the sign-in page, saying the same for an address without an account", func() {
+		_, email := f.RegisteredVerifiedUser()
+		tab = NewTab()
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/sign-in"))
+		Expect(tab.Text(`a[href="/dashboard/password-reset"]`)).To(Equal("Forgot your password?"))
+		tab.Do(chromedp.Navigate(f.URL + "/dashboard/password-reset"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`form[action="/dashboard/password-reset"]`)))
+		checkPage(tab, "password-reset")
+
+		By("an address without an account: the same words, and no mail")
+		nobody := UniqueEmail("nobody")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#email"), nobody), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		waitForPath(tab, f, "/dashboard/sign-in")
+		said := tab.Text(".banner-ok")
+		Expect(said).To(ContainSubstring("a link to set a new password"))
+
+		By("the account's address: the same words, and a mail whose link sets a new password")
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/password-reset"), chromedp.WaitVisible(chromedp.CSS("#email")))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		waitForPath(tab, f, "/dashboard/sign-in")
+		Expect(tab.Text(".banner-ok")).To(Equal(said))
+		mail := f.Mail.WaitForMail(email)
+		Expect(f.Mail.To(nobody)).To(BeEmpty())
+		const newPassword = "a brand new passphrase for formd"
+		tab.Do(chromedp.Navigate(Link(mail)), chromedp.WaitVisible(chromedp.CSS("#password")),
+			chromedp.SetValue(chromedp.CSS("#password"), newPassword), chromedp.Click(chromedp.CSS(`form[method=post] button`)))
+		tab.Do(chromedp.WaitNotPresent(chromedp.CSS(`form[method=post] button`)))
+		Expect(tab.Text("body")).To(ContainSubstring("is changed"))
+
+		By("signing in: the old password no longer works, the new one does")
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/sign-in"), chromedp.WaitVisible(chromedp.CSS("#email")))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#email"), email), chromedp.SetValue(chromedp.CSS("#password"), DefaultPassword),
+			chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-error")))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#password"), newPassword), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		waitForPath(tab, f, "/dashboard/forms")
 	})
 
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {

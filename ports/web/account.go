@@ -18,6 +18,8 @@ type accountPage struct {
 	Used, Quota   int
 	Remaining     int
 	ResetsAt      time.Time
+	// History is the account's audit trail, newest first.
+	History []auditEntry
 }
 
 func (s *Server) showAccount(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -32,5 +34,11 @@ func (s *Server) showAccount(w http.ResponseWriter, r *http.Request, v *visitor)
 	for _, g := range a.Grants {
 		page.Grants[g] = true
 	}
+	history, err := s.app.Queries.AccountHistory.Handle(r.Context(), application.AccountHistory{Caller: v.Session})
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	page.History = timelineOf(history)
 	s.render(w, r, http.StatusOK, "account", view{Title: "Account", Section: "account", Visitor: v, Data: page})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -39,6 +40,16 @@ var eventLabels = map[string]string{
 	form.RecipientVerifiedType:     "Recipient verified",
 	form.IntegrationConfiguredType: "Integration configured",
 	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
+
+	account.RegisteredType:       "Account registered",
+	account.EmailVerifiedType:    "Email verified",
+	account.WorkspaceCreatedType: "Workspace created",
+	account.FeatureGrantedType:   "Feature granted",
+	account.FeatureRevokedType:   "Feature revoked",
+	account.PasswordResetType:    "Password reset",
+	account.PlanChangedType:      "Plan changed",
+	account.TokenCreatedType:     "API token created",
+	account.TokenRevokedType:     "API token revoked",
 }
 
 // actorLabels say who an actor type is.
@@ -63,7 +74,14 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 		s.failed(w, r, err)
 		return
 	}
-	page := auditPage{Form: f}
+	page := auditPage{Form: f, Entries: timelineOf(history)}
+	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v, Data: page})
+}
+
+// timelineOf shows a stream's history newest first, as the form's and the
+// account's audit trails do.
+func timelineOf(history []application.HistoryEntry) []auditEntry {
+	entries := make([]auditEntry, 0, len(history))
 	for i := len(history) - 1; i >= 0; i-- {
 		e := history[i]
 		what := eventLabels[e.Type]
@@ -74,10 +92,10 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 		if actor == "" {
 			actor = e.Metadata.Actor.Type
 		}
-		page.Entries = append(page.Entries, auditEntry{What: what, Type: e.Type, Actor: actor, ActorID: e.Metadata.Actor.ID,
+		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: actor, ActorID: e.Metadata.Actor.ID,
 			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e)})
 	}
-	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v, Data: page})
+	return entries
 }
 
 // changesOf says what an event changed, as the JSON API's audit trail does

@@ -18,6 +18,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/register", s.anonymous(s.showRegister))
 	m.HandleFunc("POST "+Prefix+"/register", s.anonymous(s.register))
 	m.HandleFunc("POST "+Prefix+"/sign-out", s.signedIn(s.signOut))
+	m.HandleFunc("GET "+Prefix+"/password-reset", s.anonymous(s.showPasswordReset))
+	m.HandleFunc("POST "+Prefix+"/password-reset", s.anonymous(s.requestPasswordReset))
 
 	m.HandleFunc("GET "+Prefix, s.signedIn(s.redirectTo(Prefix+"/forms")))
 	m.HandleFunc("GET "+Prefix+"/{$}", s.signedIn(s.redirectTo(Prefix+"/forms")))
