@@ -30,7 +30,7 @@ type formShape struct {
 	Validation        validationShape    `json:"validation"`
 	AllowedSenderIPs  []string           `json:"allowedSenderIps"`
 	UploadsEnabled    bool               `json:"uploadsEnabled"`
-	UploadLimits      uploadLimitsShape  `json:"uploadLimits"`
+	UploadLimits      effectiveLimits    `json:"uploadLimits" jsonschema:"the effective limits, defaults filled"`
 	Autoresponder     autoresponderShape `json:"autoresponder"`
 	Captcha           captchaShape       `json:"captcha"`
 	Version           int                `json:"version" jsonschema:"the form's version: how many changes it has had"`
@@ -65,6 +65,14 @@ type uploadLimitsShape struct {
 	MaxFiles         int      `json:"maxFiles,omitempty"`
 	MaxFileBytes     int64    `json:"maxFileBytes,omitempty"`
 	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
+}
+
+// effectiveLimits are a form's upload limits as it shows them: every one,
+// defaults filled.
+type effectiveLimits struct {
+	MaxFiles         int      `json:"maxFiles"`
+	MaxFileBytes     int64    `json:"maxFileBytes"`
+	AllowedMimeTypes []string `json:"allowedMimeTypes"`
 }
 
 type autoresponderShape struct {
@@ -166,7 +174,7 @@ func presentForm(f application.FormRecord) formShape {
 		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
 		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
 		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
-		UploadLimits:  uploadLimitsShape(st.UploadLimits.Effective()),
+		UploadLimits:  effectiveLimits(st.UploadLimits.Effective()),
 		Autoresponder: autoresponderShape(st.Autoresponder),
 		Captcha:       captchaShape{Provider: st.Captcha.Provider.Name(), SiteKey: st.Captcha.SiteKey, HasSecret: st.Captcha.SecretID != ""},
 		Version:       f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
