@@ -60,9 +60,11 @@ type dryRunOutput struct {
 
 func (s *Server) dryRunTool(srv *sdk.Server) {
 	addTool(s, srv, &sdk.Tool{Name: "dry_run_submission", Title: "Dry-run a submission", Annotations: readOnly,
-		Description: "Runs a submission to a form through every gate a live one passes (recipient verification, origin, " +
-			"captcha, field rules, quota…) and reports each gate's verdict, without storing or sending anything and " +
-			"without counting against the quota. A failing gate is a result (success false), not an error. Needs forms:read."},
+		Description: "Runs a submission to a form through every gate a live one passes (origin, captcha, field rules, " +
+			"quota…) and reports each gate's verdict, without storing or sending anything and without counting against " +
+			"the quota. A failing gate is a result (success false), not an error. A dry run does not need the recipient " +
+			"verified (that gate is skipped): validation.recipientVerified says whether a live submission would be " +
+			"delivered now. Needs forms:read."},
 		func(ctx context.Context, caller application.Session, in dryRunInput) (dryRunOutput, error) {
 			id, err := idOf(in.FormID)
 			if err != nil {
