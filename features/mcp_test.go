@@ -292,4 +292,33 @@ var _ = Describe("The MCP server", Ordered, func() {
 		Expect(err).To(HaveOccurred())
 		Expect(strings.ToLower(err.Error())).To(ContainSubstring("unauthorized"))
 	})
+
+	It("is listed in the API catalog and explained in /auth.md", func() {
+		catalog := f.Get("", "/.well-known/api-catalog")
+		Expect(catalog.Status).To(Equal(http.StatusOK))
+		var entry map[string]any
+		for _, e := range catalog.Array("linkset") {
+			if e.(map[string]any)["anchor"] == f.URL+"/mcp" {
+				entry = e.(map[string]any)
+			}
+		}
+		Expect(entry).NotTo(BeNil(), "an entry anchored at %s/mcp in %s", f.URL, catalog)
+		docs := entry["service-doc"].([]any)
+		Expect(docs).NotTo(BeEmpty())
+		href := docs[0].(map[string]any)["href"].(string)
+		Expect(href).To(HavePrefix(f.URL + "/auth.md"))
+
+		doc := f.Get("", href)
+		Expect(doc.Status).To(Equal(http.StatusOK))
+		text := string(doc.Body)
+		Expect(text).To(ContainSubstring("## MCP server"))
+		Expect(text).To(ContainSubstring(f.URL + "/mcp"))
+		Expect(text).To(ContainSubstring("Authorization: Bearer"))
+		Expect(text).To(ContainSubstring("fdw_"), "which credential to use")
+		Expect(text).To(ContainSubstring("account's email verification"), "what needs a person")
+		Expect(text).To(ContainSubstring("recipient's verification"), "what needs a person")
+		for _, tool := range mcpTools {
+			Expect(text).To(ContainSubstring(tool))
+		}
+	})
 })
