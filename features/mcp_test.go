@@ -11,6 +11,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // The MCP server (issue 14, items 3 and 4): an agent connects with the
@@ -320,5 +322,29 @@ var _ = Describe("The MCP server", Ordered, func() {
 		for _, tool := range mcpTools {
 			Expect(text).To(ContainSubstring(tool))
 		}
+	})
+
+	It("reports its requests to the request metrics under the route /mcp", func() {
+		metricsAddr := "127.0.0.1:" + freePort()
+		own := StartFormd("FORMD_METRICS_ADDR=" + metricsAddr)
+		token, _ := own.RegisteredVerifiedUser()
+		Expect(own.ConnectMCP(token).Tools()).To(Equal(mcpTools))
+		r := own.Post("", "/mcp", RawJSON(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), OffContract("MCP speaks JSON-RPC"))
+		Expect(r.Status).To(Equal(http.StatusUnauthorized))
+
+		client := &http.Client{Timeout: 10 * time.Second}
+		DeferCleanup(client.CloseIdleConnections)
+		Eventually(func(g Gomega) {
+			resp, err := client.Get("http://" + metricsAddr + "/metrics")
+			g.Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			parser := expfmt.NewTextParser(model.UTF8Validation)
+			families, err := parser.TextToMetricFamilies(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(sample(families, "formd_http_request_duration_seconds", "route", "/mcp", "method", "POST", "status", "2xx")).
+				To(BeNumerically(">=", 2), "initialize and tools/list at least")
+			g.Expect(sample(families, "formd_http_request_duration_seconds", "route", "/mcp", "method", "POST", "status", "4xx")).
+				To(Equal(1.0))
+		}).WithTimeout(5 * time.Second).Should(Succeed())
 	})
 })
