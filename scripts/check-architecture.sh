@@ -27,6 +27,13 @@ check ./domain/... "gin-gonic|jackc/pgx|ThreeDotsLabs/watermill|google/wire|^$mo
 check ./application/... "gin-gonic|jackc/pgx|ThreeDotsLabs/watermill|google/wire|^$mod/(adapters|ports|cmd)" "may import only domain"
 check ./ports/... "^$mod/(adapters|cmd)(/|$)" "may not import adapters or cmd"
 check ./adapters/... "gin-gonic|^$mod/(ports|cmd)(/|$)" "may not import ports or cmd"
+# Each driving port stands alone in front of the application: the JSON API,
+# the dashboard, the MCP server and the event router share nothing but it.
+for port in ports/*/; do
+  name=$(basename "$port")
+  report "./ports/$name may not import another port" \
+    "$(go list -deps "./ports/$name/..." | grep -E "^$mod/ports/" | grep -vE "^$mod/ports/$name(/|$)" || true)"
+done
 
 # Direct imports, one line per "package imported", production and test code
 # apart, so an adapter importing another adapter is caught even where the

@@ -28,6 +28,7 @@ import (
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/ports/events"
 	"github.com/formd/formd/ports/httpapi"
+	"github.com/formd/formd/ports/mcp"
 	"github.com/formd/formd/ports/web"
 )
 
@@ -101,6 +102,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.Metrics), new(*prometheus.Metrics)),
 	wire.Bind(new(postgres.CommitObserver), new(*prometheus.Metrics)),
 	wire.Bind(new(httpapi.RequestObserver), new(*prometheus.Metrics)),
+	wire.Bind(new(mcp.RequestObserver), new(*prometheus.Metrics)),
 )
 
 // applicationSet builds the use cases.
@@ -159,6 +161,7 @@ var applicationSet = wire.NewSet(
 var portSet = wire.NewSet(
 	provideHTTPConfig,
 	provideWebConfig,
+	provideMCPConfig,
 	provideHTTPHandler,
 	provideSubscribe,
 	provideDeliveriesDue,
@@ -357,10 +360,21 @@ func provideCaptchaVerifier(cfg Config) *captcha.Verifier {
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
 
-// provideHTTPHandler serves the dashboard (GET / and /dashboard/…) in front
-// of the JSON API, which answers everything else.
-func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config, dashboard web.Config) http.Handler {
-	return web.NewHandler(app, log, dashboard, httpapi.NewServer(app, pool, log, cfg))
+// provideHTTPHandler serves the MCP server (/mcp) and the dashboard (GET /
+// and /dashboard/…) in front of the JSON API, which answers everything else.
+func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config,
+	dashboard web.Config, agents mcp.Config) http.Handler {
+	return mcp.NewHandler(app, log, agents, web.NewHandler(app, log, dashboard, httpapi.NewServer(app, pool, log, cfg)))
+}
+
+// provideMCPConfig reports /mcp requests to the metrics when they are
+// served, as provideHTTPConfig does for the JSON API.
+func provideMCPConfig(cfg Config, requests mcp.RequestObserver) mcp.Config {
+	var c mcp.Config
+	if cfg.MetricsAddr != "" {
+		c.Requests = requests
+	}
+	return c
 }
 
 // provideWebConfig limits the dashboard's sign-in and registration attempts

@@ -204,7 +204,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	config := provideHTTPConfig(cfg, metrics)
 	webConfig := provideWebConfig(cfg, metrics)
-	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig)
+	mcpConfig := provideMCPConfig(cfg, metrics)
+	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
 	service := &Service{
 		Config:       cfg,
 		Log:          log,

@@ -25,6 +25,14 @@ func (s *Server) authMarkdown(c *gin.Context) {
 5. The recipient follows the link in their verification email; then live submissions to `+base+`/submit are delivered. Dry runs (header X-Service-Dry-Run: true) work before that.
 6. For ongoing automation, create a workspace API token with the session: GET `+base+`/v1/workspaces, then POST `+base+`/v1/workspaces/{workspaceId}/tokens with {"name": "CI", "scopes": ["forms:read"]}. The answer's secret (fdw_…) is shown once; it reaches that workspace only, through the routes its scopes allow (see /openapi.json), and DELETE …/tokens/{tokenId} ends it at once.
 
+## MCP server
+
+`+base+`/mcp is a Model Context Protocol server (Streamable HTTP transport, stateless: no Mcp-Session-Id, any formd process answers any request). Connect an MCP client to it with the same credential as /v1 in every request: "Authorization: Bearer <token>".
+
+- Which credential: a workspace API token (fdw_…, made as in step 6 or on the dashboard's Tokens page, `+base+`/dashboard/tokens) with the scopes the agent needs — forms:read to list and read, forms:write to create and change forms, resend verifications, configure, test and retry — or the session token from POST /agent/auth (full access). A missing or invalid credential is HTTP 401 with WWW-Authenticate: Bearer; a credential without the scope a tool needs gets a tool error with the API's message.
+- Tools: list_forms, create_form, update_form, get_form_history, get_recipient_verification, resend_recipient_verification, dry_run_submission, list_deliveries, retry_delivery, configure_integration, test_integration. Each lists its JSON schema (tools/list).
+- What needs a person, which no tool can do: (1) the account's email verification, step 3, before create_form works; (2) the recipient's verification: the recipient opens the link in the email formd sends them and presses its button. get_recipient_verification shows the status and resend_recipient_verification sends a new link; dry_run_submission works before either.
+
 Lost the password, or someone registered your address before you? POST `+base+`/agent/auth/password-reset with {"email": "you@example.com"}: the mail's link sets a new password and ends every session of the account.
 `))
 }
@@ -37,6 +45,12 @@ func (s *Server) apiCatalog(c *gin.Context) {
 		"service-desc": []gin.H{{"href": base + "/openapi.json", "type": "application/json"}},
 		"service-doc":  []gin.H{{"href": base + "/auth.md", "type": "text/markdown", "title": "Agent registration"}},
 		"status":       []gin.H{{"href": base + "/healthz", "type": "application/json"}},
+	}, {
+		// The MCP server describes its tools itself (tools/list); auth.md
+		// says which credential it takes and what needs a person.
+		"anchor":      base + "/mcp",
+		"service-doc": []gin.H{{"href": base + "/auth.md#mcp-server", "type": "text/markdown", "title": "MCP server (Streamable HTTP): credentials and tools"}},
+		"status":      []gin.H{{"href": base + "/healthz", "type": "application/json"}},
 	}}})
 }
 

@@ -1,0 +1,181 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
+)
+
+// formIDInput names one form.
+type formIDInput struct {
+	FormID string `json:"formId" jsonschema:"the form's id, as list_forms or create_form gives it"`
+}
+
+type listFormsInput struct{}
+
+type formsOutput struct {
+	Forms []formShape `json:"forms"`
+}
+
+type formOutput struct {
+	Form formShape `json:"form"`
+}
+
+// createFormInput is the API's CreateForm (the captcha is set afterwards,
+// with update_form, which stores its secret sealed).
+type createFormInput struct {
+	Name           string  `json:"name" jsonschema:"the form's name, shown in notification emails"`
+	RecipientEmail string  `json:"recipientEmail" jsonschema:"who receives the submissions; they must follow the link in formd's verification email before live submissions are delivered"`
+	WorkspaceID    *string `json:"workspaceId,omitempty" jsonschema:"the workspace to create the form in (a workspace token's own by default)"`
+	WorkspaceName  *string `json:"workspaceName,omitempty" jsonschema:"creates the form in a new workspace of this name (sessions only)"`
+	settingsInput
+}
+
+// updateFormInput is PATCH /v1/forms/{formId}: only what is given changes.
+type updateFormInput struct {
+	FormID         string        `json:"formId" jsonschema:"the form's id"`
+	Name           *string       `json:"name,omitempty"`
+	RecipientEmail *string       `json:"recipientEmail,omitempty" jsonschema:"a new recipient is unverified until they follow the link formd emails them"`
+	Captcha        *captchaInput `json:"captcha,omitempty" jsonschema:"the captcha submissions must pass"`
+	settingsInput
+}
+
+// historyEntryShape is one entry of a form's audit trail.
+type historyEntryShape struct {
+	Type       string            `json:"type" jsonschema:"the event's type, such as form.settings_changed.v1"`
+	Version    int               `json:"version" jsonschema:"the form's version after the event"`
+	RecordedAt time.Time         `json:"recordedAt"`
+	Actor      application.Actor `json:"actor" jsonschema:"who made the change: a session, a workspace token (by its id), a verification link or the system"`
+	RequestID  string            `json:"requestId,omitempty"`
+	Changes    []changeShape     `json:"changes"`
+}
+
+// changeShape is one setting's value before and after an event.
+type changeShape struct {
+	Field string `json:"field"`
+	From  any    `json:"from"`
+	To    any    `json:"to"`
+}
+
+type historyOutput struct {
+	Events []historyEntryShape `json:"events"`
+}
+
+func (s *Server) formTools(srv *sdk.Server) {
+	addTool(s, srv, &sdk.Tool{Name: "list_forms", Title: "List forms", Annotations: readOnly,
+		Description: "Lists the forms the credential can see (a workspace token: its workspace's), with every setting and whether the recipient is verified. Needs forms:read."},
+		func(ctx context.Context, caller application.Session, _ listFormsInput) (formsOutput, error) {
+			forms, err := s.app.Queries.ListForms.Handle(ctx, application.ListForms{Caller: caller})
+			if err != nil {
+				return formsOutput{}, err
+			}
+			out := formsOutput{Forms: make([]formShape, len(forms))}
+			for i, f := range forms {
+				out.Forms[i] = presentForm(f)
+			}
+			return out, nil
+		})
+
+	addTool(s, srv, &sdk.Tool{Name: "create_form", Title: "Create a form", Annotations: sends,
+		Description: "Creates a form and emails its recipient a verification link. Returns the form with its public accessKey, " +
+			"shown only this once: websites post to /submit with it. Live submissions are delivered only after the recipient " +
+			"follows the link (a person must do that); dry runs work at once. The account's own email must be verified first. Needs forms:write."},
+		func(ctx context.Context, caller application.Session, in createFormInput) (formOutput, error) {
+			workspaceID := deref(in.WorkspaceID)
+			if workspaceID != "" && uuid.Validate(workspaceID) != nil {
+				return formOutput{}, domain.Invalid("workspaceId", "workspaceId must be a UUID")
+			}
+			p := in.patch()
+			created, err := s.app.Commands.CreateForm.Handle(ctx, application.CreateForm{
+				Caller: caller, RequestID: requestIDOf(ctx), WorkspaceID: strings.ToLower(workspaceID),
+				WorkspaceName: deref(in.WorkspaceName),
+				Settings: form.Settings{Name: in.Name, RecipientEmail: in.RecipientEmail,
+					AllowedDomains: deref(p.AllowedDomains), SubjectDefault: deref(p.SubjectDefault),
+					FromNameDefault: deref(p.FromNameDefault), RedirectDefault: deref(p.RedirectDefault),
+					ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault), Validation: deref(p.Validation),
+					AllowedSenderIPs: deref(p.AllowedSenderIPs), UploadsEnabled: deref(p.UploadsEnabled),
+					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder)},
+			})
+			if err != nil {
+				return formOutput{}, err
+			}
+			out := presentForm(created.Form)
+			out.AccessKey = created.AccessKey
+			return formOutput{Form: out}, nil
+		})
+
+	addTool(s, srv, &sdk.Tool{Name: "update_form", Title: "Change a form's settings", Annotations: sends,
+		Description: "Changes a form's settings: only the fields given change (the same fields as PATCH /v1/forms/{formId}). " +
+			"A new recipientEmail is emailed a new verification link and is unverified until they follow it. Every change is kept " +
+			"in the audit trail (get_form_history). Needs forms:write."},
+		func(ctx context.Context, caller application.Session, in updateFormInput) (formOutput, error) {
+			id, err := idOf(in.FormID)
+			if err != nil {
+				return formOutput{}, err
+			}
+			p := in.patch()
+			p.Name, p.RecipientEmail = in.Name, in.RecipientEmail
+			if c := in.Captcha; c != nil {
+				p.Captcha = &form.CaptchaPatch{Provider: c.Provider, SiteKey: c.SiteKey, Secret: c.Secret, MinScore: c.MinScore}
+			}
+			f, err := s.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{Caller: caller, RequestID: requestIDOf(ctx), FormID: id, Patch: p})
+			if err != nil {
+				return formOutput{}, err
+			}
+			return formOutput{Form: presentForm(f)}, nil
+		})
+
+	addTool(s, srv, &sdk.Tool{Name: "get_form_history", Title: "Read a form's audit trail", Annotations: readOnly,
+		Description: "Reads a form's audit trail, oldest first: every change to its settings, integrations and recipient " +
+			"verification, with who made it, when, and each setting's value before and after. Needs forms:read."},
+		func(ctx context.Context, caller application.Session, in formIDInput) (historyOutput, error) {
+			id, err := idOf(in.FormID)
+			if err != nil {
+				return historyOutput{}, err
+			}
+			history, err := s.app.Queries.FormHistory.Handle(ctx, application.FormHistory{Caller: caller, FormID: id})
+			if err != nil {
+				return historyOutput{}, err
+			}
+			out := historyOutput{Events: make([]historyEntryShape, len(history))}
+			for i, e := range history {
+				out.Events[i] = historyEntryShape{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
+					Actor: e.Metadata.Actor, RequestID: e.Metadata.RequestID, Changes: changesOf(e)}
+			}
+			return out, nil
+		})
+}
+
+// changesOf says what an event changed, each value decoded from its JSON.
+func changesOf(e application.HistoryEntry) []changeShape {
+	changes := e.Changes()
+	out := make([]changeShape, len(changes))
+	for i, c := range changes {
+		out[i] = changeShape{Field: c.Field, From: decoded(c.From), To: decoded(c.To)}
+	}
+	return out
+}
+
+func decoded(raw json.RawMessage) any {
+	var v any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

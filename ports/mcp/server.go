@@ -1,0 +1,179 @@
+// Package mcp is formd's MCP server: a third driving port, beside the JSON
+// API and the dashboard, that lets an agent set a form up and check it
+// through tools (Model Context Protocol, Streamable HTTP transport, with the
+// official Go SDK). Each tool is a thin call of one application use case,
+// with typed input and output whose JSON names are the API's.
+//
+// The server is stateless: it keeps no MCP session between requests (no
+// Mcp-Session-Id), so any formd process behind a load balancer answers any
+// request, as it does for /v1. What a stateless server cannot do — call the
+// client back, or push notifications outside a request — no tool needs.
+//
+// Every request to /mcp carries the same bearer credential as /v1 (a session
+// or a workspace token); scopes are enforced by the use cases, and their
+// refusals come back as tool errors with the API's message.
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/formd/formd/application"
+)
+
+// Path is where the MCP endpoint answers.
+const Path = "/mcp"
+
+// RequestObserver hears about every request to /mcp, for latency metrics;
+// route is always Path.
+type RequestObserver interface {
+	ObserveRequest(route, method string, status int, took time.Duration)
+}
+
+// Config is what the MCP server needs to know about its deployment.
+type Config struct {
+	// Requests, when set, is told of every request to /mcp.
+	Requests RequestObserver
+}
+
+// instructions tell an agent how formd's tools fit together and where a
+// person has to step in; clients show them to the model at connection.
+const instructions = `formd is a form backend: a website posts a form to formd, which validates it and delivers it by email (and to webhooks, chat and sheets).
+Set up a form with create_form (it returns the public access key once: keep it), adjust it with update_form, connect a webhook with configure_integration and check it with test_integration.
+Two steps need a person and no tool can do them: the account's email verification (before create_form works) and the form recipient's verification, which the recipient completes by following the link in the email formd sends them (get_recipient_verification shows the status, resend_recipient_verification sends a new link).
+dry_run_submission shows, gate by gate, whether a submission would be accepted, without storing or sending anything; list_deliveries shows what was sent and retry_delivery retries a failed delivery.`
+
+// Server answers /mcp and hands every other request to the next handler.
+type Server struct {
+	app      *application.Application
+	log      *slog.Logger
+	config   Config
+	next     http.Handler
+	protocol http.Handler
+}
+
+// NewHandler builds the MCP server in front of next: it answers Path and
+// passes every other request on.
+func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
+	s := &Server{app: app, log: log, config: config, next: next}
+	tools := s.newTools()
+	s.protocol = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return tools }, &sdk.StreamableHTTPOptions{
+		Stateless: true,
+		// Plain JSON answers: every tool answers at once, and a proxy
+		// handles them like any API response.
+		JSONResponse: true,
+		Logger:       log,
+		// The SDK refuses a non-loopback Host on a loopback listener to stop
+		// DNS rebinding; formd listens on loopback behind a reverse proxy
+		// that sends the public host. Rebinding gains nothing here: every
+		// request needs a bearer credential, which a browser never adds.
+		DisableLocalhostProtection: true,
+	})
+	return s
+}
+
+// newTools builds the MCP server and registers every tool.
+func (s *Server) newTools() *sdk.Server {
+	version := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		version = info.Main.Version
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "formd", Title: "formd form backend", Version: version},
+		&sdk.ServerOptions{Instructions: instructions, Logger: s.log})
+	s.formTools(srv)
+	s.verificationTools(srv)
+	s.dryRunTool(srv)
+	s.deliveryTools(srv)
+	s.integrationTools(srv)
+	// read_test_inbox joins here once the test inbox exists (issue 14, item 1):
+	// a thin call of its query, like the tools above.
+	return srv
+}
+
+// ServeHTTP routes Path to the MCP server and every other path to next.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != Path {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	id := r.Header.Get("X-Request-Id")
+	if !safeRequestID.MatchString(id) {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id = "req_" + hex.EncodeToString(b[:])
+	}
+	w.Header().Set("X-Request-Id", id)
+	w.Header().Set("Cache-Control", "no-store")
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic while serving request", "requestId", id, "panic", p)
+			if sw.status == 0 {
+				writeError(sw, http.StatusInternalServerError, internalErrorMessage, id)
+			}
+		}
+		// Never headers or bodies: they carry the credential and form data.
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("requestId", id),
+			slog.String("method", r.Method), slog.String("route", Path), slog.Int("status", sw.status),
+			slog.Duration("duration", time.Since(start)))
+		if s.config.Requests != nil {
+			s.config.Requests.ObserveRequest(Path, r.Method, sw.status, time.Since(start))
+		}
+	}()
+	session, ok := s.authenticate(sw, r, id)
+	if !ok {
+		return
+	}
+	s.protocol.ServeHTTP(sw, withRemoteIP(r.WithContext(context.WithValue(r.Context(), callerKey{}, session))))
+}
+
+// safeRequestID is an incoming X-Request-Id formd keeps, as /v1 does.
+var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{8,64}$`)
+
+type requestIDKey struct{}
+
+// requestIDOf is the id of the HTTP request a tool call came in.
+func requestIDOf(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// statusWriter remembers the status for the log and the metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets the SDK stream an answer through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
