@@ -52,6 +52,9 @@ type Commands struct {
 	// account's password, and the end of one session.
 	SignIn  *SignInHandler
 	SignOut *SignOutHandler
+
+	// ClearTestInbox empties a form's test inbox.
+	ClearTestInbox *ClearTestInboxHandler
 }
 
 // Queries read state and change nothing.
@@ -83,4 +86,7 @@ type Queries struct {
 	// RequestForgeryTokens the dashboard's per-session CSRF tokens.
 	FormSubmissionCounts *FormSubmissionCountsHandler
 	RequestForgeryTokens *RequestForgeryTokenHandler
+
+	// ReadTestInbox lists what a form's test submissions would have sent.
+	ReadTestInbox *ReadTestInboxHandler
 }

@@ -32,7 +32,7 @@ type DeliverHandler struct {
 	clock         Clock
 	log           *slog.Logger
 	metrics       Metrics
-	links         ObjectLinks
+	render        *Renderer
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
@@ -45,7 +45,8 @@ func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbou
 		panic("application: nil dependency of DeliverHandler")
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, secrets: secrets, tx: tx,
-		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics, links: links}
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics,
+		render: NewRenderer(settings, secrets, sealer, links, clock)}
 }
 
 // Handles reports whether this handler performs deliveries of kind.

@@ -36,16 +36,45 @@ func describeAttachments(in []Attachment, links map[string]string) []webhookAtta
 	return out
 }
 
+// Renderer builds what a delivery sends from a submission's payload: the
+// mail, the webhook or chat request (signed with the form's current
+// secrets), the Telegram message or the sheet row. The delivery workers send
+// what it builds; a test submission keeps it in the test inbox instead, so
+// both show exactly the same thing.
+type Renderer struct {
+	settings MailSettings
+	secrets  WebhookSecrets
+	sealer   Sealer
+	links    ObjectLinks
+	clock    Clock
+}
+
+// NewRenderer builds a renderer; every dependency is required.
+func NewRenderer(settings MailSettings, secrets WebhookSecrets, sealer Sealer, links ObjectLinks, clock Clock) *Renderer {
+	if secrets == nil || sealer == nil || links == nil || clock == nil {
+		panic("application: nil dependency of Renderer")
+	}
+	return &Renderer{settings: settings, secrets: secrets, sealer: sealer, links: links, clock: clock}
+}
+
+// Outgoing is one delivery's message, built: exactly one field is set.
+type Outgoing struct {
+	Mail     *Mail
+	Webhook  *Webhook // a webhook, or a Slack or Discord message
+	Telegram *TelegramMessage
+	Row      *SheetRow
+}
+
 // downloadLinks makes the download link of each file uploaded in advance,
 // by key; every link of a submission expires at the time its acceptance
 // fixed, so the cleanup sweep knows when its object may go.
-func (h *DeliverHandler) downloadLinks(ctx context.Context, in []Attachment) (map[string]string, error) {
+func (r *Renderer) downloadLinks(ctx context.Context, in []Attachment) (map[string]string, error) {
 	var links map[string]string
 	for _, a := range in {
 		if a.Key == "" {
 			continue
 		}
-		url, err := h.links.DownloadURL(ctx, ObjectDownload{Key: a.Key, Name: safeObjectName(a.Name), ContentType: a.Type, Expires: a.LinksExpire})
+		url, err := r.links.DownloadURL(ctx, ObjectDownload{Key: a.Key, Name: safeObjectName(a.Name), ContentType: a.Type, Expires: a.LinksExpire})
 		if err != nil {
 			return nil, fmt.Errorf("making the download link of upload %s: %w", a.Key, err)
 		}
@@ -98,38 +127,66 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 	if err := json.Unmarshal(plain, &p); err != nil {
 		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
 	}
+	out, err := h.render.Render(ctx, q, p)
+	if err != nil {
+		return err
+	}
+	switch {
+	case out.Mail != nil:
+		return h.mailer.Send(ctx, *out.Mail)
+	case out.Telegram != nil:
+		return h.outbound.SendTelegram(ctx, *out.Telegram)
+	case out.Row != nil:
+		return h.outbound.AppendRow(ctx, *out.Row)
+	case q.Kind == delivery.KindWebhook:
+		return h.disableGoneWebhook(ctx, q, p, out.Webhook.URL, h.outbound.Send(ctx, *out.Webhook))
+	default:
+		// A 410 from a deleted chat hook is final (ErrGone is permanent)
+		// but, unlike the webhook integration's, disables nothing.
+		return h.outbound.Send(ctx, *out.Webhook)
+	}
+}
+
+// Render builds the message of one delivery of a submission from its
+// payload.
+func (r *Renderer) Render(ctx context.Context, q delivery.Queued, p Payload) (Outgoing, error) {
 	var links map[string]string
+	var err error
 	if q.Kind == delivery.KindWebhook || q.Kind == delivery.KindEmail {
-		if links, err = h.downloadLinks(ctx, p.Attachments); err != nil {
-			return err
+		if links, err = r.downloadLinks(ctx, p.Attachments); err != nil {
+			return Outgoing{}, err
 		}
 	}
 	if q.Kind == delivery.KindWebhook {
 		url := cmp.Or(p.WebhookURLs[q.DeliveryID], p.Webhook)
 		if url == "" {
-			return fmt.Errorf("%w: no webhook URL in payload", ErrPermanent)
+			return Outgoing{}, fmt.Errorf("%w: no webhook URL in payload", ErrPermanent)
 		}
 		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
 			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields),
 			Attachments: describeAttachments(p.Attachments, links)})
 		if err != nil {
-			return err
+			return Outgoing{}, err
 		}
-		return h.disableGoneWebhook(ctx, q, p, url, h.sendWebhook(ctx, q, url, body))
+		w, err := r.webhook(ctx, q, url, body)
+		return Outgoing{Webhook: &w}, err
 	}
 	shown := withAttachmentLines(p.Fields, p.Attachments)
 	switch q.Kind {
 	case delivery.KindSlack, delivery.KindDiscord:
-		return h.sendChat(ctx, q, p.WebhookURLs[q.DeliveryID], p.FormName, shown)
+		w, err := r.chat(q, p.WebhookURLs[q.DeliveryID], p.FormName, shown)
+		return Outgoing{Webhook: &w}, err
 	case delivery.KindTelegram:
-		return h.sendTelegram(ctx, q, p.Destinations[q.DeliveryID].ChatID, p.FormName, shown)
+		m, err := r.telegram(q, p.Destinations[q.DeliveryID].ChatID, p.FormName, shown)
+		return Outgoing{Telegram: &m}, err
 	case delivery.KindGoogleSheets:
-		return h.appendRow(ctx, q, p.Destinations[q.DeliveryID], q.At, p.Fields)
+		row, err := r.row(q, p.Destinations[q.DeliveryID], q.At, p.Fields)
+		return Outgoing{Row: &row}, err
 	}
-	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: h.settings.From}
+	m := Mail{DeliveryID: q.DeliveryID, MessageID: q.DeliveryID + "@formd", From: r.settings.From}
 	if q.Kind == delivery.KindAutoresponder {
 		if p.Autoresponder == nil || p.SubmitterEmail == "" {
-			return fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
+			return Outgoing{}, fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
 		}
 		m.FromName, m.To, m.ReplyTo = cmp.Or(p.Autoresponder.FromName, form.DefaultFromName), p.SubmitterEmail, p.Autoresponder.ReplyTo
 		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
@@ -142,35 +199,34 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 			}
 		}
 	}
-	return h.mailer.Send(ctx, m)
+	return Outgoing{Mail: &m}, nil
 }
 
-// sendWebhook signs body with the form's signing secrets valid now (the
-// current one and any rotated out within the overlap) and posts it. The
-// secrets are read at send time, never stored with the delivery, so a
-// rotation applies to every later attempt.
-func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url string, body []byte) error {
-	now := h.clock.Now()
-	secrets, err := signingSecrets(ctx, h.secrets, h.sealer, q.FormID, now)
+// webhook signs body with the form's signing secrets valid now (the current
+// one and any rotated out within the overlap). The secrets are read at send
+// time, never stored with the delivery, so a rotation applies to every
+// later attempt.
+func (r *Renderer) webhook(ctx context.Context, q delivery.Queued, url string, body []byte) (Webhook, error) {
+	now := r.clock.Now()
+	secrets, err := signingSecrets(ctx, r.secrets, r.sealer, q.FormID, now)
 	if err != nil {
 		// Not the secret in the error: only that it could not be read.
-		return fmt.Errorf("read the form's webhook signing secrets: %w", err)
+		return Webhook{}, fmt.Errorf("read the form's webhook signing secrets: %w", err)
 	}
 	sig, err := delivery.WebhookSignature(q.DeliveryID, now.Unix(), body, secrets)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrPermanent, err)
+		return Webhook{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
-	return h.outbound.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig})
+	return Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig}, nil
 }
 
-// sendChat posts the message of a Slack or Discord integration to its
-// incoming webhook through the webhook sender, so it dials through the same
-// SSRF guard and its outcome means the same. It is not signed: neither
-// service checks a signature, and the URL itself is the credential. Only
-// the forwarded custom fields are in the message, as in a webhook body.
-func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, formName string, fields []submission.Field) error {
+// chat builds the message of a Slack or Discord integration for its
+// incoming webhook. It is not signed: neither service checks a signature,
+// and the URL itself is the credential. Only the forwarded custom fields
+// are in the message, as in a webhook body.
+func (r *Renderer) chat(q delivery.Queued, url, formName string, fields []submission.Field) (Webhook, error) {
 	if url == "" {
-		return fmt.Errorf("%w: no %s webhook URL in payload", ErrPermanent, q.Kind)
+		return Webhook{}, fmt.Errorf("%w: no %s webhook URL in payload", ErrPermanent, q.Kind)
 	}
 	build := chat.SlackMessage
 	if q.Kind == delivery.KindDiscord {
@@ -178,35 +234,68 @@ func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, f
 	}
 	body, err := build(formName, fields)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrPermanent, err)
+		return Webhook{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
-	// A 410 from a deleted hook is final (ErrGone is permanent) but, unlike
-	// the webhook integration's, disables nothing.
-	return h.outbound.Send(ctx, Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: h.clock.Now().Unix()})
+	return Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: r.clock.Now().Unix()}, nil
 }
 
-// sendTelegram sends the message of a Telegram integration to its chat
-// with the operator's bot: plain text, so nothing submitted is read as
-// markup.
-func (h *DeliverHandler) sendTelegram(ctx context.Context, q delivery.Queued, chatID, formName string, fields []submission.Field) error {
+// telegram builds the message of a Telegram integration to its chat: plain
+// text, so nothing submitted is read as markup.
+func (r *Renderer) telegram(q delivery.Queued, chatID, formName string, fields []submission.Field) (TelegramMessage, error) {
 	if chatID == "" {
-		return fmt.Errorf("%w: no telegram chat in payload", ErrPermanent)
+		return TelegramMessage{}, fmt.Errorf("%w: no telegram chat in payload", ErrPermanent)
 	}
 	body, err := chat.TelegramMessage(chatID, formName, fields)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrPermanent, err)
+		return TelegramMessage{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
-	return h.outbound.SendTelegram(ctx, TelegramMessage{ID: q.DeliveryID, Body: body})
+	return TelegramMessage{ID: q.DeliveryID, Body: body}, nil
 }
 
-// appendRow appends a submission's row to a Google Sheets integration's
-// sheet: the time it was accepted, then its fields' values by name.
-func (h *DeliverHandler) appendRow(ctx context.Context, q delivery.Queued, to Destination, at time.Time, fields []submission.Field) error {
+// row builds a submission's row for a Google Sheets integration's sheet:
+// the time it was accepted, then its fields' values by name.
+func (r *Renderer) row(q delivery.Queued, to Destination, at time.Time, fields []submission.Field) (SheetRow, error) {
 	if to.SpreadsheetID == "" || to.SheetName == "" {
-		return fmt.Errorf("%w: no spreadsheet in payload", ErrPermanent)
+		return SheetRow{}, fmt.Errorf("%w: no spreadsheet in payload", ErrPermanent)
 	}
-	return h.outbound.AppendRow(ctx, SheetRow{ID: q.DeliveryID, SpreadsheetID: to.SpreadsheetID, SheetName: to.SheetName,
-		Values: chat.SheetRow(at, fields)})
+	return SheetRow{ID: q.DeliveryID, SpreadsheetID: to.SpreadsheetID, SheetName: to.SheetName, Values: chat.SheetRow(at, fields)}, nil
+}
+
+// sendWebhook signs and posts a webhook.
+func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url string, body []byte) error {
+	w, err := h.render.webhook(ctx, q, url, body)
+	if err != nil {
+		return err
+	}
+	return h.outbound.Send(ctx, w)
+}
+
+// sendChat posts a Slack or Discord message through the webhook sender, so
+// it dials through the same SSRF guard and its outcome means the same.
+func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, formName string, fields []submission.Field) error {
+	w, err := h.render.chat(q, url, formName, fields)
+	if err != nil {
+		return err
+	}
+	return h.outbound.Send(ctx, w)
+}
+
+// sendTelegram sends a Telegram message with the operator's bot.
+func (h *DeliverHandler) sendTelegram(ctx context.Context, q delivery.Queued, chatID, formName string, fields []submission.Field) error {
+	m, err := h.render.telegram(q, chatID, formName, fields)
+	if err != nil {
+		return err
+	}
+	return h.outbound.SendTelegram(ctx, m)
+}
+
+// appendRow appends a row to a Google sheet as the operator's service account.
+func (h *DeliverHandler) appendRow(ctx context.Context, q delivery.Queued, to Destination, at time.Time, fields []submission.Field) error {
+	row, err := h.render.row(q, to, at, fields)
+	if err != nil {
+		return err
+	}
+	return h.outbound.AppendRow(ctx, row)
 }
 
 // notificationText lists the submitted fields in their submitted order,

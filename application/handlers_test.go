@@ -26,7 +26,9 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
-		"Submit":       func() { NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil) },
+		"Submit": func() {
+			NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil, nil)
+		},
 		"UploadIntake": func() { NewUploadIntake(nil, nil, nil, nil, nil, nil, UploadSettings{}) },
 		"Captchas":     func() { NewCaptchaChecks(nil, nil, nil, nil, nil, nil, nil) },
 		"Challenge":    func() { NewIssueChallengeHandler(nil, nil) },

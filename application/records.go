@@ -3,6 +3,7 @@ package application
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/formd/formd/domain/account"
@@ -311,6 +312,23 @@ type Webhook struct {
 	Signature string
 }
 
+// Header is one HTTP request header.
+type Header struct {
+	Name, Value string
+}
+
+// Headers are the request headers a webhook (or chat message) is posted
+// with: the Standard Webhooks ones and the content type. The sender sets
+// exactly these, and the test inbox shows them.
+func (w Webhook) Headers() []Header {
+	out := []Header{{"Content-Type", "application/json"}, {"User-Agent", "formd-webhook/1"}, {"webhook-id", w.ID},
+		{"webhook-timestamp", strconv.FormatInt(w.Timestamp, 10)}}
+	if w.Signature != "" {
+		out = append(out, Header{"webhook-signature", w.Signature})
+	}
+	return out
+}
+
 // TelegramMessage is one Bot API sendMessage call.
 type TelegramMessage struct {
 	// ID is the delivery's id, for the adapter's logs and errors.
@@ -565,4 +583,19 @@ type ConsumedUpload struct {
 	FormID string
 	// LinksExpire is when the object's download links expire.
 	LinksExpire time.Time
+}
+
+// StoredTestSubmission is a test submission as stored: sealed, with what
+// the inbox is filtered by in the clear.
+type StoredTestSubmission struct {
+	ID, FormID, RequestID, IdempotencyKey string
+	ReceivedAt, ExpiresAt                 time.Time
+	Sealed                                SealedPayload
+}
+
+// TestInboxFilter narrows a test inbox read; empty fields match anything.
+type TestInboxFilter struct {
+	RequestID      string
+	IdempotencyKey string
+	Limit          int
 }

@@ -30,6 +30,12 @@ type Submit struct {
 	JSONClient     bool
 	IdempotencyKey string
 	RequestID      string
+	// Test marks a test submission (X-Service-Test): judged like a live one,
+	// it sends nothing and is rendered into the form's test inbox. Tester is
+	// the credential that asked, which needs the submissions:test scope
+	// unless the form is in test mode (every submission is then a test).
+	Test   bool
+	Tester *Session
 }
 
 // UploadedFile is a file part of a multipart post: what the domain judges
@@ -70,15 +76,16 @@ type SubmitHandler struct {
 	metrics        Metrics
 	captchas       *CaptchaChecks
 	uploads        *UploadIntake
+	tests          *TestInbox
 }
 
 // NewSubmitHandler builds the handler; every dependency is required, and
 // every plan needs a quota of at least one.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake) *SubmitHandler {
+	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil {
+		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {
@@ -87,7 +94,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads}
+		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads, tests: tests}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a
@@ -152,6 +159,12 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
+		test := !cmd.DryRun && (cmd.Test || rec.Settings.TestMode)
+		if cmd.Test && !cmd.DryRun && !rec.Settings.TestMode {
+			if err := authorizeTest(cmd.Tester, rec); err != nil {
+				return SubmitOutcome{}, err
+			}
+		}
 		if attempt == 0 && refused == nil {
 			// Before any work for the form: a flood of one form must not
 			// take the process's judging and commits from the others.
@@ -165,7 +178,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if refused != nil && rec.ID == refused.ID && rec.Version == refused.Version {
 			return SubmitOutcome{}, rejection(cmd, data, refusal, refused.RecipientVerified)
 		}
-		if cmd.IdempotencyKey != "" && !cmd.DryRun {
+		if cmd.IdempotencyKey != "" && !cmd.DryRun && !test { // a test's key only names it in the inbox
 			prior, err := h.store.IdempotentResponse(ctx, rec.ID, cmd.IdempotencyKey)
 			if err != nil {
 				return SubmitOutcome{}, err
@@ -185,7 +198,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
 			}
 		}
-		v, err := h.judge(ctx, req, rec, &captcha, fresh)
+		v, err := h.judge(ctx, req, rec, &captcha, fresh, test)
 		if errors.Is(err, errStaleCaptcha) {
 			fresh = true // the cached form names a captcha secret that was replaced: read it again
 			continue
@@ -203,6 +216,9 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		if cmd.DryRun {
 			return SubmitOutcome{Response: dryRunResponse(cmd, data, v, rec.RecipientVerified)}, nil
+		}
+		if test {
+			return h.acceptTest(ctx, cmd, rec, env, data, *in)
 		}
 		out, err := h.accept(ctx, cmd, key, rec, env, data, *in)
 		if errors.Is(err, domain.ErrConcurrency) && attempt < maxStaleRetries {
@@ -244,7 +260,7 @@ func fieldOfKey(files []UploadedFile, key string) string {
 // (none for a plain browser post) and has the domain judge it. When the
 // judgement reaches a captcha, the token is verified (once per request) and
 // the domain judges again with the outcome.
-func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh bool) (submission.Verdict, error) {
+func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh, test bool) (submission.Verdict, error) {
 	var granted []string
 	for _, feature := range submission.FeaturesJudged(req, rec.Settings) {
 		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
@@ -256,7 +272,7 @@ func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec F
 		}
 	}
 	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
-	if req.DryRun { // a live submission's quota is taken by its commit; a dry run's is only read
+	if req.DryRun || test { // a live submission's quota is taken by its commit; a dry run's or a test's is only read
 		u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
 		if err != nil {
 			return submission.Verdict{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
@@ -32,44 +33,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 			plan = plan.WithoutAutoresponder()
 		}
 	}
-	resp := newResponse(true, SuccessMessage, cmd.RequestID, nil)
-	resp.Body.Data = nil
-
-	refs := make([]submission.DeliveryRef, 0, 4)
-	queued := make([]delivery.Queued, 0, 4)
-	webhookURLs, integrations, destinations := map[string]string{}, map[string]form.IntegrationType{}, map[string]Destination{}
-	for _, d := range plan.Deliveries() {
-		id := h.ids.New()
-		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
-		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: d.Kind,
-			Target: d.Target, At: now})
-		switch d.Kind {
-		case delivery.KindEmail:
-			resp.DeliveryID = id
-		case delivery.KindAutoresponder:
-			resp.AutoresponderDeliveryID = id
-		case delivery.KindWebhook:
-			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
-			webhookURLs[id] = d.WebhookURL
-		case delivery.KindSlack, delivery.KindDiscord:
-			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
-			webhookURLs[id] = d.WebhookURL
-		case delivery.KindTelegram, delivery.KindGoogleSheets:
-			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
-			destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
-		}
-		if d.Integration != "" {
-			integrations[id] = d.Integration
-		}
-	}
-	payload := payloadOf(plan, st.Name, data)
-	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
-	if len(destinations) > 0 {
-		payload.Destinations = destinations
-	}
-	if all := append(slices.Clip(cmd.Files), in.files...); len(all) > 0 {
-		payload.Attachments = attachmentsOf(all, in.uploads)
-	}
+	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
 	plaintext, err := json.Marshal(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
@@ -106,6 +70,70 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	}
 	resp.Body.Data = echo(data)
 	return SubmitOutcome{Response: resp, Redirect: redirect}, nil
+}
+
+// planned gives each delivery of plan its id and builds what the
+// submission's commit holds: the response, the delivery references and
+// queued deliveries, and the payload to seal.
+func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan, data []submission.Field, in resolved,
+	submissionID string, now time.Time) (SubmissionResponse, []submission.DeliveryRef, []delivery.Queued, Payload) {
+	resp := newResponse(true, SuccessMessage, cmd.RequestID, nil)
+	resp.Body.Data = nil
+
+	refs := make([]submission.DeliveryRef, 0, 4)
+	queued := make([]delivery.Queued, 0, 4)
+	webhookURLs, integrations, destinations := map[string]string{}, map[string]form.IntegrationType{}, map[string]Destination{}
+	for _, d := range plan.Deliveries() {
+		id := h.ids.New()
+		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
+		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: d.Kind,
+			Target: d.Target, At: now})
+		switch d.Kind {
+		case delivery.KindEmail:
+			resp.DeliveryID = id
+		case delivery.KindAutoresponder:
+			resp.AutoresponderDeliveryID = id
+		case delivery.KindWebhook:
+			resp.WebhookDeliveryIDs = append(resp.WebhookDeliveryIDs, id)
+			webhookURLs[id] = d.WebhookURL
+		case delivery.KindSlack, delivery.KindDiscord:
+			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
+			webhookURLs[id] = d.WebhookURL
+		case delivery.KindTelegram, delivery.KindGoogleSheets:
+			resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
+			destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
+		}
+		if d.Integration != "" {
+			integrations[id] = d.Integration
+		}
+	}
+	payload := payloadOf(plan, rec.Settings.Name, data)
+	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
+	if len(destinations) > 0 {
+		payload.Destinations = destinations
+	}
+	if all := append(slices.Clip(cmd.Files), in.files...); len(all) > 0 {
+		payload.Attachments = attachmentsOf(all, in.uploads)
+	}
+	return resp, refs, queued, payload
+}
+
+// acceptTest answers a test submission that every gate accepted: nothing
+// is committed, queued, counted or sent; each planned delivery is rendered
+// into the form's test inbox, and the answer is a live one's, marked test.
+func (h *SubmitHandler) acceptTest(ctx context.Context, cmd Submit, rec FormRecord, env submission.Envelope, data []submission.Field,
+	in resolved) (SubmitOutcome, error) {
+	now := h.clock.Now()
+	submissionID := h.ids.New()
+	// No autoresponder slot is taken: no mail goes out.
+	plan := submission.PlanDeliveries(rec.Settings, env).WithIntegrations(rec.Integrations)
+	resp, _, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
+	resp.Test = true
+	resp.Body.Data = echo(data)
+	if err := h.tests.record(ctx, rec.ID, submissionID, cmd.IdempotencyKey, resp, queued, payload); err != nil {
+		return SubmitOutcome{}, err
+	}
+	return SubmitOutcome{Response: resp, Redirect: submission.Redirect(rec.Settings, env, cmd.JSONClient)}, nil
 }
 
 // payloadOf is the sealed content: the plan and the fields it carries.

@@ -15,18 +15,21 @@ const DryRunMessage = "Dry run passed: every gate accepts this submission. Nothi
 
 // SubmissionResponse is the spec's SubmissionResponse.
 type SubmissionResponse struct {
-	Success                 bool                    `json:"success"`
-	Message                 string                  `json:"message"`
-	RequestID               string                  `json:"requestId,omitempty"`
-	DeliveryID              string                  `json:"deliveryId,omitempty"`
-	AutoresponderDeliveryID string                  `json:"autoresponderDeliveryId,omitempty"`
-	WebhookDeliveryIDs      []string                `json:"webhookDeliveryIds"`
-	NotificationDeliveryIDs []string                `json:"notificationDeliveryIds"`
-	DryRun                  bool                    `json:"dryRun,omitempty"`
-	Errors                  []submission.FieldError `json:"errors,omitempty"`
-	Validation              *DryRunValidation       `json:"validation,omitempty"`
-	Gates                   []GateResult            `json:"gates,omitempty"`
-	Body                    ResponseBody            `json:"body"`
+	Success                 bool     `json:"success"`
+	Message                 string   `json:"message"`
+	RequestID               string   `json:"requestId,omitempty"`
+	DeliveryID              string   `json:"deliveryId,omitempty"`
+	AutoresponderDeliveryID string   `json:"autoresponderDeliveryId,omitempty"`
+	WebhookDeliveryIDs      []string `json:"webhookDeliveryIds"`
+	NotificationDeliveryIDs []string `json:"notificationDeliveryIds"`
+	DryRun                  bool     `json:"dryRun,omitempty"`
+	// Test marks a test submission's answer: nothing was sent; the test
+	// inbox shows what would have been.
+	Test       bool                    `json:"test,omitempty"`
+	Errors     []submission.FieldError `json:"errors,omitempty"`
+	Validation *DryRunValidation       `json:"validation,omitempty"`
+	Gates      []GateResult            `json:"gates,omitempty"`
+	Body       ResponseBody            `json:"body"`
 }
 
 // GateResult is one gate's outcome as a dry run reports it.

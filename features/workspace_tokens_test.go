@@ -104,6 +104,8 @@ var scopedRoutes = []scopedRoute{
 	{method: "GET", path: "/v1/forms/{formId}/deliveries", scope: "forms:read", status: http.StatusOK},
 	{method: "GET", path: "/v1/deliveries/{deliveryId}", scope: "forms:read", status: http.StatusOK},
 	{method: "POST", path: "/v1/deliveries/{deliveryId}/retry", scope: "forms:write", status: http.StatusAccepted},
+	{method: "GET", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
+	{method: "DELETE", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
 	{method: "GET", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusOK},
 	{method: "POST", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusCreated,
 		body: func() any { return map[string]any{"name": "made on the table", "scopes": []string{"forms:read"}} }},

@@ -81,16 +81,11 @@ func (s *Sender) Send(ctx context.Context, w application.Webhook) error {
 	if domain.IsObfuscatedIPv4(req.URL.Hostname()) {
 		return permanent("refused: %s is a numeric address not written in dotted decimal (SSRF guard)", req.URL.Hostname())
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "formd-webhook/1")
-	req.Header.Set("webhook-id", w.ID)
-	ts := w.Timestamp
-	if ts == 0 {
-		ts = time.Now().Unix()
+	if w.Timestamp == 0 {
+		w.Timestamp = time.Now().Unix()
 	}
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	if w.Signature != "" {
-		req.Header.Set("webhook-signature", w.Signature)
+	for _, h := range w.Headers() {
+		req.Header.Set(h.Name, h.Value)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {

@@ -104,6 +104,9 @@ type Config struct {
 	// UploadSweepInterval is how often unused and delivered uploads are
 	// looked for and deleted.
 	UploadSweepInterval time.Duration `env:"FORMD_UPLOAD_SWEEP_INTERVAL" envDefault:"1m"`
+	// TestInboxRetention is how long a test submission's renderings (raw
+	// values) are kept in the test inbox; the same sweep deletes them.
+	TestInboxRetention time.Duration `env:"FORMD_TEST_INBOX_RETENTION" envDefault:"1h"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

@@ -172,7 +172,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}()
 	go keepClaimsAlive(ctx, svc.Deliveries, log)
 	go maintain(ctx, svc.Pool, svc.Deliveries, log)
-	go sweepUploads(ctx, svc.CleanUploads, cfg.UploadSweepInterval, log)
+	go sweep(ctx, svc.CleanUploads, svc.TestInbox, cfg.UploadSweepInterval, log)
 
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -335,10 +335,11 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.Deli
 	}
 }
 
-// sweepUploads deletes the objects and reservations of unused upload keys
-// that expired and of delivered uploads whose links expired. Several
-// processes may sweep at once: deleting is idempotent.
-func sweepUploads(ctx context.Context, clean *application.CleanUploadsHandler, every time.Duration, log *slog.Logger) {
+// sweep deletes the objects and reservations of unused upload keys that
+// expired and of delivered uploads whose links expired, and the test
+// inbox's renderings past their retention. Several processes may sweep at
+// once: deleting is idempotent.
+func sweep(ctx context.Context, clean *application.CleanUploadsHandler, inbox *application.TestInbox, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -346,6 +347,11 @@ func sweepUploads(ctx context.Context, clean *application.CleanUploadsHandler, e
 			log.Warn("deleting expired and delivered uploads", "err", err)
 		} else if n > 0 {
 			log.Info("deleted expired and delivered uploads", "count", n)
+		}
+		if n, err := inbox.Sweep(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("deleting expired test submissions", "err", err)
+		} else if n > 0 {
+			log.Info("deleted expired test submissions", "count", n)
 		}
 		select {
 		case <-ctx.Done():

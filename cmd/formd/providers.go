@@ -83,6 +83,8 @@ var adapterSet = wire.NewSet(
 	provideObjectLinks,
 	provideUploadSettings,
 	postgres.NewUploadReservations,
+	postgres.NewTestInbox,
+	wire.Bind(new(application.TestInboxStore), new(*postgres.TestInbox)),
 	wire.Bind(new(application.UploadReservations), new(*postgres.UploadReservations)),
 	wire.Struct(new(filetype.Sniffer)),
 	wire.Bind(new(application.ContentSniffer), new(filetype.Sniffer)),
@@ -122,6 +124,10 @@ var applicationSet = wire.NewSet(
 	application.NewReceiveObjectHandler,
 	application.NewDownloadObjectHandler,
 	application.NewCleanUploadsHandler,
+	application.NewRenderer,
+	provideTestInbox,
+	application.NewReadTestInboxHandler,
+	application.NewClearTestInboxHandler,
 	application.NewIssueChallengeHandler,
 	application.NewGrantFeatureHandler,
 	application.NewRevokeFeatureHandler,
@@ -235,6 +241,12 @@ func provideMailer(cfg Config) (application.Mailer, func(), error) {
 
 func provideWatermillLogger(log *slog.Logger) watermill.LoggerAdapter {
 	return watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+}
+
+// provideTestInbox keeps test renderings for FORMD_TEST_INBOX_RETENTION.
+func provideTestInbox(store application.TestInboxStore, sealer application.Sealer, render *application.Renderer, clock application.Clock,
+	cfg Config) *application.TestInbox {
+	return application.NewTestInbox(store, sealer, render, clock, cfg.TestInboxRetention)
 }
 
 func provideMailSettings(cfg Config) application.MailSettings {
@@ -415,6 +427,9 @@ type Service struct {
 	// CleanUploads deletes unused and delivered uploads, every
 	// FORMD_UPLOAD_SWEEP_INTERVAL.
 	CleanUploads *application.CleanUploadsHandler
+	// TestInbox's sweep shreds test renderings past their retention, in
+	// the same loop.
+	TestInbox *application.TestInbox
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

@@ -438,6 +438,8 @@ func (c *Config) checkUploads() error {
 		return fmt.Errorf("FORMD_UPLOAD_LINK_TTL must be from 1s to 168h (a presigned S3 link lives at most 7 days), not %s", c.UploadLinkTTL)
 	case c.UploadSweepInterval < time.Second:
 		return fmt.Errorf("FORMD_UPLOAD_SWEEP_INTERVAL must be at least 1s, not %s", c.UploadSweepInterval)
+	case c.TestInboxRetention < time.Second || c.TestInboxRetention > 24*time.Hour:
+		return fmt.Errorf("FORMD_TEST_INBOX_RETENTION must be from 1s to 24h (test renderings hold raw values), not %s", c.TestInboxRetention)
 	}
 	if c.S3Endpoint == "" {
 		if c.S3Bucket != "" || c.S3AccessKey != "" || c.S3SecretKey != "" {

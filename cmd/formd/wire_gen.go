@@ -89,7 +89,11 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	uploadIntake := application.NewUploadIntake(sniffer, uploadReservations, objectStore, objectLinks, clock, log, uploadSettings)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake)
+	testInbox := postgres.NewTestInbox(pool)
+	mailSettings := provideMailSettings(cfg)
+	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, clock)
+	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
+	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake, applicationTestInbox)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
@@ -110,7 +114,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	mailSettings := provideMailSettings(cfg)
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
@@ -124,6 +127,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	signInHandler := application.NewSignInHandler(transactor, readModel, argon2, clock)
 	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	signOutHandler := application.NewSignOutHandler(transactor, authenticateHandler)
+	clearTestInboxHandler := application.NewClearTestInboxHandler(readModel, applicationTestInbox)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -150,6 +154,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		CleanUploads:                cleanUploadsHandler,
 		SignIn:                      signInHandler,
 		SignOut:                     signOutHandler,
+		ClearTestInbox:              clearTestInboxHandler,
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
@@ -167,6 +172,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	downloadObjectHandler := application.NewDownloadObjectHandler(uploadReservations, objectStore, objectLinks, clock)
 	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
 	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
+	readTestInboxHandler := application.NewReadTestInboxHandler(readModel, applicationTestInbox)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -185,6 +191,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		DownloadObject:        downloadObjectHandler,
 		FormSubmissionCounts:  formSubmissionCountsHandler,
 		RequestForgeryTokens:  requestForgeryTokenHandler,
+		ReadTestInbox:         readTestInboxHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,
@@ -218,6 +225,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Deliveries:   deliveryStore,
 		Metrics:      metrics,
 		CleanUploads: cleanUploadsHandler,
+		TestInbox:    applicationTestInbox,
 	}
 	return service, func() {
 		cleanup3()

@@ -70,6 +70,7 @@ type Patch struct {
 	UploadLimits     *UploadLimits
 	Autoresponder    *Autoresponder
 	Captcha          *CaptchaPatch
+	TestMode         *bool
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -89,6 +90,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.UploadsEnabled, p.UploadsEnabled)
 	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
+	set(&next.TestMode, p.TestMode)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
 		if err != nil {

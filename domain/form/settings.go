@@ -58,6 +58,11 @@ type Settings struct {
 	// Captcha, when enabled, is a gate every submission must pass. It is
 	// changed by PATCH only, through CaptchaPatch, which keeps its secret out.
 	Captcha Captcha `json:"captcha"`
+	// TestMode makes every submission to the form a test submission: judged
+	// by every gate like a live one, it sends nothing and is rendered into
+	// the form's test inbox instead. (omitempty: absent while off, as in the
+	// audit trail of forms made before it existed.)
+	TestMode bool `json:"testMode,omitempty"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.

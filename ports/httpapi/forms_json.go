@@ -34,6 +34,7 @@ type formJSON struct {
 	UploadLimits      uploadLimitsJSON  `json:"uploadLimits"`
 	Autoresponder     autoresponderJSON `json:"autoresponder"`
 	Captcha           captchaJSON       `json:"captcha"`
+	TestMode          bool              `json:"testMode"`
 	Version           int               `json:"version"`
 	CreatedAt         time.Time         `json:"createdAt"`
 	UpdatedAt         time.Time         `json:"updatedAt"`
@@ -111,7 +112,7 @@ func presentForm(f application.FormRecord) formJSON {
 		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
 		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  uploadLimitsJSON(st.UploadLimits.Effective()),
-		Autoresponder: autoresponderJSON(st.Autoresponder), Captcha: presentCaptcha(st.Captcha),
+		Autoresponder: autoresponderJSON(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }
@@ -172,6 +173,7 @@ type formRequest struct {
 	UploadLimits     *uploadLimitsJSON  `json:"uploadLimits"`
 	Autoresponder    *autoresponderJSON `json:"autoresponder"`
 	Captcha          *captchaRequest    `json:"captcha"`
+	TestMode         *bool              `json:"testMode"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -179,6 +181,7 @@ func (r formRequest) patch() form.Patch {
 		Name: r.Name, RecipientEmail: r.RecipientEmail, AllowedDomains: r.AllowedDomains,
 		SubjectDefault: r.SubjectDefault, FromNameDefault: r.FromNameDefault, RedirectDefault: r.RedirectDefault,
 		ReplyToDefault: r.ReplyToDefault, AllowedSenderIPs: r.AllowedSenderIPs, UploadsEnabled: r.UploadsEnabled,
+		TestMode: r.TestMode,
 	}
 	if r.ReplyToMode != nil {
 		m := form.ReplyToMode(*r.ReplyToMode)
@@ -213,6 +216,7 @@ func (r formRequest) settings() form.Settings {
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
+		TestMode: deref(p.TestMode),
 	}
 }
 

@@ -113,6 +113,8 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	v1.GET("/forms/:formId/deliveries", s.listDeliveries)
 	v1.GET("/deliveries/:deliveryId", s.getDelivery)
 	v1.POST("/deliveries/:deliveryId/retry", s.retryDelivery)
+	v1.GET("/forms/:formId/test-inbox", s.readTestInbox)
+	v1.DELETE("/forms/:formId/test-inbox", s.clearTestInbox)
 	s.workspaceRoutes(v1)
 	return r
 }

@@ -32,6 +32,37 @@ func isJavaScriptClient(r *http.Request) bool {
 		strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/json")
 }
 
+// testRequested reads X-Service-Test: "true" (or "1") marks a test
+// submission, "false", "0" or no header a live one; anything else is not
+// understood.
+func testRequested(r *http.Request) (test, ok bool) {
+	switch v := strings.TrimSpace(r.Header.Get("X-Service-Test")); {
+	case v == "" || v == "0" || strings.EqualFold(v, "false"):
+		return false, true
+	case v == "1" || strings.EqualFold(v, "true"):
+		return true, true
+	}
+	return false, false
+}
+
+// tester is the credential of a test submission (Authorization: Bearer):
+// nil when there is none or it is not valid, which the application refuses
+// unless the form is in test mode.
+func (s *Server) tester(c *gin.Context) (*application.Session, error) {
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, nil
+	}
+	session, err := s.app.Queries.Authenticate.Handle(c.Request.Context(), application.Authenticate{Credential: token})
+	if errors.Is(err, application.ErrUnauthenticated) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &session, nil
+}
+
 func dryRunRequested(r *http.Request) bool {
 	v := strings.TrimSpace(r.Header.Get("X-Service-Dry-Run"))
 	return v == "1" || strings.EqualFold(v, "true")
@@ -62,6 +93,19 @@ func (s *Server) submit(c *gin.Context) {
 		s.submitFailed(c, jsClient, http.StatusRequestEntityTooLarge, reasonTooLarge, "Submission is too large.", nil)
 		return
 	}
+	test, ok := testRequested(c.Request)
+	if !ok {
+		s.submitFailed(c, jsClient, http.StatusBadRequest, reasonInvalid, "X-Service-Test must be true or false.", nil)
+		return
+	}
+	var tester *application.Session
+	if test {
+		var err error
+		if tester, err = s.tester(c); err != nil {
+			s.respondError(c, err)
+			return
+		}
+	}
 	fields, files, err := decodeSubmission(c.Request)
 	if err != nil {
 		var de *decodeError
@@ -76,6 +120,7 @@ func (s *Server) submit(c *gin.Context) {
 		PathAccessKey: key, Fields: fields, Files: files,
 		Origin: c.GetHeader("Origin"), Referer: c.GetHeader("Referer"), RemoteIP: c.ClientIP(),
 		DryRun: dryRunRequested(c.Request), JSONClient: jsClient, IdempotencyKey: idem, RequestID: requestIDOf(c),
+		Test: test, Tester: tester,
 	})
 	var rejected *application.SubmissionRejected
 	var tooMany *domain.TooManyRequestsError
@@ -87,6 +132,9 @@ func (s *Server) submit(c *gin.Context) {
 		s.submitFailed(c, jsClient, http.StatusTooManyRequests, rejected.Gate, rejected.Response.Message, &rejected.Response)
 	case errors.As(err, &rejected):
 		s.submitFailed(c, jsClient, http.StatusBadRequest, rejected.Gate, rejected.Response.Message, &rejected.Response)
+	case errors.Is(err, application.ErrTestNeedsCredential):
+		c.Header("WWW-Authenticate", "Bearer")
+		s.submitFailed(c, jsClient, http.StatusUnauthorized, reasonInvalid, application.MsgTestNeedsCredential, nil)
 	case errors.As(err, &tooMany): // the per-form flood limit
 		retryAfter(c, tooMany.RetryAfter)
 		s.submitFailed(c, jsClient, http.StatusTooManyRequests, reasonFormFlooded, tooMany.Message, nil)

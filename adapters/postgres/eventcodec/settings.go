@@ -27,6 +27,8 @@ type settingsV1 struct {
 	// Captcha is absent when the form has none, as in every event written
 	// before captchas existed.
 	Captcha *captchaV1 `json:"captcha,omitempty"`
+	// TestMode is absent while off, as in every event written before it.
+	TestMode bool `json:"testMode,omitempty"`
 }
 
 // captchaV1 is a form's captcha setting as stored: the provider, its public
@@ -115,7 +117,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaToV1(s.Captcha),
+		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode,
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -137,7 +139,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaFromV1(s.Captcha),
+		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode,
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
