@@ -20,8 +20,8 @@ import (
 // form up through tools alone, up to where a person must follow a link.
 
 // mcpTools are the tools formd offers, sorted.
-var mcpTools = []string{"configure_integration", "create_form", "dry_run_submission", "get_form_history",
-	"get_recipient_verification", "list_deliveries", "list_forms", "resend_recipient_verification", "retry_delivery",
+var mcpTools = []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history",
+	"get_recipient_verification", "list_deliveries", "list_forms", "read_test_inbox", "resend_recipient_verification", "retry_delivery",
 	"test_integration", "update_form"}
 
 // bearerTransport adds a credential to every request, as an agent's MCP
@@ -244,6 +244,35 @@ var _ = Describe("The MCP server", Ordered, func() {
 		Expect(dry).To(HaveKeyWithValue("success", true), "%v", dry)
 		Expect(dry).To(HaveKeyWithValue("validation", HaveKeyWithValue("recipientVerified", true)))
 		Expect(f.OpenDB().AcceptedSubmissions(formID)).To(BeEmpty(), "a dry run stores nothing")
+
+		By("switching on test mode: a website's post is judged like a live one and read_test_inbox shows what it would have sent")
+		Expect(agent.MustCall("update_form", map[string]any{"formId": formID, "testMode": true}).Object("form")).
+			To(HaveKeyWithValue("testMode", true))
+		mailsBefore, callsBefore := len(f.Mail.To(recipient)), len(receiver.Calls("/mcp-hook"))
+		posted := f.Post("", "/submit", map[string]any{"access_key": created["accessKey"], "email": "visitor@example.com",
+			"message": "Through test mode"}, fromExampleCom(), Header("Idempotency-Key", "mcp-test-1"))
+		Expect(posted.Status).To(Equal(http.StatusOK), "%s", posted)
+		Expect(posted.JSON).To(HaveKeyWithValue("test", true))
+		inbox := agent.MustCall("read_test_inbox", map[string]any{"formId": formID, "idempotencyKey": "mcp-test-1"}).Array("submissions")
+		Expect(inbox).To(HaveLen(1))
+		var mail, request map[string]any
+		for _, d := range inbox[0].(map[string]any)["deliveries"].([]any) {
+			d := d.(map[string]any)
+			switch d["kind"] {
+			case "notification":
+				mail = d["email"].(map[string]any)
+			case "webhook":
+				request = d["request"].(map[string]any)
+			}
+		}
+		Expect(mail).To(And(HaveKeyWithValue("to", recipient), HaveKeyWithValue("subject", "New lead from MCP"),
+			HaveKeyWithValue("replyTo", "visitor@example.com"), HaveKeyWithValue("text", ContainSubstring("message: Through test mode"))))
+		Expect(verifyStandardWebhook(secret, asWebhookCall(request))).To(BeTrue(), "the rendered webhook's signature verifies")
+		Consistently(func() int { return len(f.Mail.To(recipient)) + len(receiver.Calls("/mcp-hook")) }).
+			WithTimeout(time.Second).Should(Equal(mailsBefore+callsBefore), "nothing reached the SMTP server or the receiver")
+		Expect(agent.MustCall("clear_test_inbox", map[string]any{"formId": formID}).Out).To(HaveKeyWithValue("deleted", 1.0))
+		Expect(agent.MustCall("read_test_inbox", map[string]any{"formId": formID}).Array("submissions")).To(BeEmpty())
+		agent.MustCall("update_form", map[string]any{"formId": formID, "testMode": false})
 	})
 
 	It("answers a token without forms:write on the reading tools, and refuses it the writing ones with the API's message", func() {
@@ -265,7 +294,7 @@ var _ = Describe("The MCP server", Ordered, func() {
 		}
 		Expect(f.FormByID(session, formID)).To(HaveKeyWithValue("name", "MCP contact"))
 		Expect(f.Forms(session)).To(HaveLen(1), "no form was created")
-		Expect(f.FormByID(session, formID)["version"]).To(BeNumerically("==", 5), "created, changed, a webhook with its secret, the recipient verified")
+		Expect(f.FormByID(session, formID)["version"]).To(BeNumerically("==", 7), "created, changed, a webhook with its secret, the recipient verified, test mode on and off")
 
 		By("another account seeing none of it")
 		other, _ := f.RegisteredVerifiedUser()
@@ -275,7 +304,7 @@ var _ = Describe("The MCP server", Ordered, func() {
 		}
 		Expect(stranger.Call("dry_run_submission", map[string]any{"formId": formID, "fields": []any{}})).
 			To(Equal(ToolResult{IsError: true, Text: "Not found."}))
-		Expect(f.OpenDB().Int("SELECT count(*) FROM events WHERE stream_id = $1", formID)).To(Equal(5), "nothing was changed")
+		Expect(f.OpenDB().Int("SELECT count(*) FROM events WHERE stream_id = $1", formID)).To(Equal(7), "nothing was changed")
 		Expect(owner).NotTo(BeEmpty())
 	})
 

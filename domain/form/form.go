@@ -144,6 +144,9 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 	for _, field := range settingFields {
 		from := b[field]
 		if fromNothing {
+			if a[field] == nil {
+				continue // a setting absent while off (testMode) is no news at creation
+			}
 			from = json.RawMessage("null")
 		}
 		if fromNothing || !bytes.Equal(from, a[field]) {
@@ -158,7 +161,7 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
-	"uploadsEnabled", "uploadLimits", "autoresponder",
+	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

@@ -581,3 +581,21 @@ func TestEventTypes(t *testing.T) {
 		seen[tt.want] = true
 	}
 }
+
+func TestTestModeIsInTheAuditTrailOnlyWhenItChanges(t *testing.T) {
+	base := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}.Normalize()
+	on := base
+	on.TestMode = true
+	for _, c := range form.Diff(form.Settings{}, base, true) {
+		if c.Field == "testMode" {
+			t.Fatalf("a form created with test mode off lists it: %+v", c)
+		}
+	}
+	changes := form.Diff(base, on, false)
+	if len(changes) != 1 || changes[0].Field != "testMode" || string(changes[0].To) != "true" {
+		t.Fatalf("switching it on: %+v", changes)
+	}
+	if back := form.Diff(on, base, false); len(back) != 1 || back[0].Field != "testMode" || back[0].To != nil {
+		t.Fatalf("switching it off: %+v", back)
+	}
+}

@@ -33,6 +33,7 @@ type formShape struct {
 	UploadLimits      effectiveLimits    `json:"uploadLimits" jsonschema:"the effective limits, defaults filled"`
 	Autoresponder     autoresponderShape `json:"autoresponder"`
 	Captcha           captchaShape       `json:"captcha"`
+	TestMode          bool               `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
 	Version           int                `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time          `json:"createdAt"`
 	UpdatedAt         time.Time          `json:"updatedAt"`
@@ -113,13 +114,14 @@ type settingsInput struct {
 	UploadsEnabled   *bool               `json:"uploadsEnabled,omitempty" jsonschema:"whether submissions may carry files (a paid feature)"`
 	UploadLimits     *uploadLimitsShape  `json:"uploadLimits,omitempty" jsonschema:"limits of uploaded files; replaced whole"`
 	Autoresponder    *autoresponderShape `json:"autoresponder,omitempty" jsonschema:"a confirmation email to the submitter"`
+	TestMode         *bool               `json:"testMode,omitempty" jsonschema:"test mode: every submission is then a test, judged like a live one, sending nothing; read_test_inbox shows what it would have sent"`
 }
 
 // patch is the settings as a domain patch (nil: unchanged).
 func (in settingsInput) patch() form.Patch {
 	p := form.Patch{AllowedDomains: in.AllowedDomains, SubjectDefault: in.SubjectDefault, FromNameDefault: in.FromNameDefault,
 		RedirectDefault: in.RedirectDefault, ReplyToDefault: in.ReplyToDefault, AllowedSenderIPs: in.AllowedSenderIPs,
-		UploadsEnabled: in.UploadsEnabled}
+		UploadsEnabled: in.UploadsEnabled, TestMode: in.TestMode}
 	if in.ReplyToMode != nil {
 		m := form.ReplyToMode(*in.ReplyToMode)
 		p.ReplyToMode = &m
@@ -177,7 +179,7 @@ func presentForm(f application.FormRecord) formShape {
 		UploadLimits:  effectiveLimits(st.UploadLimits.Effective()),
 		Autoresponder: autoresponderShape(st.Autoresponder),
 		Captcha:       captchaShape{Provider: st.Captcha.Provider.Name(), SiteKey: st.Captcha.SiteKey, HasSecret: st.Captcha.SecretID != ""},
-		Version:       f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+		TestMode:      st.TestMode, Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 	if st.Captcha.Provider == form.CaptchaRecaptchaV3 {
 		score := st.Captcha.MinScore

@@ -93,8 +93,7 @@ func (s *Server) newTools() *sdk.Server {
 	s.dryRunTool(srv)
 	s.deliveryTools(srv)
 	s.integrationTools(srv)
-	// read_test_inbox joins here once the test inbox exists (issue 14, item 1):
-	// a thin call of its query, like the tools above.
+	s.testInboxTools(srv)
 	return srv
 }
 

@@ -197,8 +197,8 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 			t.Errorf("%s lacks a description or a schema", tool.Name)
 		}
 	}
-	want := []string{"configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_recipient_verification",
-		"list_deliveries", "list_forms", "resend_recipient_verification", "retry_delivery", "test_integration", "update_form"}
+	want := []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_recipient_verification",
+		"list_deliveries", "list_forms", "read_test_inbox", "resend_recipient_verification", "retry_delivery", "test_integration", "update_form"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
