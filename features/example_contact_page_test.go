@@ -28,7 +28,7 @@ var _ = Describe("Example: our website's contact page", func() {
 		By("Given our contact form, in test mode, which answers visitors from our website")
 		contact = formd.LiveForm(map[string]any{"name": "Contact", "allowedDomains": []string{"localhost"},
 			"subjectDefault": "New enquiry from the website", "replyToMode": "submitter", "testMode": true,
-			"validation": rule(map[string]any{"field": "email", "required": true, "type": "email"}),
+			"validation":    rule(map[string]any{"field": "email", "required": true, "type": "email"}),
 			"autoresponder": map[string]any{"enabled": true, "subject": "We got your message", "message": "We answer within one working day."}})
 		inboxToken = formd.TokenWith(contact.Token, contact.Form["workspaceId"].(string), "submissions:test").Secret
 
