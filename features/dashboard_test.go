@@ -622,6 +622,32 @@ var _ = Describe("Dashboard", func() {
 		waitForPath(tab, f, "/dashboard/forms")
 	})
 
+	It("creates a form in the account's workspace of choice, or in a new one", func() {
+		token, email := f.RegisteredVerifiedUser()
+		tab = NewTab()
+		signIn(tab, f, email)
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/new"), chromedp.WaitVisible(chromedp.CSS("#workspaceId")))
+		var offered []string
+		tab.Eval(`Array.from(document.querySelectorAll("#workspaceId option")).map(o => o.textContent)`, &offered)
+		Expect(offered).To(Equal([]string{"Default"}), "the account's one workspace is offered")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#name"), "Careers"), chromedp.SetValue(chromedp.CSS("#recipientEmail"), UniqueEmail("jobs")),
+			chromedp.SetValue(chromedp.CSS("#workspaceName"), "Marketing site"), chromedp.Click(chromedp.CSS(`main button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#access-key")))
+		var marketing string
+		for _, w := range f.Get(token, "/v1/workspaces").Array("workspaces") {
+			if w := w.(map[string]any); w["name"] == "Marketing site" {
+				marketing = w["id"].(string)
+			}
+		}
+		Expect(marketing).NotTo(BeEmpty(), "the new workspace exists")
+		Expect(f.Forms(token)).To(ContainElement(And(HaveKeyWithValue("name", "Careers"), HaveKeyWithValue("workspaceId", marketing))))
+
+		By("the new workspace is offered next time")
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/new"), chromedp.WaitVisible(chromedp.CSS("#workspaceId")))
+		tab.Eval(`Array.from(document.querySelectorAll("#workspaceId option")).map(o => o.textContent)`, &offered)
+		Expect(offered).To(ContainElement("Marketing site"))
+	})
+
 	It("ends the session in the database when signing out, so its cookie no longer works anywhere", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)

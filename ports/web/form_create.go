@@ -11,17 +11,29 @@ import (
 // newFormFields are the create form's fields, as typed.
 type newFormFields struct {
 	Name, RecipientEmail, AllowedDomains, SubjectDefault, FromNameDefault, RedirectDefault string
-	Errors                                                                                 fieldErrors
+	// WorkspaceID is the chosen workspace; WorkspaceName, when typed, makes
+	// a new one for the form, as POST /v1/forms's workspaceName does.
+	WorkspaceID, WorkspaceName string
+	// Workspaces are the account's, to choose from.
+	Workspaces []application.WorkspaceRecord
+	Errors     fieldErrors
 }
 
 // newFormFieldNames map the settings' names in errors to the page's fields.
 var newFormFieldNames = map[string]string{
 	"name": "name", "recipientEmail": "recipientEmail", "allowedDomains": "allowedDomains",
 	"subjectDefault": "subjectDefault", "fromNameDefault": "fromNameDefault", "redirectDefault": "redirectDefault",
+	"workspaceId": "workspaceId", "workspaceName": "workspaceName",
 }
 
 func (s *Server) showNewForm(w http.ResponseWriter, r *http.Request, v *visitor) {
-	s.render(w, r, http.StatusOK, "form-new", view{Title: "New form", Section: "forms", Visitor: v, Data: newFormFields{}})
+	workspaces, err := s.app.Queries.ListWorkspaces.Handle(r.Context(), application.ListWorkspaces{Caller: v.Session})
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "form-new", view{Title: "New form", Section: "forms", Visitor: v,
+		Data: newFormFields{Workspaces: workspaces}})
 }
 
 // createdForm is the page shown once after a form is made: the access key
@@ -38,9 +50,11 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request, v *visitor) 
 		Name: strings.TrimSpace(r.PostFormValue("name")), RecipientEmail: strings.TrimSpace(r.PostFormValue("recipientEmail")),
 		AllowedDomains: r.PostFormValue("allowedDomains"), SubjectDefault: r.PostFormValue("subjectDefault"),
 		FromNameDefault: r.PostFormValue("fromNameDefault"), RedirectDefault: strings.TrimSpace(r.PostFormValue("redirectDefault")),
+		WorkspaceID: strings.TrimSpace(r.PostFormValue("workspaceId")), WorkspaceName: strings.TrimSpace(r.PostFormValue("workspaceName")),
 	}
 	again := func(problems fieldErrors) {
 		in.Errors = problems
+		in.Workspaces, _ = s.app.Queries.ListWorkspaces.Handle(r.Context(), application.ListWorkspaces{Caller: v.Session})
 		s.render(w, r, http.StatusBadRequest, "form-new", view{Title: "New form", Section: "forms", Visitor: v, Alert: problems[""], Data: in})
 	}
 	if in.Name == "" {
@@ -51,8 +65,12 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request, v *visitor) 
 		again(fieldErrors{"recipientEmail": "Enter the address that receives the submissions."})
 		return
 	}
+	workspaceID := in.WorkspaceID
+	if in.WorkspaceName != "" {
+		workspaceID = "" // a new workspace of that name
+	}
 	out, err := s.app.Commands.CreateForm.Handle(r.Context(), application.CreateForm{
-		Caller: v.Session, RequestID: requestIDOf(r),
+		Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: workspaceID, WorkspaceName: in.WorkspaceName,
 		Settings: form.Settings{Name: in.Name, RecipientEmail: in.RecipientEmail, AllowedDomains: splitList(in.AllowedDomains),
 			SubjectDefault: in.SubjectDefault, FromNameDefault: in.FromNameDefault, RedirectDefault: in.RedirectDefault},
 	})
