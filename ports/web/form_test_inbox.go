@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/delivery"
 )
 
 // testInboxPage is the Test inbox tab: the latest test submissions, newest
@@ -28,11 +29,12 @@ type testEntry struct {
 // testDelivery is what one delivery would have sent; one of Email,
 // Request, Telegram or Row is set, by kind.
 type testDelivery struct {
-	Kind     string
-	Email    *testEmail
-	Request  *testRequest
-	Telegram *application.RenderedTelegram
-	Row      *application.RenderedRow
+	// Kind is the API's name of the delivery's kind; Label is for people.
+	Kind, Label string
+	Email       *testEmail
+	Request     *testRequest
+	Telegram    *application.RenderedTelegram
+	Row         *application.RenderedRow
 }
 
 // testEmail is a rendered mail with its sender as one line ("Name <address>").
@@ -51,11 +53,21 @@ type testRequest struct {
 // testHeader is one header of a rendered request.
 type testHeader struct{ Name, Value string }
 
+// testKindLabels name what each kind of delivery would have sent.
+var testKindLabels = map[string]string{
+	delivery.KindNotification: "Notification email", delivery.KindAutoresponder: "Autoresponder email",
+	delivery.KindWebhook: "Webhook request", delivery.KindSlack: "Slack message", delivery.KindDiscord: "Discord message",
+	delivery.KindTelegram: "Telegram message", delivery.KindGoogleSheets: "Google Sheets row",
+}
+
 func testEntryOf(s application.TestSubmission) testEntry {
 	e := testEntry{ID: s.ID, RequestID: s.RequestID, IdempotencyKey: s.IdempotencyKey, Message: s.Response.Message,
 		ReceivedAt: s.ReceivedAt, ExpiresAt: s.ExpiresAt}
 	for _, d := range s.Deliveries {
-		shown := testDelivery{Kind: d.Kind, Telegram: d.Telegram, Row: d.Row}
+		shown := testDelivery{Kind: d.Kind, Label: testKindLabels[d.Kind], Telegram: d.Telegram, Row: d.Row}
+		if shown.Label == "" {
+			shown.Label = d.Kind
+		}
 		if d.Email != nil {
 			sender := d.Email.From
 			if d.Email.FromName != "" {
@@ -68,7 +80,9 @@ func testEntryOf(s application.TestSubmission) testEntry {
 			for name, value := range d.Request.Headers {
 				req.Headers = append(req.Headers, testHeader{Name: name, Value: value})
 			}
-			sort.Slice(req.Headers, func(i, j int) bool { return strings.ToLower(req.Headers[i].Name) < strings.ToLower(req.Headers[j].Name) })
+			sort.Slice(req.Headers, func(i, j int) bool {
+				return strings.ToLower(req.Headers[i].Name) < strings.ToLower(req.Headers[j].Name)
+			})
 			shown.Request = req
 		}
 		e.Deliveries = append(e.Deliveries, shown)
