@@ -658,6 +658,86 @@ var _ = Describe("Dashboard", func() {
 		Expect(c.get("/dashboard/forms").StatusCode).To(Equal(http.StatusSeeOther))
 	})
 
+	It("switches a form to test mode in Settings, shows what its submissions would have sent in the Test inbox, and empties it", func() {
+		marker, _, _ := strings.Cut(UniqueEmail("dashinbox"), "@")
+		subject := "Dashboard test inbox " + marker
+		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"}, "subjectDefault": subject})
+		mailedBefore := len(f.Mail.To(lf.Recipient))
+		for kind, config := range map[string]map[string]any{
+			"slack":         {"enabled": true, "targetUrl": "https://hooks.slack.com/services/T000/B000/" + marker},
+			"telegram":      {"enabled": true, "chatId": "-1001234567890"},
+			"google_sheets": {"enabled": true, "spreadsheetId": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "sheetName": "Leads"},
+		} {
+			r := f.Patch(lf.Token, "/v1/forms/"+lf.ID+"/integrations/"+kind, config)
+			Expect(r.Status).To(Equal(http.StatusOK), "%s: %s", kind, r)
+		}
+		tab = NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		base := "/dashboard/forms/" + lf.ID
+
+		By("ticking Test mode in Settings saves testMode through UpdateForm")
+		tab.Do(chromedp.Navigate(f.URL+base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#testMode")))
+		Expect(tab.Text("#testMode-hint")).To(ContainSubstring("nothing is sent"))
+		tab.Do(chromedp.Click(chromedp.CSS("#testMode")), chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(f.FormByID(lf.Token, lf.ID)).To(HaveKeyWithValue("testMode", true))
+		var ticked bool
+		tab.Eval(`document.querySelector("#testMode").checked`, &ticked)
+		Expect(ticked).To(BeTrue(), "the box shows the saved setting")
+
+		By("a plain post from the website is then a test: answered, never mailed")
+		r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "name": "Ada", "email": UniqueEmail("visitor"),
+			"message": "Please call me back " + marker}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.JSON).To(HaveKeyWithValue("test", true))
+
+		By("the Test inbox tab shows the notification email exactly as it would have gone")
+		tab.Do(chromedp.Navigate(f.URL + base))
+		tab.Do(chromedp.Click(chromedp.CSS(`.tabs a[href$="/test-inbox"]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".test-submission")))
+		Expect(tab.Attribute(`.tabs a[href$="/test-inbox"]`, "aria-current")).To(Equal("page"))
+		Expect(tab.Text(".banner-warn")).To(ContainSubstring("Test mode is on"))
+		var submissions int
+		tab.Eval(`document.querySelectorAll(".test-submission").length`, &submissions)
+		Expect(submissions).To(Equal(1))
+		Expect(tab.Text(".test-submission dl.details:first-of-type")).To(ContainSubstring(r.RequestID()))
+		Expect(tab.Text(".test-response")).To(Equal(r.JSON["message"]))
+		notification := `.test-delivery[data-kind="notification"] `
+		Expect(tab.Text(notification + ".mail-subject")).To(Equal(subject))
+		Expect(tab.Text(notification + ".mail-to")).To(Equal(lf.Recipient))
+		Expect(tab.Text(notification + ".mail-from")).To(ContainSubstring("@"))
+		Expect(tab.Text(notification + ".mail-text")).To(ContainSubstring("Please call me back " + marker))
+		slack := `.test-delivery[data-kind="slack"] `
+		Expect(tab.Text(slack + "h4")).To(Equal("Slack message"))
+		Expect(tab.Text(slack + ".request-line")).To(Equal("POST https://hooks.slack.com/services/T000/B000/" + marker))
+		Expect(tab.Text(slack + ".request-headers")).To(ContainSubstring("application/json"))
+		Expect(tab.Text(slack + ".request-body")).To(ContainSubstring(marker))
+		Expect(tab.Text(`.test-delivery[data-kind="telegram"] .request-body`)).To(And(ContainSubstring("-1001234567890"), ContainSubstring(marker)))
+		Expect(tab.Text(`.test-delivery[data-kind="google_sheets"] .sheet-row`)).To(ContainSubstring(marker))
+		checkPage(tab, "form-test-inbox")
+
+		By("another account gets 404 for the tab and for emptying it, and empties nothing")
+		intruder, _ := f.RegisteredVerifiedUser()
+		c := newDashboardClient(f, intruder)
+		Expect(c.get(base + "/test-inbox").StatusCode).To(Equal(http.StatusNotFound))
+		resp := c.post(base+"/test-inbox/clear", url.Values{"csrf_token": {c.csrfOf("/dashboard/forms")}})
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(readBody(resp)).NotTo(ContainSubstring(marker))
+		Expect(f.testInbox(lf.Token, lf.ID, "")).To(HaveLen(1))
+
+		By("emptying the test inbox leaves the empty state, which says how to send a test")
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/test-inbox/clear"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".test-inbox-empty")))
+		Expect(tab.Text(".banner-ok")).To(ContainSubstring("test inbox is empty"))
+		Expect(tab.Text(".test-inbox-empty")).To(And(ContainSubstring("X-Service-Test: true"), ContainSubstring("submissions:test"),
+			ContainSubstring("FORMD_TEST_INBOX_RETENTION")))
+		Expect(f.testInbox(lf.Token, lf.ID, "")).To(BeEmpty())
+		checkPage(tab, "form-test-inbox-empty")
+
+		By("nothing was mailed to the recipient since the form went live")
+		Consistently(func() int { return len(f.Mail.To(lf.Recipient)) }).WithTimeout(time.Second).Should(Equal(mailedBefore))
+	})
+
 	It("refuses a POST without the session's CSRF token with a 403 page", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		c := newDashboardClient(f, token)

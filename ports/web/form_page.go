@@ -45,6 +45,7 @@ func formTabs(formID, current string) []tab {
 		{Label: "Overview", Path: base},
 		{Label: "Audit trail", Path: base + "/audit"},
 		{Label: "Settings", Path: base + "/settings"}, {Label: "Integrations", Path: base + "/integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground", Path: base + "/playground"},
+		{Label: "Test inbox", Path: base + "/test-inbox"},
 	}
 	for i := range tabs {
 		tabs[i].Current = tabs[i].Label == current

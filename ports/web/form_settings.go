@@ -31,7 +31,10 @@ type settingsFields struct {
 	// minimum score. The secret is typed only to replace it, never shown.
 	CaptchaProvider, CaptchaSiteKey, CaptchaMinScore, CaptchaSecret string
 	CaptchaHasSecret                                                bool
-	Errors                                                          fieldErrors
+	// TestMode makes every submission a test: judged, never sent, shown in
+	// the Test inbox tab.
+	TestMode bool
+	Errors   fieldErrors
 }
 
 // settingsPage is the Settings tab.
@@ -72,7 +75,7 @@ var settingsFieldNames = map[string]string{
 	"uploadLimits.maxFiles": "maxFiles", "uploadLimits.maxFileBytes": "maxFileBytes",
 	"uploadLimits.allowedMimeTypes": "allowedMimeTypes", "uploadLimits": "maxFiles",
 	"captcha": "captchaProvider", "captcha.provider": "captchaProvider", "captcha.siteKey": "captchaSiteKey",
-	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore",
+	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore", "testMode": "testMode",
 }
 
 // ruleIndex finds the rule a validation error names (validation.fields[2].regex).
@@ -90,7 +93,7 @@ func fieldsOf(s form.Settings) settingsFields {
 		MaxFiles: countOrEmpty(int64(s.UploadLimits.MaxFiles)), MaxFileBytes: countOrEmpty(s.UploadLimits.MaxFileBytes),
 		AllowedMimeTypes: strings.Join(s.UploadLimits.AllowedMimeTypes, "\n"), AllowedSenderIPs: strings.Join(s.AllowedSenderIPs, "\n"),
 		Validation: validationJSON(s.Validation), CaptchaProvider: s.Captcha.Provider.Name(), CaptchaSiteKey: s.Captcha.SiteKey,
-		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != ""}
+		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != "", TestMode: s.TestMode}
 }
 
 // countOrEmpty shows an unset limit (0) as an empty field, which the page
@@ -167,7 +170,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		Validation:      strings.TrimSpace(r.PostFormValue("validation")),
 		CaptchaProvider: r.PostFormValue("captchaProvider"), CaptchaSiteKey: strings.TrimSpace(r.PostFormValue("captchaSiteKey")),
 		CaptchaMinScore: strings.TrimSpace(r.PostFormValue("captchaMinScore")), CaptchaSecret: strings.TrimSpace(r.PostFormValue("captchaSecret")),
-		CaptchaHasSecret: f.Settings.Captcha.SecretID != "",
+		CaptchaHasSecret: f.Settings.Captcha.SecretID != "", TestMode: r.PostFormValue("testMode") == "on",
 	}
 	patch, problems := settingsPatch(in)
 	if problems != nil {
@@ -218,7 +221,7 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 	patch := form.Patch{Name: &in.Name, RecipientEmail: &in.RecipientEmail, AllowedDomains: &domains,
 		SubjectDefault: &in.SubjectDefault, FromNameDefault: &in.FromNameDefault, RedirectDefault: &in.RedirectDefault,
 		ReplyToMode: &mode, ReplyToDefault: &in.ReplyToDefault, Autoresponder: &auto, UploadsEnabled: &in.UploadsEnabled,
-		AllowedSenderIPs: &senders}
+		AllowedSenderIPs: &senders, TestMode: &in.TestMode}
 
 	limits := form.UploadLimits{AllowedMimeTypes: splitList(in.AllowedMimeTypes)}
 	if in.MaxFiles != "" {

@@ -85,3 +85,18 @@ func TestSettingsProblemPlacesErrorsNextToTheirFields(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsPatchSendsTestModeEitherWay(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		patch, problems := settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, TestMode: on})
+		if problems != nil {
+			t.Fatal(problems)
+		}
+		if patch.TestMode == nil || *patch.TestMode != on {
+			t.Fatalf("an unticked box switches test mode off, a ticked one on: want %v, got %v", on, patch.TestMode)
+		}
+	}
+	if got := fieldsOf(form.Settings{TestMode: true}); !got.TestMode {
+		t.Fatal("the box shows the saved test mode")
+	}
+}

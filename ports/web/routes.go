@@ -40,6 +40,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/deliveries", s.signedIn(s.showDeliveries))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/deliveries/{deliveryID}", s.signedIn(s.showDelivery))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/deliveries/{deliveryID}/retry", s.signedIn(s.retryDelivery))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/test-inbox", s.signedIn(s.showTestInbox))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/test-inbox/clear", s.signedIn(s.clearTestInbox))
 
 	m.HandleFunc("GET "+Prefix+"/account", s.signedIn(s.showAccount))
 	m.HandleFunc("GET "+Prefix+"/tokens", s.signedIn(s.listTokens))
