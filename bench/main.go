@@ -52,8 +52,22 @@ func run() int {
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
 
+	if opts.PrivatePG {
+		progress("starting a private PostgreSQL cluster with pg_stat_statements")
+		pg, err := startPrivatePG(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
+			return 1
+		}
+		// Stopped on every return, interrupt and -deadline included: both
+		// cancel ctx, and measure returns.
+		defer pg.Stop()
+		// pgtest.NewDatabase, and so every database of the run, takes the server from here.
+		os.Setenv("FORMD_TEST_DATABASE_URL", pg.URL)
+	}
+
 	rep := &Report{StartedAt: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		LoadAvgStart: loadAvg(), Options: opts, Warnings: []string{}}
+		LoadAvgStart: loadAvg(), Options: opts, Warnings: []string{}, FormdMemory: []MemoryUse{}, Statements: []*StatementReport{}}
 	if err := measure(ctx, opts, rep); err != nil {
 		switch {
 		case errors.Is(err, context.Canceled):
