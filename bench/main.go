@@ -12,6 +12,9 @@
 // delivery phase (on a second fresh database, an open loop at half the peak
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
 // accept-to-SMTP-received latency), and pgbench.
+// It reports formd's peak resident memory (VmHWM) at the end of each phase
+// and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
+// cluster that does), PostgreSQL's statement time per submission.
 // The report goes to stdout and, as JSON, to bench/results/latest.json.
 // The exit code is 0 whenever the measurement ran, whether or not the goals
 // were met; it is non-zero only when the run could not be set up, was
