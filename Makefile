@@ -8,6 +8,7 @@ DB_URL    ?= $(PG_BASE)/formd?sslmode=disable
 PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/... ./bench/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
+BENCH_FLAGS ?=
 
 .PHONY: help run build test check unit fuzz-short features fuzz chaos bench wire clean
 
@@ -50,8 +51,8 @@ fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 chaos: ## the crash spec for 20 SIGKILL cycles (make test runs 3)
 	FORMD_CHAOS_CYCLES=$${FORMD_CHAOS_CYCLES:-20} FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo --focus "Crashes" --timeout=30m ./features
 
-bench: ## submission throughput and latency against pgbench, on loopback
-	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run ./bench
+bench: ## submission throughput and latency against pgbench, on loopback (BENCH_FLAGS=-private-pg for statement time)
+	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run ./bench $(BENCH_FLAGS)
 
 wire: ## regenerate cmd/formd/wire_gen.go
 	$(GO) tool wire ./cmd/formd

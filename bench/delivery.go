@@ -53,6 +53,10 @@ type DeliveryResult struct {
 	P999Ms float64     `json:"p999Ms"`
 	MaxMs  float64     `json:"maxMs"`
 	Intake *OpenResult `json:"intake"`
+	// Memory and Statements go to the report's lists of all phases; notes to its warnings.
+	Memory     *MemoryUse       `json:"-"`
+	Statements *StatementReport `json:"-"`
+	notes      []string
 }
 
 // IntakeBaseline is the closed-loop step at formd's peak concurrency run
@@ -63,6 +67,8 @@ type IntakeBaseline struct {
 	WorkersOff  float64     `json:"acceptedPerSecondWorkersOff"`
 	Ratio       float64     `json:"ratio"`
 	Step        *StepResult `json:"workersOffStep"`
+	// Memory goes to the report's list of all phases.
+	Memory *MemoryUse `json:"-"`
 }
 
 // never stands for a mail that did not arrive: it sorts after every latency.
@@ -89,7 +95,8 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 	cpu := markCPU(f.PID())
 	st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
 	st.CPU = cpuSince(cpu, f.PID())
-	b := &IntakeBaseline{Concurrency: c, WorkersOn: on, WorkersOff: st.AcceptedPerSecond, Step: st}
+	b := &IntakeBaseline{Concurrency: c, WorkersOn: on, WorkersOff: st.AcceptedPerSecond, Step: st,
+		Memory: formdMemory("intake baseline", f.PID())}
 	if st.AcceptedPerSecond > 0 {
 		b.Ratio = on / st.AcceptedPerSecond
 	}
@@ -99,8 +106,11 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 // runDelivery measures mail end to end on a fresh database, so the backlog
 // the closed loop left behind does not compete: it sets up a form, starts
 // formd sending to an in-process SMTP server, runs an open loop at rate for
-// opts.Delivery, then waits up to opts.DeliveryWait for the mails.
-func runDelivery(ctx context.Context, bin, dir string, env []string, opts Options, rate float64, source string) (*DeliveryResult, string, error) {
+// opts.Delivery, then waits up to opts.DeliveryWait for the mails. With
+// withStatements it measures PostgreSQL's statement time from the load's
+// start to the wait's end.
+func runDelivery(ctx context.Context, bin, dir string, env []string, opts Options, rate float64, source string,
+	withStatements bool) (*DeliveryResult, string, error) {
 	dir = filepath.Join(dir, "delivery")
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, "", err
@@ -141,6 +151,18 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		return nil, f.StderrTail(), err
 	}
 	defer mon.Close()
+	var notes []string
+	var stats *statementStats
+	if withStatements {
+		if stats, err = openStatementStats(ctx, dbURL); err != nil {
+			notes = append(notes, "delivery phase: no statement time: "+err.Error())
+		} else if err = stats.Reset(ctx); err != nil {
+			notes = append(notes, "delivery phase: pg_stat_statements_reset failed: "+err.Error())
+			stats.Close()
+			stats = nil
+		}
+		defer stats.Close()
+	}
 
 	var mu sync.Mutex
 	accepted := map[string]time.Time{} // delivery id → the 200's arrival
@@ -207,6 +229,8 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	}
 	r.WaitSeconds = time.Since(waitStart).Seconds()
 	r.BacklogAtWaitEnd = mon.Snapshot(ctx).n
+	r.Memory = formdMemory("delivery phase", f.PID())
+	r.notes = notes
 
 	first, dups, other := sink.arrivals()
 	r.Duplicates, r.ForeignMails = dups, other
@@ -243,6 +267,13 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		return ms(d)
 	}
 	r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs = q(0.5), q(0.99), q(0.999), q(1)
+	if stats != nil {
+		st, err := stats.Read(ctx, "delivery phase", r.Accepted, r.Delivered)
+		if err != nil {
+			r.notes = append(r.notes, "delivery phase: reading pg_stat_statements failed: "+err.Error())
+		}
+		r.Statements = st
+	}
 	return r, f.StderrTail(), nil
 }
 

@@ -33,6 +33,13 @@ type Options struct {
 	GoalDeliveryP99 time.Duration `json:"-"`
 	// IntakeBaseline runs the peak closed-loop step again without delivery workers.
 	IntakeBaseline bool `json:"intakeBaseline"`
+	// PrivatePG runs the whole benchmark on a throwaway PostgreSQL cluster
+	// that preloads pg_stat_statements.
+	PrivatePG bool `json:"privatePostgres"`
+	// GoalRSSMiB bounds formd's peak resident memory.
+	GoalRSSMiB float64 `json:"goalPeakRssMiB"`
+	// GoalStatementUs bounds PostgreSQL statement time per submission.
+	GoalStatementUs float64 `json:"goalStatementMicrosPerSubmission"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -63,6 +70,10 @@ func parseFlags() (Options, error) {
 	flag.Float64Var(&o.DeliveryRate, "delivery-rate", 0, "delivery phase: open-loop rate (0: half of the closed loop's maximum accepted/s)")
 	flag.DurationVar(&o.GoalDeliveryP99, "goal-delivery-p99", 100*time.Millisecond, "goal: accept-to-SMTP-received p99 in the delivery phase")
 	flag.BoolVar(&o.IntakeBaseline, "intake-baseline", true, "rerun the closed-loop step at the peak concurrency with FORMD_DELIVERY_WORKERS=0, for the intake ratio with delivery on and off")
+	flag.BoolVar(&o.PrivatePG, "private-pg", false,
+		"run on a throwaway PostgreSQL cluster (initdb in a temporary folder, free port, default durability) that preloads pg_stat_statements, for statement time per submission; removed at the end")
+	flag.Float64Var(&o.GoalRSSMiB, "goal-rss", 150, "goal: formd's peak resident memory (VmHWM) in MiB")
+	flag.Float64Var(&o.GoalStatementUs, "goal-statement-us", 150, "goal: PostgreSQL statement time per accepted and per delivered submission, µs")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute, "hard bound on the whole run, build included (a default run takes about 2.5 min)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
@@ -79,6 +90,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.Delivery < 0 || o.DeliveryWait < 0 || o.DeliveryRate < 0 {
 		return o, errors.New("-delivery, -delivery-wait and -delivery-rate must not be negative")
+	}
+	if o.GoalRSSMiB <= 0 || o.GoalStatementUs <= 0 {
+		return o, errors.New("-goal-rss and -goal-statement-us must be positive")
 	}
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")

@@ -12,6 +12,9 @@
 // delivery phase (on a second fresh database, an open loop at half the peak
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
 // accept-to-SMTP-received latency), and pgbench.
+// It reports formd's peak resident memory (VmHWM) at the end of each phase
+// and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
+// cluster that does), PostgreSQL's statement time per submission.
 // The report goes to stdout and, as JSON, to bench/results/latest.json.
 // The exit code is 0 whenever the measurement ran, whether or not the goals
 // were met; it is non-zero only when the run could not be set up, was
@@ -52,8 +55,22 @@ func run() int {
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
 
+	if opts.PrivatePG {
+		progress("starting a private PostgreSQL cluster with pg_stat_statements")
+		pg, err := startPrivatePG(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
+			return 1
+		}
+		// Stopped on every return, interrupt and -deadline included: both
+		// cancel ctx, and measure returns.
+		defer pg.Stop()
+		// pgtest.NewDatabase, and so every database of the run, takes the server from here.
+		os.Setenv("FORMD_TEST_DATABASE_URL", pg.URL)
+	}
+
 	rep := &Report{StartedAt: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		LoadAvgStart: loadAvg(), Options: opts, Warnings: []string{}}
+		LoadAvgStart: loadAvg(), Options: opts, Warnings: []string{}, FormdMemory: []MemoryUse{}, Statements: []*StatementReport{}}
 	if err := measure(ctx, opts, rep); err != nil {
 		switch {
 		case errors.Is(err, context.Canceled):

@@ -82,7 +82,7 @@ func newBacklogMonitor(ctx context.Context, dbURL string) (*backlogMonitor, erro
 func (m *backlogMonitor) Snapshot(ctx context.Context) backlogSnapshot {
 	s := backlogSnapshot{at: time.Now(), n: -1}
 	if m.conn != nil {
-		_ = m.conn.QueryRow(ctx, "SELECT count(*) FROM submission_payloads").Scan(&s.n)
+		_ = m.conn.QueryRow(ctx, "SELECT "+benchMarker+" count(*) FROM submission_payloads").Scan(&s.n)
 	}
 	return s
 }

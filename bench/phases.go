@@ -74,6 +74,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	if rep.Postgres.Fsync != "on" {
 		rep.Warnings = append(rep.Warnings, "fsync is "+rep.Postgres.Fsync+", not on: commits are not durable")
 	}
+	stats, err := openStatementStats(ctx, dbURL)
+	if err != nil {
+		rep.StatementsUnavailable = err.Error()
+	}
+	defer stats.Close()
 
 	progress("starting formd")
 	// formd's per-IP token bucket (FORMD_SUBMIT_RATE, 5/s by default) would
@@ -136,12 +141,15 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	// mail-delivery backlog behind that would otherwise compete with it.
 	progress(fmt.Sprintf("open loop: %.0f/s for %s", opts.Rate, opts.Open))
 	before := mon.Snapshot(ctx)
+	stats = resetStatements(ctx, stats, rep)
 	cpu := markCPU(f.PID())
 	rep.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
 	rep.OpenLoop.CPU = cpuSince(cpu, f.PID())
+	addMemory(rep, formdMemory("open loop", f.PID()))
+	readStatements(ctx, stats, rep, "open loop", rep.OpenLoop.Accepted, -1)
 	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "open loop", before, rep.OpenLoop.Accepted))
 
 	before = mon.Snapshot(ctx)
@@ -161,6 +169,7 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 		}
 	}
 	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "closed loop", before, accepted))
+	addMemory(rep, formdMemory("closed loop (same formd as the open loop)", f.PID()))
 	for _, d := range rep.Deliveries {
 		if d.DeliveredPerSecond < 0.9*d.AcceptedPerSecond {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf(
@@ -178,6 +187,7 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	progress("stopping formd")
 	f.Stop()
 
+	stats.Close()
 	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
 		return err
 	}
@@ -240,6 +250,9 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 			rep.Warnings = append(rep.Warnings, "intake baseline failed: "+err.Error())
 		}
 		rep.IntakeBaseline = b
+		if b != nil {
+			addMemory(rep, b.Memory)
+		}
 	}
 
 	if opts.Delivery == 0 {
@@ -258,7 +271,7 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 		return nil
 	}
 	progress(fmt.Sprintf("delivery: fresh database, formd sending to an in-process SMTP server, %.0f/s for %s", rate, opts.Delivery))
-	d, tail, err := runDelivery(ctx, bin, tmp, env, opts, rate, source)
+	d, tail, err := runDelivery(ctx, bin, tmp, env, opts, rate, source, rep.StatementsUnavailable == "")
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -271,11 +284,50 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 		return nil
 	}
 	rep.Delivery = d
+	addMemory(rep, d.Memory)
+	if d.Statements != nil {
+		rep.Statements = append(rep.Statements, d.Statements)
+	}
+	rep.Warnings = append(rep.Warnings, d.notes...)
 	if d.Intake.Errors() > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("delivery phase: %d of %d submissions not accepted: %s",
 			d.Intake.Errors(), d.Intake.Sent, d.Intake.errorSummary()))
 	}
 	return nil
+}
+
+// addMemory records a memory reading, if there is one.
+func addMemory(rep *Report, m *MemoryUse) {
+	if m != nil {
+		rep.FormdMemory = append(rep.FormdMemory, *m)
+	}
+}
+
+// resetStatements starts a phase's statement statistics afresh; on failure
+// it warns and returns nil, so the phase reports no statement time.
+func resetStatements(ctx context.Context, stats *statementStats, rep *Report) *statementStats {
+	if stats == nil {
+		return nil
+	}
+	if err := stats.Reset(ctx); err != nil {
+		rep.Warnings = append(rep.Warnings, "pg_stat_statements_reset failed: "+err.Error())
+		stats.Close()
+		return nil
+	}
+	return stats
+}
+
+// readStatements adds a phase's statement time to the report (nothing for nil stats).
+func readStatements(ctx context.Context, stats *statementStats, rep *Report, phase string, accepted, delivered int) {
+	if stats == nil {
+		return
+	}
+	st, err := stats.Read(ctx, phase, accepted, delivered)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "reading pg_stat_statements after the "+phase+" failed: "+err.Error())
+		return
+	}
+	rep.Statements = append(rep.Statements, st)
 }
 
 func maxOf(xs []int) int {

@@ -27,13 +27,21 @@ type Report struct {
 	// IntakeBaseline is the peak closed-loop step rerun without delivery workers.
 	IntakeBaseline *IntakeBaseline `json:"intakeBaseline,omitempty"`
 	// Delivery is the end-to-end mail phase at a real SMTP server.
-	Delivery        *DeliveryResult `json:"delivery,omitempty"`
-	Pgbench         []PgbenchRun    `json:"pgbench"`
-	Ratio           float64         `json:"ratio"`
-	RatioAtRef      float64         `json:"ratioAtReferenceConcurrency"`
-	Goals           []Goal          `json:"goals"`
-	Warnings        []string        `json:"warnings"`
-	FormdStderrTail string          `json:"formdStderrTail,omitempty"`
+	Delivery *DeliveryResult `json:"delivery,omitempty"`
+	// FormdMemory is formd's memory at the end of each phase; FormdPeakRSSMiB
+	// is the highest peak among them.
+	FormdMemory     []MemoryUse `json:"formdMemory"`
+	FormdPeakRSSMiB float64     `json:"formdPeakRssMiB"`
+	// Statements is PostgreSQL's statement time per submission in the open
+	// loop and the delivery phase; StatementsUnavailable says why not, when not.
+	Statements            []*StatementReport `json:"statements"`
+	StatementsUnavailable string             `json:"statementsUnavailable,omitempty"`
+	Pgbench               []PgbenchRun       `json:"pgbench"`
+	Ratio                 float64            `json:"ratio"`
+	RatioAtRef            float64            `json:"ratioAtReferenceConcurrency"`
+	Goals                 []Goal             `json:"goals"`
+	Warnings              []string           `json:"warnings"`
+	FormdStderrTail       string             `json:"formdStderrTail,omitempty"`
 	// BaselineErrors say why pgbench measured nothing; the run then exits 1.
 	BaselineErrors []string     `json:"baselineErrors,omitempty"`
 	Setup          SetupTimings `json:"setup"`
@@ -100,6 +108,11 @@ func judge(opts Options, rep *Report) {
 	}
 	rep.Goals = append(rep.Goals, Goal{Name: "open-loop p99 (no errors)", Target: fmt.Sprintf("<= %s", opts.GoalP99),
 		Value: v, Known: known, Pass: pass})
+	rep.FormdPeakRSSMiB = peakMemory(rep.FormdMemory)
+	rep.Goals = append(rep.Goals, Goal{Name: "formd peak RSS MiB", Target: fmt.Sprintf("<= %.0f", opts.GoalRSSMiB),
+		Value: rep.FormdPeakRSSMiB, Known: len(rep.FormdMemory) > 0,
+		Pass: len(rep.FormdMemory) > 0 && rep.FormdPeakRSSMiB <= opts.GoalRSSMiB})
+	rep.Goals = append(rep.Goals, statementGoals(rep.Statements, opts.GoalStatementUs)...)
 	if opts.Delivery > 0 {
 		d := rep.Delivery
 		known := d != nil && d.Accepted > 0
@@ -133,8 +146,12 @@ func printReport(w io.Writer, rep *Report) {
 	p("")
 	p("formd submission benchmark, %s (%s, %d CPUs, load average at start %s)",
 		rep.StartedAt.Format(time.RFC3339), rep.GoVersion, rep.CPUs, rep.LoadAvgStart)
-	p("PostgreSQL %s: synchronous_commit=%s fsync=%s wal_sync_method=%s commit_delay=%s",
-		rep.Postgres.Version, rep.Postgres.SynchronousCommit, rep.Postgres.Fsync, rep.Postgres.WalSyncMethod, rep.Postgres.CommitDelay)
+	server := "the machine's server"
+	if o.PrivatePG {
+		server = "a private throwaway cluster with pg_stat_statements"
+	}
+	p("PostgreSQL %s (%s): synchronous_commit=%s fsync=%s wal_sync_method=%s commit_delay=%s",
+		rep.Postgres.Version, server, rep.Postgres.SynchronousCommit, rep.Postgres.Fsync, rep.Postgres.WalSyncMethod, rep.Postgres.CommitDelay)
 	if o.ClientIPs > 0 {
 		p("clients: %s addresses in X-Forwarded-For through a trusted proxy (127.0.0.1); formd's per-IP limit stays on",
 			thousands(float64(o.ClientIPs)))
@@ -186,6 +203,25 @@ func printReport(w io.Writer, rep *Report) {
 		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
 		if r := d.Intake; r != nil {
 			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
+		}
+	}
+	if len(rep.FormdMemory) > 0 {
+		verdict := "met"
+		if rep.FormdPeakRSSMiB > o.GoalRSSMiB {
+			verdict = "NOT met"
+		}
+		p("formd peak RSS %.1f MiB (goal <= %.0f MiB: %s); at the end of each phase %s",
+			rep.FormdPeakRSSMiB, o.GoalRSSMiB, verdict, memoryPhases(rep.FormdMemory))
+	} else {
+		p("formd peak RSS: unknown (read from /proc/<pid>/status, Linux only)")
+	}
+	if rep.StatementsUnavailable != "" {
+		p("PostgreSQL statement time: not available on this server (%s); -private-pg runs the bench on a cluster that preloads pg_stat_statements",
+			rep.StatementsUnavailable)
+	}
+	for _, st := range rep.Statements {
+		for _, line := range statementLines(st, o.GoalStatementUs) {
+			p("%s", line)
 		}
 	}
 	for _, r := range rep.Pgbench {
@@ -265,6 +301,35 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	p("run took %.1f s (build %.1f s, formd start %.1f s, API setup %.2f s); load average at end %s",
 		rep.DurationSeconds, rep.Setup.BuildSeconds, rep.Setup.StartSeconds, rep.Setup.APISetupSeconds, rep.LoadAvgEnd)
+}
+
+// memoryPhases lists each phase's peak and final RSS.
+func memoryPhases(readings []MemoryUse) string {
+	parts := make([]string, 0, len(readings))
+	for _, m := range readings {
+		parts = append(parts, fmt.Sprintf("%s %.1f (now %.1f)", m.Phase, m.PeakMiB, m.RSSMiB))
+	}
+	return "(peak, now, MiB): " + strings.Join(parts, "; ")
+}
+
+// statementGoals judges statement time per submission: per accepted in a
+// phase without delivery counts, per accepted and per delivered otherwise.
+func statementGoals(reports []*StatementReport, goalUs float64) []Goal {
+	var goals []Goal
+	for _, r := range reports {
+		g := Goal{Target: fmt.Sprintf("<= %.0f", goalUs), Known: r.Accepted > 0}
+		if r.Delivered < 0 {
+			g.Name = "statement µs per accepted submission (" + r.Phase + ")"
+			g.Value = r.PerAcceptedUs
+		} else {
+			g.Name = "statement µs per accepted and per delivered submission (" + r.Phase + ")"
+			g.Value = max(r.PerAcceptedUs, r.PerDeliveredUs)
+			g.Known = g.Known && r.Delivered > 0
+		}
+		g.Pass = g.Known && g.Value <= goalUs
+		goals = append(goals, g)
+	}
+	return goals
 }
 
 // count formats a count that is -1 when unknown.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,4 +65,43 @@ func machineCPU() (busy, total time.Duration, ok bool) {
 	idle := v[3] + v[4]
 	all := v[0] + v[1] + v[2] + v[5] + v[6] + v[7] + idle
 	return time.Duration(all-idle) * time.Second / clockTicks, time.Duration(all) * time.Second / clockTicks, true
+}
+
+// processMemory is process pid's peak and current resident set size, in MiB.
+func processMemory(pid int) (peakMiB, rssMiB float64, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	return parseProcStatusMemory(string(b))
+}
+
+// serverUser is the account the private PostgreSQL runs as: PostgreSQL
+// refuses to run as root, so root runs it as the postgres user (as
+// scripts/ensure-postgres.sh does with runuser); anyone else runs it as
+// themselves (nil).
+func serverUser() (*account, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("running as root, the private PostgreSQL needs a postgres user: %w", err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("postgres user: uid %q gid %q", u.Uid, u.Gid)
+	}
+	return &account{uid: int(uid), gid: int(gid)}, nil
+}
+
+// runAs makes cmd run as acct (nil: as the benchmark's own user), and makes
+// the kernel interrupt it (for PostgreSQL: fast shutdown) if the benchmark
+// dies without stopping it.
+func runAs(cmd *exec.Cmd, acct *account) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
+	if acct != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(acct.uid), Gid: uint32(acct.gid)}
+	}
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// The rows pg_stat_statements might give after a phase: the function call is
+// top-level, the statement inside it is nested and must not count twice.
+func phaseRows() []StatementRow {
+	return []StatementRow{
+		{Query: "COMMIT", Calls: 500, TotalMs: 60},
+		{Query: "INSERT INTO events (stream_id, version, data)\n\t\tVALUES ($1, $2, $3)", Calls: 1000, TotalMs: 30},
+		{Query: "SELECT formd_expect_form_versions($1)", Calls: 500, TotalMs: 10},
+		{Query: "SELECT version FROM form_versions WHERE id = $1", Calls: 500, TotalMs: 8, Nested: true},
+	}
+}
+
+func TestSummarizeStatementsCountsTopLevelTimePerSubmission(t *testing.T) {
+	r := summarizeStatements("delivery phase", phaseRows(), 1000, 800)
+	if !near(r.TotalMs, 100) || r.Calls != 2000 {
+		t.Fatalf("total %v ms in %d calls, want 100 ms in 2000 (nested time is in its caller's)", r.TotalMs, r.Calls)
+	}
+	if !near(r.PerAcceptedUs, 100) || !near(r.PerDeliveredUs, 125) {
+		t.Fatalf("per accepted %v µs, per delivered %v µs; want 100 and 125", r.PerAcceptedUs, r.PerDeliveredUs)
+	}
+	if len(r.Top) != 4 || r.Top[0].Query != "COMMIT" || !near(r.Top[0].Share, 0.6) || !near(r.Top[0].MeanUs, 120) {
+		t.Fatalf("top statement %+v, want COMMIT with 60%% share and 120 µs per call", r.Top[0])
+	}
+	if r.Top[1].Query != "INSERT INTO events (stream_id, version, data) VALUES ($1, $2, $3)" {
+		t.Fatalf("query text not put on one line: %q", r.Top[1].Query)
+	}
+	if !r.Top[3].Nested {
+		t.Fatal("the nested statement lost its mark")
+	}
+}
+
+func TestSummarizeStatementsKeepsTheTopEightByTotalTime(t *testing.T) {
+	var rows []StatementRow
+	for i := range 12 {
+		rows = append(rows, StatementRow{Query: strings.Repeat("x", i+1), Calls: 1, TotalMs: float64(i)})
+	}
+	r := summarizeStatements("open loop", rows, 10, -1)
+	if len(r.Top) != statementTopN || r.Top[0].TotalMs != 11 || r.Top[7].TotalMs != 4 {
+		t.Fatalf("top = %+v, want the 8 slowest, slowest first", r.Top)
+	}
+	if r.PerDeliveredUs != 0 {
+		t.Fatal("per delivered computed for a phase that does not count deliveries")
+	}
+}
+
+func TestSummarizeStatementsWithNothingAcceptedDividesByNothing(t *testing.T) {
+	r := summarizeStatements("open loop", nil, 0, -1)
+	if r.PerAcceptedUs != 0 || r.Top == nil || len(r.Top) != 0 {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestShortQueryCutsLongStatementsToTheLimit(t *testing.T) {
+	long := "UPDATE deliveries SET next_attempt_at = $1 WHERE id IN (SELECT id FROM deliveries WHERE status IN ($2, $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)"
+	got := shortQuery(long, 100)
+	if n := len([]rune(got)); n != 100 || !strings.HasSuffix(got, "…") || !strings.HasPrefix(got, "UPDATE deliveries SET") {
+		t.Fatalf("shortQuery = %q (%d runes), want 100 runes ending in …", got, n)
+	}
+	if shortQuery("COMMIT", 100) != "COMMIT" {
+		t.Fatal("a short statement was changed")
+	}
+}
+
+func TestStatementLinesJudgeTheGoal(t *testing.T) {
+	lines := statementLines(summarizeStatements("delivery phase", phaseRows(), 1000, 800), 150)
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want a summary and 4 statements:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	for _, want := range []string{"during the delivery phase", "100 µs per accepted submission (1000)",
+		"125 µs per delivered (800)", "goal <= 150 µs per accepted and delivered: met"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("summary %q lacks %q", lines[0], want)
+		}
+	}
+	if !strings.Contains(lines[1], "60.0%") || !strings.Contains(lines[1], "120.0 µs/call") || !strings.Contains(lines[1], "COMMIT") {
+		t.Errorf("first statement line %q", lines[1])
+	}
+	if !strings.Contains(lines[4], "(inside a function)") {
+		t.Errorf("nested statement line %q is not marked", lines[4])
+	}
+
+	over := statementLines(summarizeStatements("open loop", phaseRows(), 500, -1), 150)
+	if !strings.Contains(over[0], "200 µs per accepted submission (500); goal <= 150 µs per accepted: NOT met") ||
+		strings.Contains(over[0], "delivered") {
+		t.Errorf("open-loop summary %q", over[0])
+	}
+	none := statementLines(summarizeStatements("open loop", nil, 0, -1), 150)
+	if !strings.Contains(none[0], "unknown (nothing accepted)") {
+		t.Errorf("empty summary %q", none[0])
+	}
+}
+
+func TestStatementGoalsUseTheWorseOfAcceptedAndDelivered(t *testing.T) {
+	goals := statementGoals([]*StatementReport{
+		summarizeStatements("open loop", phaseRows(), 1000, -1),
+		summarizeStatements("delivery phase", phaseRows(), 1000, 500),
+	}, 150)
+	if len(goals) != 2 || !goals[0].Pass || goals[0].Value != 100 {
+		t.Fatalf("open-loop goal %+v, want 100 µs passing", goals[0])
+	}
+	if goals[1].Pass || goals[1].Value != 200 || !goals[1].Known {
+		t.Fatalf("delivery goal %+v, want 200 µs (per delivered) failing", goals[1])
+	}
+}
