@@ -43,14 +43,26 @@ func commitPath(f func(*SubmissionStore, context.Context, []*pendingSubmission) 
 // NewSubmissionStoreWithWorkers is NewSubmissionStore with n commit
 // workers, so a test can hold them all and have a batch fill up.
 func NewSubmissionStoreWithWorkers(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, n int) (*SubmissionStore, func()) {
-	s := &SubmissionStore{pool: pool, store: store, log: log, queue: make(chan *pendingSubmission, 4*maxBatch),
-		workers: n, stop: make(chan struct{}), commits: noCommitObserver{}}
-	for range s.workers {
-		s.wg.Add(1)
-		go s.work()
-	}
+	s := newSubmissionStore(pool, store, log, noCommitObserver{}, n)
 	return s, s.Close
 }
 
 // QueuedSubmissions is how many submissions wait for a commit worker.
-func QueuedSubmissions(s *SubmissionStore) int { return len(s.queue) }
+func QueuedSubmissions(s *SubmissionStore) int {
+	n := 0
+	for _, lane := range s.lanes {
+		n += len(lane)
+	}
+	return n
+}
+
+// LaneOf is the index of the commit lane a submission takes.
+func LaneOf(s *SubmissionStore, sub application.AcceptedSubmission) int {
+	lane := s.laneOf(sub)
+	for i, l := range s.lanes {
+		if l == lane {
+			return i
+		}
+	}
+	return -1
+}
