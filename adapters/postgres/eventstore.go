@@ -34,7 +34,8 @@ type Event = eventcodec.Event
 
 // Schema is the watermill-sql schema shared by publishers and subscribers:
 // tables watermill_<topic>, created by migrations, with bytea payloads.
-var Schema = wsql.DefaultPostgreSQLSchema{GeneratePayloadType: func(string) string { return "BYTEA" }}
+// Its consumer query is outboxSchema's.
+var Schema = outboxSchema{wsql.DefaultPostgreSQLSchema{GeneratePayloadType: func(string) string { return "BYTEA" }}}
 
 // Offsets is the watermill-sql offsets adapter: one row per consumer group.
 var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/application"
@@ -65,4 +66,10 @@ func LaneOf(s *SubmissionStore, sub application.AcceptedSubmission) int {
 		}
 	}
 	return -1
+}
+
+// OutboxSelectQuery is the consumer query of the Watermill schema.
+func OutboxSelectQuery(topic, group string) (string, []any, error) {
+	q, err := Schema.SelectQuery(wsql.SelectQueryParams{Topic: topic, ConsumerGroup: group, OffsetsAdapter: Offsets})
+	return q.Query, q.Args, err
 }
