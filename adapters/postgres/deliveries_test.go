@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // Regression: a failure reason was cut at 500 bytes, possibly inside a UTF-8
@@ -78,5 +80,54 @@ func TestPayloadsKeepTheirKeyIDAndAWaitingDeliveryKeepsIt(t *testing.T) {
 	}
 	if got, err := store.Payloads(g.ctx, []string{id}); err != nil || got[id].KeyID != "" {
 		t.Fatalf("a payload without key id: %+v, %v", got, err)
+	}
+}
+
+// Two workers finishing the last two deliveries of one submission at the
+// same moment must leave its payload shredded, once: the second to settle
+// sees the first's count (regression guard for deleting a payload without
+// updating it first).
+func TestConcurrentLastDeliveriesShredThePayloadOnce(t *testing.T) {
+	g := newGroupEnv(t)
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	var subs []application.AcceptedSubmission
+	for range 40 {
+		s := g.accepted(g.version, "")
+		second := delivery.Queued{DeliveryID: uuid.NewString(), SubmissionID: s.Accepted.SubmissionID, FormID: g.formID,
+			Kind: delivery.KindAutoresponder, At: s.Queued[0].At}
+		s.Queued = append(s.Queued, second)
+		s.Accepted.Deliveries = append(s.Accepted.Deliveries, submission.DeliveryRef{ID: second.DeliveryID, Kind: second.Kind})
+		if _, err := g.subs.Accept(g.ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, s)
+	}
+	now := time.Now().UTC()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*len(subs))
+	for _, s := range subs {
+		for _, q := range s.Queued {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- store.RecordAttempts(g.ctx, []application.Attempt{{Queued: q, Number: 1, Outcome: delivery.Succeeded{Attempt: 1, At: now}}})
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range subs {
+		var payloads, redacted int
+		err := g.pool.QueryRow(g.ctx, `SELECT (SELECT count(*) FROM submission_payloads WHERE submission_id = $1),
+			(SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'submission.redacted.v1')`, s.Accepted.SubmissionID).
+			Scan(&payloads, &redacted)
+		if err != nil || payloads != 0 || redacted != 1 {
+			t.Fatalf("submission %s: %d payloads, %d redacted events (%v); want 0 and 1", s.Accepted.SubmissionID, payloads, redacted, err)
+		}
 	}
 }
