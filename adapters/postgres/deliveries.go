@@ -195,49 +195,27 @@ func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string
 		subs, counts = append(subs, id), append(counts, n)
 	}
 	// The deliveries rows of this transaction are already written, so a
-	// failed one is seen here. A payload whose last deliveries these are,
-	// none of them failed, is deleted at once; only the others are updated.
-	// (Updating it first and deleting it after wrote every such row twice:
-	// pg_stat_statements had this statement at the top, 1.6-2.8 ms a call.)
-	// The rows are locked first, so the statement that splits them sees
-	// every concurrent settlement of the same submission (another worker's
-	// last delivery of it) already committed: judged on an older snapshot,
-	// a row that the other made ready to delete could be neither deleted
-	// nor updated, and its payload kept for ever. The two parts split the
-	// rows by one condition on one snapshot, so no row is touched twice.
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM submission_payloads WHERE submission_id = ANY($1::uuid[])
-		ORDER BY submission_id FOR UPDATE`, subs); err != nil {
-		return err
-	}
+	// failed one is seen here.
 	rows, err := tx.Query(ctx, `
-		WITH f AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f(id, n)),
-		gone AS (
-			DELETE FROM submission_payloads p USING f
-			WHERE p.submission_id = f.id AND p.pending <= f.n
-			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed')
-			RETURNING p.submission_id),
-		kept AS (
-			UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0) FROM f
-			WHERE p.submission_id = f.id
-			  AND NOT (p.pending <= f.n
-			           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed'))
-			RETURNING p.submission_id, p.pending)
-		SELECT submission_id::text, 0, true FROM gone
-		UNION ALL
-		SELECT submission_id::text, pending, false FROM kept`, subs, counts)
+		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
+		FROM unnest($1::uuid[], $2::int[]) AS f(id, n) WHERE p.submission_id = f.id
+		RETURNING p.submission_id::text, p.pending,
+		          EXISTS (SELECT 1 FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed')`, subs, counts)
 	if err != nil {
 		return err
 	}
 	var done, kept []string
 	var id string
 	var pending int
-	var deleted bool
-	if _, err := pgx.ForEachRow(rows, []any{&id, &pending, &deleted}, func() error {
-		switch {
-		case deleted:
-			done = append(done, id)
-		case pending == 0: // its last delivery is in, and one of them failed
+	var failed bool
+	if _, err := pgx.ForEachRow(rows, []any{&id, &pending, &failed}, func() error {
+		if pending > 0 {
+			return nil
+		}
+		if _, keep := delivery.PayloadKeptUntil(failed, now, d.retention); keep {
 			kept = append(kept, id)
+		} else {
+			done = append(done, id)
 		}
 		return nil
 	}); err != nil {
@@ -250,7 +228,7 @@ func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string
 			return err
 		}
 	}
-	return d.recordRedacted(ctx, tx, done, now, &pgx.Batch{})
+	return d.redact(ctx, tx, done, now)
 }
 
 // redact shreds the payloads of submissions and records submission.redacted
@@ -261,15 +239,6 @@ func (d *DeliveryStore) redact(ctx context.Context, tx pgx.Tx, done []string, no
 	}
 	redact := &pgx.Batch{}
 	redact.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
-	return d.recordRedacted(ctx, tx, done, now, redact)
-}
-
-// recordRedacted records submission.redacted on each of done, in tx, sent
-// with what batch already holds.
-func (d *DeliveryStore) recordRedacted(ctx context.Context, tx pgx.Tx, done []string, now time.Time, batch *pgx.Batch) error {
-	if len(done) == 0 {
-		return nil
-	}
 	streams := make([]StreamEvents, len(done))
 	for i, id := range done {
 		md := systemActor
@@ -277,7 +246,7 @@ func (d *DeliveryStore) recordRedacted(ctx context.Context, tx pgx.Tx, done []st
 		streams[i] = StreamEvents{StreamType: StreamSubmission, StreamID: id, ExpectedVersion: 1,
 			Events: []Event{submission.Redacted{At: now}}, Metadata: md}
 	}
-	return d.store.AppendWith(ctx, tx, now, batch, streams...)
+	return d.store.AppendWith(ctx, tx, now, redact, streams...)
 }
 
 // ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease.
