@@ -85,8 +85,8 @@ func TestPayloadsKeepTheirKeyIDAndAWaitingDeliveryKeepsIt(t *testing.T) {
 
 // Two workers finishing the last two deliveries of one submission at the
 // same moment must leave its payload shredded, once: the second to settle
-// sees the first's count (regression guard for deleting a payload without
-// updating it first).
+// sees the first's count. (A one-statement settlement judged on a stale
+// snapshot failed this: it left payloads neither deleted nor updated.)
 func TestConcurrentLastDeliveriesShredThePayloadOnce(t *testing.T) {
 	g := newGroupEnv(t)
 	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
