@@ -4,11 +4,50 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+
+	"github.com/formd/formd/domain"
 )
 
 // ErrUnauthenticated means no valid credential came with a control-plane call.
 var ErrUnauthenticated = errors.New("a valid bearer token or session cookie is required")
+
+// The words every driving port answers with for a refusal that carries no
+// message of its own, and for a failure of formd's own.
+const (
+	MsgNotFound        = "Not found."
+	MsgUnauthenticated = "A valid bearer token or session cookie is required."
+	MsgInternal        = "Something went wrong on our side. Quote the requestId when reporting it."
+)
+
+// PublicMessage is what a caller may be told of err, the same in the JSON
+// API and the MCP server: a broken input names its field. ok is false for
+// a failure of formd's own, whose detail stays in the log.
+func PublicMessage(err error) (msg string, ok bool) {
+	var invalid *domain.InvalidInputError
+	var forbidden *domain.ForbiddenError
+	var tooMany *domain.TooManyRequestsError
+	var denied *domain.PermissionDeniedError
+	switch {
+	case errors.As(err, &invalid):
+		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
+			return invalid.Field + ": " + invalid.Message, true
+		}
+		return invalid.Message, true
+	case errors.As(err, &forbidden):
+		return forbidden.Message, true
+	case errors.As(err, &denied):
+		return denied.Message, true
+	case errors.As(err, &tooMany):
+		return tooMany.Message, true
+	case errors.Is(err, domain.ErrNotFound):
+		return MsgNotFound, true
+	case errors.Is(err, ErrUnauthenticated):
+		return MsgUnauthenticated, true
+	}
+	return "", false
+}
 
 // RetryAfter is a transient failure whose receiver asked for the next
 // attempt to wait at least Wait: a Retry-After header on a 429 or 503. The

@@ -40,34 +40,32 @@ func (s *Server) fail(c *gin.Context, status int, message string) {
 }
 
 func (s *Server) internalError(c *gin.Context) {
-	s.fail(c, http.StatusInternalServerError, "Something went wrong on our side. Quote the requestId when reporting it.")
+	s.fail(c, http.StatusInternalServerError, application.MsgInternal)
 }
 
 // statusOf maps application and domain errors to a status and a message the
 // caller may see. Unknown errors are 500s whose detail stays in the log.
 func statusOf(err error) (int, string) {
-	var invalid *domain.InvalidInputError
+	msg, ok := application.PublicMessage(err)
+	if !ok {
+		return http.StatusInternalServerError, ""
+	}
 	var forbidden *domain.ForbiddenError
 	var tooMany *domain.TooManyRequestsError
 	var denied *domain.PermissionDeniedError
 	switch {
-	case errors.As(err, &invalid):
-		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
-			return http.StatusBadRequest, invalid.Field + ": " + invalid.Message
-		}
-		return http.StatusBadRequest, invalid.Message
 	case errors.As(err, &forbidden):
-		return http.StatusBadRequest, forbidden.Message
+		return http.StatusBadRequest, msg
 	case errors.As(err, &denied):
-		return http.StatusForbidden, denied.Message
+		return http.StatusForbidden, msg
 	case errors.As(err, &tooMany):
-		return http.StatusTooManyRequests, tooMany.Message
+		return http.StatusTooManyRequests, msg
 	case errors.Is(err, domain.ErrNotFound):
-		return http.StatusNotFound, "Not found."
+		return http.StatusNotFound, msg
 	case errors.Is(err, application.ErrUnauthenticated):
-		return http.StatusUnauthorized, "A valid bearer token or session cookie is required."
+		return http.StatusUnauthorized, msg
 	}
-	return http.StatusInternalServerError, ""
+	return http.StatusBadRequest, msg // a broken input
 }
 
 // respondError writes err as an ErrorResponse.

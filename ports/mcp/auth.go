@@ -10,12 +10,6 @@ import (
 	"github.com/formd/formd/application"
 )
 
-// unauthenticatedMessage is the API's answer to a missing or unknown credential.
-const unauthenticatedMessage = "A valid bearer token or session cookie is required."
-
-// internalErrorMessage is the API's answer to a failure of formd's own.
-const internalErrorMessage = "Something went wrong on our side. Quote the requestId when reporting it."
-
 type callerKey struct{}
 
 // callerOf is the session that authenticated the HTTP request a tool call
@@ -41,11 +35,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, requestID 
 	switch {
 	case errors.Is(err, application.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="formd"`)
-		writeError(w, http.StatusUnauthorized, unauthenticatedMessage, requestID)
+		writeError(w, http.StatusUnauthorized, application.MsgUnauthenticated, requestID)
 		return application.Session{}, false
 	case err != nil:
 		s.log.Error("request failed", "requestId", requestID, "route", Path, "err", err)
-		writeError(w, http.StatusInternalServerError, internalErrorMessage, requestID)
+		writeError(w, http.StatusInternalServerError, application.MsgInternal, requestID)
 		return application.Session{}, false
 	}
 	return session, true

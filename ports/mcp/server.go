@@ -118,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p := recover(); p != nil {
 			s.log.Error("panic while serving request", "requestId", id, "panic", p)
 			if sw.status == 0 {
-				writeError(sw, http.StatusInternalServerError, internalErrorMessage, id)
+				writeError(sw, http.StatusInternalServerError, application.MsgInternal, id)
 			}
 		}
 		// Never headers or bodies: they carry the credential and form data.
