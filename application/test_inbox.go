@@ -203,10 +203,8 @@ type ReadTestInbox struct {
 
 // ReadTestInboxHandler lists a form's latest test submissions, newest first.
 type ReadTestInboxHandler struct {
-	read   ReadModel
-	inbox  *TestInbox
-	clock  Clock
-	sealer Sealer
+	read  ReadModel
+	inbox *TestInbox
 }
 
 // NewReadTestInboxHandler builds the handler; every dependency is required.
@@ -214,7 +212,7 @@ func NewReadTestInboxHandler(read ReadModel, inbox *TestInbox) *ReadTestInboxHan
 	if read == nil || inbox == nil {
 		panic("application: nil dependency of ReadTestInboxHandler")
 	}
-	return &ReadTestInboxHandler{read: read, inbox: inbox, clock: inbox.clock, sealer: inbox.sealer}
+	return &ReadTestInboxHandler{read: read, inbox: inbox}
 }
 
 // Handle needs the submissions:test scope on the form's workspace; another
@@ -231,13 +229,13 @@ func (h *ReadTestInboxHandler) Handle(ctx context.Context, q ReadTestInbox) ([]T
 	if f.Limit <= 0 || f.Limit > TestInboxCapacity {
 		f.Limit = TestInboxDefaultLimit
 	}
-	stored, err := h.inbox.store.TestSubmissions(ctx, rec.ID, f, h.clock.Now())
+	stored, err := h.inbox.store.TestSubmissions(ctx, rec.ID, f, h.inbox.clock.Now())
 	if err != nil {
 		return nil, err
 	}
 	out := make([]TestSubmission, 0, len(stored))
 	for _, s := range stored {
-		plain, err := h.sealer.Open(testInboxAAD(s.ID), s.Sealed)
+		plain, err := h.inbox.sealer.Open(testInboxAAD(s.ID), s.Sealed)
 		if err != nil {
 			return nil, fmt.Errorf("opening test submission %s: %w", s.ID, err)
 		}
