@@ -121,6 +121,7 @@ var _ = Describe("Test submissions and the test inbox", func() {
 		By("filtering by request id, and emptying the inbox")
 		Expect(f.testInbox(tester.Secret, lf.ID, "?requestId="+got["requestId"].(string))).To(HaveLen(1))
 		Expect(f.testInbox(tester.Secret, lf.ID, "?requestId=req_nothing_like_it")).To(BeEmpty())
+		Expect(f.Get(tester.Secret, "/v1/forms/"+lf.ID+"/test-inbox?limit=101").Status).To(Equal(http.StatusBadRequest))
 		cleared := f.Do(http.MethodDelete, "/v1/forms/"+lf.ID+"/test-inbox", nil, Bearer(tester.Secret))
 		Expect(cleared.Status).To(Equal(http.StatusOK), "%s", cleared)
 		Expect(cleared.JSON).To(HaveKeyWithValue("deleted", 1.0))

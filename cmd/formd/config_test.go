@@ -228,6 +228,9 @@ func TestNumbersAndRangesAreCheckedAtStart(t *testing.T) {
 		"negative pro quota":       {env: map[string]string{"FORMD_QUOTA_PRO": "-5"}, want: []string{"FORMD_QUOTA_PRO", "from 1"}},
 		"lifetime quota too large": {env: map[string]string{"FORMD_QUOTA_LIFETIME": "2100000000"}, want: []string{"FORMD_QUOTA_LIFETIME", "2000000000"}},
 		"quota not whole":          {env: map[string]string{"FORMD_QUOTA_FREE": "1e3"}, want: []string{"FORMD_QUOTA_FREE", "whole number"}},
+		"test inbox retention":     {env: map[string]string{"FORMD_TEST_INBOX_RETENTION": "24h"}},
+		"no test inbox retention":  {env: map[string]string{"FORMD_TEST_INBOX_RETENTION": "0s"}, want: []string{"FORMD_TEST_INBOX_RETENTION", "1s to 24h"}},
+		"test inbox kept too long": {env: map[string]string{"FORMD_TEST_INBOX_RETENTION": "25h"}, want: []string{"FORMD_TEST_INBOX_RETENTION", "1s to 24h"}},
 	})
 }
 
