@@ -24,7 +24,6 @@ type DeliverHandler struct {
 	sealer        Sealer
 	mailer        Mailer
 	outbound      Outbound
-	secrets       WebhookSecrets
 	tx            Transactor
 	verifications Verifications
 	tokens        LinkTokens
@@ -44,7 +43,7 @@ func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbou
 		metrics == nil || links == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
-	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, secrets: secrets, tx: tx,
+	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, tx: tx,
 		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics,
 		render: NewRenderer(settings, secrets, sealer, links, clock)}
 }
