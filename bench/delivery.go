@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
 // DeliveryResult is the delivery phase: mail measured end to end, from the
@@ -36,14 +32,20 @@ type DeliveryResult struct {
 	// what delivery does once intake stops competing with it.
 	WaitDeliveredPerSecond float64 `json:"waitDeliveredPerSecond"`
 	// Backlog is the submissions awaiting delivery (submission_payloads)
-	// at the end of the load and once the wait ended.
-	BacklogAtLoadEnd int `json:"backlogAtLoadEnd"`
-	BacklogAtWaitEnd int `json:"backlogAtWaitEnd"`
+	// as the load started, at its end and once the wait ended (-1: unknown).
+	BacklogAtLoadStart int `json:"backlogAtLoadStart"`
+	BacklogAtLoadEnd   int `json:"backlogAtLoadEnd"`
+	BacklogAtWaitEnd   int `json:"backlogAtWaitEnd"`
 	// BacklogSlope is the backlog's growth over the load's second half, per
 	// second; BacklogGrowing is true when it exceeds 2% of the accepted rate.
 	BacklogSlope   float64 `json:"backlogSlopePerSecond"`
 	BacklogGrowing bool    `json:"backlogGrowing"`
 	WaitSeconds    float64 `json:"waitSeconds"`
+	// DeliveredRatioSoon is delivered ÷ accepted counting only the mails
+	// that arrived within keepUpWait of the load's end, whatever the wait.
+	DeliveredRatioSoon float64 `json:"deliveredRatioWithinKeepUpWait"`
+	// KeptUp is keptUp's verdict on this run.
+	KeptUp bool `json:"keptUp"`
 	// Latencies run from the 200's arrival to the message's first arrival;
 	// a mail that never arrived counts as slower than every other, and a
 	// quantile that falls on one is reported as -1. A latency can be
@@ -103,23 +105,33 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 	return b, ctx.Err()
 }
 
+// deliveryRun is one run of the delivery measurement: the delivery phase,
+// or one step of the -keep-up search.
+type deliveryRun struct {
+	// Rate is the open-loop rate; Source says where it came from.
+	Rate   float64
+	Source string
+	// Load is the open loop's duration; Wait bounds the wait for the mails after it.
+	Load, Wait time.Duration
+	// Label names the run in progress lines, errors and the memory reading.
+	Label string
+	// Dir is the run's own folder under the bench's (formd's data and mail
+	// spool): a repeated run must not read an earlier run's mails.
+	Dir string
+	// WithStatements measures PostgreSQL's statement time from the load's
+	// start to the wait's end.
+	WithStatements bool
+}
+
 // runDelivery measures mail end to end on a fresh database, so the backlog
 // the closed loop left behind does not compete: it sets up a form, starts
-// formd sending to an in-process SMTP server, runs an open loop at rate for
-// opts.Delivery, then waits up to opts.DeliveryWait for the mails. With
-// withStatements it measures PostgreSQL's statement time from the load's
-// start to the wait's end.
-func runDelivery(ctx context.Context, bin, dir string, env []string, opts Options, rate float64, source string,
-	withStatements bool) (*DeliveryResult, string, error) {
-	dir = filepath.Join(dir, "delivery")
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, "", err
-	}
-	dbCtx, dbCancel := context.WithTimeout(ctx, 60*time.Second)
-	dbURL, drop, err := pgtest.NewDatabase(dbCtx)
-	dbCancel()
+// formd sending to an in-process SMTP server, runs an open loop at run.Rate
+// for run.Load, then waits up to run.Wait for the mails. It can be called
+// repeatedly: every run has a database, a formd and an SMTP server of its own.
+func runDelivery(ctx context.Context, bin, dir string, env []string, opts Options, run deliveryRun) (*DeliveryResult, string, error) {
+	dir, dbURL, drop, err := phaseDatabase(ctx, dir, run.Dir, run.Label)
 	if err != nil {
-		return nil, "", fmt.Errorf("fresh database for the delivery phase: %w", err)
+		return nil, "", err
 	}
 	defer drop()
 	// Setup verifies through the spool of a formd of its own.
@@ -140,11 +152,11 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return nil, f.StderrTail(), err
 	}
-	workers := min(max(128, int(rate)), 4096)
+	workers := min(max(128, int(run.Rate)), 4096)
 	load := newLoader(f.URL, key, workers, opts.ClientIPs)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
-		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (delivery phase): %w", err)
+		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (%s): %w", run.Label, err)
 	}
 	mon, err := newBacklogMonitor(ctx, dbURL)
 	if err != nil {
@@ -153,11 +165,11 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	defer mon.Close()
 	var notes []string
 	var stats *statementStats
-	if withStatements {
+	if run.WithStatements {
 		if stats, err = openStatementStats(ctx, dbURL); err != nil {
-			notes = append(notes, "delivery phase: no statement time: "+err.Error())
+			notes = append(notes, run.Label+": no statement time: "+err.Error())
 		} else if err = stats.Reset(ctx); err != nil {
-			notes = append(notes, "delivery phase: pg_stat_statements_reset failed: "+err.Error())
+			notes = append(notes, run.Label+": pg_stat_statements_reset failed: "+err.Error())
 			stats.Close()
 			stats = nil
 		}
@@ -201,7 +213,7 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	}()
 	cpu := markCPU(f.PID())
 	start := time.Now()
-	intake := load.openLoop(ctx, rate, opts.Delivery, workers, onAnswer)
+	intake := load.openLoop(ctx, run.Rate, run.Load, workers, onAnswer)
 	loadEnd := time.Now()
 	intake.CPU = cpuSince(cpu, f.PID())
 	stopSampling()
@@ -211,14 +223,17 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	}
 	endSnap := mon.Snapshot(ctx)
 
-	r := &DeliveryResult{Rate: rate, RateSource: source, Seconds: loadEnd.Sub(start).Seconds(), Intake: intake,
-		Accepted: len(accepted) + withoutID, WithoutID: withoutID, BacklogAtLoadEnd: endSnap.n}
+	r := &DeliveryResult{Rate: run.Rate, RateSource: run.Source, Seconds: loadEnd.Sub(start).Seconds(), Intake: intake,
+		Accepted: len(accepted) + withoutID, WithoutID: withoutID, BacklogAtLoadStart: -1, BacklogAtLoadEnd: endSnap.n}
+	if len(samples) > 0 {
+		r.BacklogAtLoadStart = samples[0].n // taken just before the schedule's first request
+	}
 	r.BacklogSlope, r.BacklogGrowing = backlogTrend(samples, start, loadEnd, intake.AchievedRate)
 
 	// Wait for the mails, bounded: a phase whose mail never comes must end.
-	progress(fmt.Sprintf("delivery: waiting up to %s for %d mails", opts.DeliveryWait, len(accepted)))
+	progress(fmt.Sprintf("%s: waiting up to %s for %d mails", run.Label, run.Wait, len(accepted)))
 	waitStart := time.Now()
-	for ctx.Err() == nil && time.Since(waitStart) < opts.DeliveryWait && sink.missing(accepted) > 0 {
+	for ctx.Err() == nil && time.Since(waitStart) < run.Wait && sink.missing(accepted) > 0 {
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):
@@ -229,13 +244,13 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 	}
 	r.WaitSeconds = time.Since(waitStart).Seconds()
 	r.BacklogAtWaitEnd = mon.Snapshot(ctx).n
-	r.Memory = formdMemory("delivery phase", f.PID())
+	r.Memory = formdMemory(run.Label, f.PID())
 	r.notes = notes
 
 	first, dups, other := sink.arrivals()
 	r.Duplicates, r.ForeignMails = dups, other
 	lat := make(Histogram, 0, len(accepted))
-	inLoad := 0
+	inLoad, soon := 0, 0
 	for id, acc := range accepted {
 		got, ok := first[id]
 		if !ok {
@@ -246,12 +261,16 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		if !got.After(loadEnd) {
 			inLoad++
 		}
+		if !got.After(loadEnd.Add(keepUpWait)) {
+			soon++
+		}
 		lat = append(lat, got.Sub(acc))
 	}
 	// The probe and the answers without an id are not in accepted: they can
 	// only make delivered exceed what is counted, so they are left out.
 	if r.Accepted > 0 {
 		r.DeliveredRatio = float64(r.Delivered) / float64(r.Accepted)
+		r.DeliveredRatioSoon = float64(soon) / float64(r.Accepted)
 	}
 	r.AcceptedPerSecond = float64(r.Accepted) / r.Seconds
 	r.DeliveredPerSecond = float64(inLoad) / r.Seconds
@@ -267,10 +286,11 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		return ms(d)
 	}
 	r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs = q(0.5), q(0.99), q(0.999), q(1)
+	r.KeptUp = keptUp(r)
 	if stats != nil {
-		st, err := stats.Read(ctx, "delivery phase", r.Accepted, r.Delivered)
+		st, err := stats.Read(ctx, run.Label, r.Accepted, r.Delivered)
 		if err != nil {
-			r.notes = append(r.notes, "delivery phase: reading pg_stat_statements failed: "+err.Error())
+			r.notes = append(r.notes, run.Label+": reading pg_stat_statements failed: "+err.Error())
 		}
 		r.Statements = st
 	}

@@ -40,6 +40,18 @@ type Options struct {
 	GoalRSSMiB float64 `json:"goalPeakRssMiB"`
 	// GoalStatementUs bounds PostgreSQL statement time per submission.
 	GoalStatementUs float64 `json:"goalStatementMicrosPerSubmission"`
+	// Preload repeats the open loop and the peak closed-loop step on a
+	// database filled with a year of history first (fullPreload).
+	Preload bool `json:"preload"`
+	// GoalPreloadRatio bounds the preloaded open loop's p50 and p99 ÷ the empty one's.
+	GoalPreloadRatio float64 `json:"goalPreloadRatio"`
+	// KeepUp searches for the highest open-loop rate at which deliveries
+	// keep up, with search runs of KeepUpStep and confirmations of KeepUpConfirm.
+	KeepUp        bool          `json:"keepUp"`
+	KeepUpStep    time.Duration `json:"-"`
+	KeepUpConfirm time.Duration `json:"-"`
+	// GoalKeepUp bounds that rate ÷ pgbench tps from below.
+	GoalKeepUp float64 `json:"goalKeepUpRatio"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -48,7 +60,20 @@ type Options struct {
 	DeliverySeconds float64 `json:"deliverySeconds"`
 	DeliveryWaitSec float64 `json:"deliveryWaitSeconds"`
 	GoalDeliveryMs  float64 `json:"goalDeliveryP99Ms"`
+
+	KeepUpStepSeconds    float64 `json:"keepUpStepSeconds"`
+	KeepUpConfirmSeconds float64 `json:"keepUpConfirmSeconds"`
 }
+
+// The keep-up search's default run durations: search steps, and the run that confirms the result.
+const (
+	defaultKeepUpStep    = 20 * time.Second
+	defaultKeepUpConfirm = 60 * time.Second
+)
+
+// preloadDeadline is what -preload adds to the default -deadline: the fill
+// (about 20 s on two cores), a setup, and one more open loop and step.
+const preloadDeadline = 3 * time.Minute
 
 func parseFlags() (Options, error) {
 	var o Options
@@ -74,10 +99,28 @@ func parseFlags() (Options, error) {
 		"run on a throwaway PostgreSQL cluster (initdb in a temporary folder, free port, default durability) that preloads pg_stat_statements, for statement time per submission; removed at the end")
 	flag.Float64Var(&o.GoalRSSMiB, "goal-rss", 150, "goal: formd's peak resident memory (VmHWM) in MiB")
 	flag.Float64Var(&o.GoalStatementUs, "goal-statement-us", 150, "goal: PostgreSQL statement time per accepted and per delivered submission, µs")
-	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute, "hard bound on the whole run, build included (a default run takes about 2.5 min)")
+	flag.BoolVar(&o.Preload, "preload", false,
+		"also run the open loop and the peak closed-loop step on a fresh database filled first with 10,000 accounts, 100,000 forms and 1,000,000 events of delivered history, and compare")
+	flag.Float64Var(&o.GoalPreloadRatio, "goal-preload", 1.10, "goal: preloaded ÷ empty open-loop p50 and p99")
+	flag.BoolVar(&o.KeepUp, "keep-up", false,
+		"also search for the highest open-loop rate at which deliveries keep up (bisection over delivery runs, each on a fresh database), and judge it against pgbench")
+	flag.DurationVar(&o.KeepUpStep, "keep-up-step", defaultKeepUpStep, "keep-up search: load duration of each search run")
+	flag.DurationVar(&o.KeepUpConfirm, "keep-up-confirm", defaultKeepUpConfirm, "keep-up search: load duration of the run that confirms the result")
+	flag.Float64Var(&o.GoalKeepUp, "goal-keep-up", 0.5, "goal: highest rate that keeps up ÷ pgbench tps at formd's peak concurrency")
+	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
+		"hard bound on the whole run, build included (a default run takes about 2.5 min; -preload adds "+preloadDeadline.String()+
+			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
 	flag.Parse()
+	deadlineSet := false
+	flag.Visit(func(f *flag.Flag) { deadlineSet = deadlineSet || f.Name == "deadline" })
+	if o.Preload && !deadlineSet {
+		o.Deadline += preloadDeadline
+	}
+	if o.KeepUp && !deadlineSet {
+		o.Deadline += keepUpDeadline(o.KeepUpStep, o.KeepUpConfirm)
+	}
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
@@ -91,8 +134,11 @@ func parseFlags() (Options, error) {
 	if o.Delivery < 0 || o.DeliveryWait < 0 || o.DeliveryRate < 0 {
 		return o, errors.New("-delivery, -delivery-wait and -delivery-rate must not be negative")
 	}
-	if o.GoalRSSMiB <= 0 || o.GoalStatementUs <= 0 {
-		return o, errors.New("-goal-rss and -goal-statement-us must be positive")
+	if o.GoalRSSMiB <= 0 || o.GoalStatementUs <= 0 || o.GoalPreloadRatio <= 0 || o.GoalKeepUp <= 0 {
+		return o, errors.New("-goal-rss, -goal-statement-us, -goal-preload and -goal-keep-up must be positive")
+	}
+	if o.KeepUpStep <= 0 || o.KeepUpConfirm <= 0 {
+		return o, errors.New("-keep-up-step and -keep-up-confirm must be positive")
 	}
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")
@@ -103,5 +149,6 @@ func parseFlags() (Options, error) {
 	o.StepSeconds, o.OpenSeconds = o.Step.Seconds(), o.Open.Seconds()
 	o.GoalP99Ms, o.DeadlineSeconds = ms(o.GoalP99), o.Deadline.Seconds()
 	o.DeliverySeconds, o.DeliveryWaitSec, o.GoalDeliveryMs = o.Delivery.Seconds(), o.DeliveryWait.Seconds(), ms(o.GoalDeliveryP99)
+	o.KeepUpStepSeconds, o.KeepUpConfirmSeconds = o.KeepUpStep.Seconds(), o.KeepUpConfirm.Seconds()
 	return o, nil
 }

@@ -2,7 +2,7 @@
 // loopback and compares them with what the same PostgreSQL server does for a
 // plain single-row INSERT (pgbench) in the same run.
 //
-//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0]
+//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
 //
 // It builds ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
@@ -14,7 +14,11 @@
 // accept-to-SMTP-received latency), and pgbench.
 // It reports formd's peak resident memory (VmHWM) at the end of each phase
 // and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
-// cluster that does), PostgreSQL's statement time per submission.
+// cluster that does), PostgreSQL's statement time per submission. With
+// -preload it repeats the open loop and the peak step on a database filled
+// with a year of history first, and compares the latencies with the empty one's.
+// With -keep-up it searches, by bisection over delivery-phase runs on fresh
+// databases, for the highest open-loop rate at which deliveries keep up.
 // The report goes to stdout and, as JSON, to bench/results/latest.json.
 // The exit code is 0 whenever the measurement ran, whether or not the goals
 // were met; it is non-zero only when the run could not be set up, was

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -191,6 +192,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
 		return err
 	}
+	if opts.Preload {
+		if err := measurePreloaded(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
+			return err
+		}
+	}
 
 	peak := rep.ClosedLoop.AtConcurrency
 	if peak == 0 {
@@ -200,6 +206,13 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	conc := []int{peak}
 	if opts.PgbenchRef != peak {
 		conc = append(conc, opts.PgbenchRef)
+	}
+	// The search runs last before pgbench, so a -deadline it outgrows stops
+	// it and not the phases before it.
+	if opts.KeepUp {
+		if err := measureKeepUp(ctx, bin, tmp, extraEnv, opts, rep, len(conc)); err != nil {
+			return err
+		}
 	}
 	secs := max(1, int(opts.Step.Round(time.Second)/time.Second))
 	runs, err := runPgbench(ctx, dbURL, tmp, conc, secs)
@@ -271,7 +284,8 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 		return nil
 	}
 	progress(fmt.Sprintf("delivery: fresh database, formd sending to an in-process SMTP server, %.0f/s for %s", rate, opts.Delivery))
-	d, tail, err := runDelivery(ctx, bin, tmp, env, opts, rate, source, rep.StatementsUnavailable == "")
+	d, tail, err := runDelivery(ctx, bin, tmp, env, opts, deliveryRun{Rate: rate, Source: source, Load: opts.Delivery,
+		Wait: opts.DeliveryWait, Label: "delivery phase", Dir: "delivery", WithStatements: rep.StatementsUnavailable == ""})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -354,4 +368,20 @@ func setUp(ctx context.Context, bin, dir, dbURL string) (string, error) {
 		return "", fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
 	return key, nil
+}
+
+// phaseDatabase makes a phase's folder under dir and a fresh database of its
+// own; drop removes the database.
+func phaseDatabase(ctx context.Context, dir, sub, label string) (string, string, func(), error) {
+	dir = filepath.Join(dir, sub)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", "", nil, err
+	}
+	dbCtx, dbCancel := context.WithTimeout(ctx, 60*time.Second)
+	defer dbCancel()
+	dbURL, drop, err := pgtest.NewDatabase(dbCtx)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("fresh database for the %s: %w", label, err)
+	}
+	return dir, dbURL, drop, nil
 }

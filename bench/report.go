@@ -28,6 +28,10 @@ type Report struct {
 	IntakeBaseline *IntakeBaseline `json:"intakeBaseline,omitempty"`
 	// Delivery is the end-to-end mail phase at a real SMTP server.
 	Delivery *DeliveryResult `json:"delivery,omitempty"`
+	// Preload is the open loop and peak step again on a preloaded database (-preload).
+	Preload *PreloadResult `json:"preload,omitempty"`
+	// KeepUp is the search for the highest rate at which deliveries keep up (-keep-up).
+	KeepUp *KeepUpResult `json:"keepUp,omitempty"`
 	// FormdMemory is formd's memory at the end of each phase; FormdPeakRSSMiB
 	// is the highest peak among them.
 	FormdMemory     []MemoryUse `json:"formdMemory"`
@@ -126,6 +130,12 @@ func judge(opts Options, rep *Report) {
 			Goal{Name: "accept-to-SMTP p99", Target: fmt.Sprintf("<= %s", opts.GoalDeliveryP99), Value: p99, Known: known,
 				Pass: known && p99 >= 0 && p99 <= ms(opts.GoalDeliveryP99)})
 	}
+	if opts.Preload {
+		rep.Goals = append(rep.Goals, preloadGoal(rep.Preload, opts.GoalPreloadRatio))
+	}
+	if opts.KeepUp {
+		rep.Goals = append(rep.Goals, keepUpGoal(rep.KeepUp, atPeak, rep.ClosedLoop.AtConcurrency, opts.KeepUpConfirm, opts.GoalKeepUp))
+	}
 }
 
 func writeJSON(path string, rep *Report) error {
@@ -198,12 +208,29 @@ func printReport(w io.Writer, rep *Report) {
 		p("  accepted %s (%s/s), delivered %s (%s/s during the load, %s/s in the wait after it), delivered ÷ accepted %.4f after waiting %.1f s; duplicates %d",
 			thousands(float64(d.Accepted)), thousands(d.AcceptedPerSecond), thousands(float64(d.Delivered)), thousands(d.DeliveredPerSecond),
 			thousands(d.WaitDeliveredPerSecond), d.DeliveredRatio, d.WaitSeconds, d.Duplicates)
-		p("  backlog at the end of the load %s, after the wait %s; growing over the load's second half: %s (%+.1f/s)",
-			count(d.BacklogAtLoadEnd), count(d.BacklogAtWaitEnd), growing, d.BacklogSlope)
+		kept := "no"
+		if d.KeptUp {
+			kept = "yes"
+		}
+		p("  backlog at the end of the load %s, after the wait %s; growing over the load's second half: %s (%+.1f/s); delivered ÷ accepted within %s of the load's end %.4f; kept up (as -keep-up judges a run): %s",
+			count(d.BacklogAtLoadEnd), count(d.BacklogAtWaitEnd), growing, d.BacklogSlope, keepUpWait, d.DeliveredRatioSoon, kept)
 		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
 		if r := d.Intake; r != nil {
 			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
 		}
+	}
+	if pre := rep.Preload; pre != nil {
+		for _, line := range preloadLines(pre, o) {
+			p("%s", line)
+		}
+	}
+	switch {
+	case rep.KeepUp != nil:
+		for _, line := range keepUpLines(rep.KeepUp, o) {
+			p("%s", line)
+		}
+	case !o.KeepUp:
+		p("highest rate at which deliveries keep up: not measured (-keep-up searches for it)")
 	}
 	if len(rep.FormdMemory) > 0 {
 		verdict := "met"

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// PreloadResult is the preloaded phase: the empty run's open loop, and its
+// closed-loop step at the peak concurrency, again on a database filled with
+// a year of history before the bench's account was set up.
+type PreloadResult struct {
+	Fill     *Fill       `json:"fill"`
+	OpenLoop *OpenResult `json:"openLoop"`
+	// Step is the closed-loop step at the empty run's peak concurrency (nil
+	// when the empty run's closed loop accepted nothing).
+	Step *StepResult `json:"closedLoopStep,omitempty"`
+	// Deliveries is mail delivery during the open loop: delivery work
+	// competes with /submit, so the latencies compare only beside it.
+	Deliveries *PhaseDeliveries  `json:"deliveries,omitempty"`
+	Comparison PreloadComparison `json:"comparison"`
+	// Memory and Statements go to the report's lists of all phases.
+	Memory     *MemoryUse       `json:"-"`
+	Statements *StatementReport `json:"-"`
+}
+
+// PreloadComparison sets the preloaded database's figures beside the empty
+// one's; a ratio is preloaded ÷ empty (0 when either is missing).
+type PreloadComparison struct {
+	EmptyP50Ms     float64 `json:"emptyP50Ms"`
+	PreloadedP50Ms float64 `json:"preloadedP50Ms"`
+	P50Ratio       float64 `json:"p50Ratio"`
+	EmptyP99Ms     float64 `json:"emptyP99Ms"`
+	PreloadedP99Ms float64 `json:"preloadedP99Ms"`
+	P99Ratio       float64 `json:"p99Ratio"`
+	// Mail delivered per second during each open loop (0: unknown).
+	EmptyDeliveredPerSecond     float64 `json:"emptyDeliveredPerSecond,omitempty"`
+	PreloadedDeliveredPerSecond float64 `json:"preloadedDeliveredPerSecond,omitempty"`
+	// The closed-loop step at Concurrency (0: none ran).
+	Concurrency                int     `json:"concurrency,omitempty"`
+	EmptyAcceptedPerSecond     float64 `json:"emptyAcceptedPerSecond,omitempty"`
+	PreloadedAcceptedPerSecond float64 `json:"preloadedAcceptedPerSecond,omitempty"`
+	AcceptedRatio              float64 `json:"acceptedRatio,omitempty"`
+}
+
+// ratio is a ÷ b, or 0 when either is not positive.
+func ratio(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+// comparePreload compares the preloaded run with the empty one; any of them
+// may be nil.
+func comparePreload(empty, preloaded *OpenResult, emptyStep, preloadedStep *StepResult) PreloadComparison {
+	var c PreloadComparison
+	if empty != nil {
+		c.EmptyP50Ms, c.EmptyP99Ms = empty.P50Ms, empty.P99Ms
+	}
+	if preloaded != nil {
+		c.PreloadedP50Ms, c.PreloadedP99Ms = preloaded.P50Ms, preloaded.P99Ms
+	}
+	c.P50Ratio, c.P99Ratio = ratio(c.PreloadedP50Ms, c.EmptyP50Ms), ratio(c.PreloadedP99Ms, c.EmptyP99Ms)
+	if emptyStep != nil && preloadedStep != nil {
+		c.Concurrency = preloadedStep.Concurrency
+		c.EmptyAcceptedPerSecond, c.PreloadedAcceptedPerSecond = emptyStep.AcceptedPerSecond, preloadedStep.AcceptedPerSecond
+		c.AcceptedRatio = ratio(c.PreloadedAcceptedPerSecond, c.EmptyAcceptedPerSecond)
+	}
+	return c
+}
+
+// preloadGoal judges "flat as it grows": the preloaded open loop's p50 and
+// p99 at most goal times the empty one's (its value is the larger ratio),
+// with every preloaded request accepted. A faster preloaded run passes.
+func preloadGoal(p *PreloadResult, goal float64) Goal {
+	g := Goal{Name: "preloaded ÷ empty open-loop p50 and p99 (no errors)", Target: fmt.Sprintf("<= %.2f", goal)}
+	if p == nil || p.OpenLoop == nil {
+		return g
+	}
+	c := p.Comparison
+	g.Known = p.OpenLoop.Sent > 0 && c.P50Ratio > 0 && c.P99Ratio > 0
+	g.Value = max(c.P50Ratio, c.P99Ratio)
+	g.Pass = g.Known && g.Value <= goal && p.OpenLoop.Errors() == 0
+	return g
+}
+
+// stepAt is the closed-loop step run at concurrency c, or nil.
+func stepAt(steps []*StepResult, c int) *StepResult {
+	for _, s := range steps {
+		if s.Concurrency == c {
+			return s
+		}
+	}
+	return nil
+}
+
+// measurePreloaded runs the preloaded phase and adds it to the report; a
+// failure is reported as a warning, since the other figures stand.
+func measurePreloaded(ctx context.Context, bin, tmp string, env []string, opts Options, rep *Report) error {
+	p, tail, err := runPreloaded(ctx, bin, tmp, env, opts, rep)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "preloaded phase failed: "+err.Error())
+		if tail != "" {
+			rep.Warnings = append(rep.Warnings, "preloaded formd's log (tail): "+tail)
+		}
+		return nil
+	}
+	rep.Preload = p
+	addMemory(rep, p.Memory)
+	if p.Statements != nil {
+		rep.Statements = append(rep.Statements, p.Statements)
+	}
+	if o := p.OpenLoop; o.Errors() > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("preloaded open loop: %d of %d requests not accepted: %s",
+			o.Errors(), o.Sent, o.errorSummary()))
+	}
+	if !p.Fill.CheckpointDone {
+		rep.Warnings = append(rep.Warnings, "CHECKPOINT after the preload failed (not a superuser?): the fill's write-back may overlap the preloaded measurement")
+	}
+	return nil
+}
+
+// runPreloaded fills a fresh database (fullPreload), then sets up the
+// bench's account and form through the API on it, starts formd with the
+// measured run's settings, and repeats the empty run's warm-up, open loop
+// and closed-loop step at the peak concurrency.
+func runPreloaded(ctx context.Context, bin, dir string, env []string, opts Options, rep *Report) (*PreloadResult, string, error) {
+	dir, dbURL, drop, err := phaseDatabase(ctx, dir, "preload", "preloaded phase")
+	if err != nil {
+		return nil, "", err
+	}
+	defer drop()
+	want := fullPreload.Counts()
+	conns := fillConnections()
+	progress(fmt.Sprintf("preload: filling a fresh database with %s accounts, %s forms, %s submissions, %s events on %d connections",
+		thousands(float64(want.Accounts)), thousands(float64(want.Forms)), thousands(float64(want.Submissions)),
+		thousands(float64(want.Events)), conns))
+	fill, err := fillDatabase(ctx, dbURL, fullPreload, conns)
+	if err != nil {
+		return nil, "", fmt.Errorf("filling the database: %w", err)
+	}
+	progress(fmt.Sprintf("preload: filled in %.1f s (VACUUM ANALYZE %.1f s); database %s MiB", fill.Seconds, fill.VacuumSeconds,
+		thousands(float64(fill.DatabaseBytes)/(1<<20))))
+
+	key, err := setUp(ctx, bin, dir, dbURL)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := startFormd(bin, dir, dbURL, env...)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Stop()
+	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return nil, f.StderrTail(), err
+	}
+	peak := rep.ClosedLoop.AtConcurrency
+	load := newLoader(f.URL, key, max(peak, opts.OpenWorkers), opts.ClientIPs)
+	defer load.client.CloseIdleConnections()
+	if err := load.probe(ctx); err != nil {
+		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (preloaded database): %w", err)
+	}
+	if opts.WarmupRequests > 0 {
+		load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
+	}
+	var stats *statementStats
+	if rep.StatementsUnavailable == "" {
+		if stats, err = openStatementStats(ctx, dbURL); err != nil {
+			rep.Warnings = append(rep.Warnings, "preloaded phase: no statement time: "+err.Error())
+		}
+		defer stats.Close()
+		stats = resetStatements(ctx, stats, rep)
+	}
+
+	mon, err := newBacklogMonitor(ctx, dbURL)
+	if err != nil {
+		return nil, f.StderrTail(), err
+	}
+	defer mon.Close()
+
+	progress(fmt.Sprintf("preload: open loop %.0f/s for %s", opts.Rate, opts.Open))
+	p := &PreloadResult{Fill: fill}
+	before := mon.Snapshot(ctx)
+	cpu := markCPU(f.PID())
+	p.OpenLoop = load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
+	if ctx.Err() != nil {
+		return nil, f.StderrTail(), ctx.Err()
+	}
+	p.OpenLoop.CPU = cpuSince(cpu, f.PID())
+	d := mon.Phase(ctx, "preloaded open loop", before, p.OpenLoop.Accepted)
+	p.Deliveries = &d
+	if stats != nil {
+		if p.Statements, err = stats.Read(ctx, "preloaded open loop", p.OpenLoop.Accepted, -1); err != nil {
+			rep.Warnings = append(rep.Warnings, "reading pg_stat_statements after the preloaded open loop failed: "+err.Error())
+		}
+	}
+	if peak > 0 {
+		progress(fmt.Sprintf("preload: closed loop c=%d for %s", peak, opts.Step))
+		cpu := markCPU(f.PID())
+		p.Step = load.closedStep(ctx, peak, opts.Step, opts.StepRequests)
+		if ctx.Err() != nil {
+			return nil, f.StderrTail(), ctx.Err()
+		}
+		p.Step.CPU = cpuSince(cpu, f.PID())
+	}
+	p.Memory = formdMemory("preloaded phase", f.PID())
+	p.Comparison = comparePreload(rep.OpenLoop, p.OpenLoop, stepAt(rep.ClosedLoop.Steps, peak), p.Step)
+	for _, e := range rep.Deliveries {
+		if e.Phase == "open loop" {
+			p.Comparison.EmptyDeliveredPerSecond = e.DeliveredPerSecond
+		}
+	}
+	p.Comparison.PreloadedDeliveredPerSecond = d.DeliveredPerSecond
+	if f.Exited() {
+		return nil, f.StderrTail(), fmt.Errorf("formd exited during the preloaded phase")
+	}
+	return p, f.StderrTail(), nil
+}
+
+// preloadLines is the human-readable form of the preloaded phase.
+func preloadLines(p *PreloadResult, o Options) []string {
+	f, c := p.Fill, p.Comparison
+	mib := func(b int64) string { return thousands(float64(b) / (1 << 20)) }
+	checkpoint := " and CHECKPOINT"
+	if !f.CheckpointDone {
+		checkpoint = " (CHECKPOINT failed)"
+	}
+	r := f.Rows
+	lines := []string{
+		fmt.Sprintf("preloaded database: filled in %.1f s on %d connections (rows %.1f s, VACUUM ANALYZE%s %.1f s after them, so planner statistics and visibility are fresh)",
+			f.Seconds, f.Connections, f.InsertSeconds, checkpoint, f.Seconds-f.InsertSeconds),
+		fmt.Sprintf("  %s events, %s forms, %s accounts, %s deliveries (none due), %s verifications, %s Watermill messages; database %s MiB (events %s MiB)",
+			thousands(float64(r.Events)), thousands(float64(r.Forms)), thousands(float64(r.Accounts)), thousands(float64(r.Deliveries)),
+			thousands(float64(r.Verifications)), thousands(float64(r.OutboxMessages)), mib(f.DatabaseBytes), mib(f.EventsBytes)),
+	}
+	if ol := p.OpenLoop; ol != nil {
+		lines = append(lines,
+			fmt.Sprintf("  open loop %s/s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d); %s; errors: %s",
+				thousands(ol.TargetRate), o.Open, ol.AchievedRate, ol.P50Ms, ol.P99Ms, ol.P999Ms, ol.MaxMs, ol.Late, ol.CPU, ol.errorSummary()))
+	}
+	if d := p.Deliveries; d != nil {
+		lines = append(lines, fmt.Sprintf("  mail delivery during the open loop: accepted %s/s, delivered %s/s (submissions awaiting delivery: %s → %s)",
+			thousands(d.AcceptedPerSecond), thousands(d.DeliveredPerSecond), count(d.BacklogBefore), count(d.BacklogAfter)))
+	}
+	if s := p.Step; s != nil {
+		lines = append(lines, fmt.Sprintf("  closed loop c=%d for %s: %s accepted/s p50 %.2f ms p99 %.2f ms; %s; errors: %s",
+			s.Concurrency, o.Step, thousands(s.AcceptedPerSecond), s.P50Ms, s.P99Ms, s.CPU, s.errorSummary()))
+	}
+	cmp := fmt.Sprintf("  preloaded vs empty: open-loop p50 %.2f → %.2f ms (×%.2f), p99 %.2f → %.2f ms (×%.2f)",
+		c.EmptyP50Ms, c.PreloadedP50Ms, c.P50Ratio, c.EmptyP99Ms, c.PreloadedP99Ms, c.P99Ratio)
+	if c.EmptyDeliveredPerSecond > 0 || c.PreloadedDeliveredPerSecond > 0 {
+		cmp += fmt.Sprintf(" with %s → %s mails/s delivered meanwhile", thousands(c.EmptyDeliveredPerSecond), thousands(c.PreloadedDeliveredPerSecond))
+	}
+	if c.Concurrency > 0 {
+		cmp += fmt.Sprintf("; closed loop c=%d %s → %s accepted/s (×%.2f)", c.Concurrency,
+			thousands(c.EmptyAcceptedPerSecond), thousands(c.PreloadedAcceptedPerSecond), c.AcceptedRatio)
+	}
+	verdict := "met"
+	if g := preloadGoal(p, o.GoalPreloadRatio); !g.Known {
+		verdict = "unknown"
+	} else if !g.Pass {
+		verdict = "NOT met"
+	}
+	return append(lines, cmp+fmt.Sprintf("; goal p50 and p99 ≤ ×%.2f of the empty database: %s", o.GoalPreloadRatio, verdict))
+}
