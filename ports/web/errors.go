@@ -17,9 +17,6 @@ type fieldErrors map[string]string
 // other error, which the caller answers with an error page.
 func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
 	var invalid *domain.InvalidInputError
-	var forbidden *domain.ForbiddenError
-	var denied *domain.PermissionDeniedError
-	var tooMany *domain.TooManyRequestsError
 	switch {
 	case errors.As(err, &invalid):
 		field := fieldNames[invalid.Field]
@@ -27,14 +24,15 @@ func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
 			return fieldErrors{"": invalid.Field + ": " + invalid.Message}, true
 		}
 		return fieldErrors{field: upperFirst(invalid.Message)}, true
-	case errors.As(err, &forbidden):
-		return fieldErrors{"": forbidden.Message}, true
-	case errors.As(err, &denied):
-		return fieldErrors{"": denied.Message}, true
-	case errors.As(err, &tooMany):
-		return fieldErrors{"": tooMany.Message}, true
+	case errors.Is(err, domain.ErrNotFound), errors.Is(err, application.ErrUnauthenticated):
+		return nil, false // a page of their own, not a form's problem
 	}
-	return nil, false
+	// Refusals the person can act on, in the API's words.
+	msg, ok := application.PublicMessage(err)
+	if !ok {
+		return nil, false
+	}
+	return fieldErrors{"": msg}, true
 }
 
 // failed answers an error no form shows: not found (another account's
