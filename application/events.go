@@ -32,4 +32,10 @@ type EventMessage struct {
 	Data          json.RawMessage `json:"data"`
 	Metadata      Metadata        `json:"metadata"`
 	RecordedAt    time.Time       `json:"recordedAt"`
+	// AlreadyQueued says, of a delivery.queued event, that its delivery was
+	// written to the delivery queue in the event's own transaction (a
+	// submission's deliveries, by the group commit), so the queue's consumer
+	// group has nothing to write. Messages from before the field lack it
+	// and are queued by the consumer as before.
+	AlreadyQueued bool `json:"alreadyQueued,omitempty"`
 }

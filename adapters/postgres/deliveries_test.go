@@ -131,3 +131,47 @@ func TestConcurrentLastDeliveriesShredThePayloadOnce(t *testing.T) {
 		}
 	}
 }
+
+// The last delivery of a submission shreds its payload in the settling
+// statement itself, with one submission.redacted; a failed delivery among
+// the final ones keeps the payload for its retention instead.
+func TestSettlingShredsAtOnceUnlessADeliveryFailed(t *testing.T) {
+	g := newGroupEnv(t)
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	now := time.Now().UTC()
+	single := g.accepted(g.version, "")
+	twice := g.accepted(g.version, "")
+	second := delivery.Queued{DeliveryID: uuid.NewString(), SubmissionID: twice.Accepted.SubmissionID, FormID: g.formID,
+		Kind: delivery.KindAutoresponder, At: twice.Queued[0].At}
+	twice.Queued = append(twice.Queued, second)
+	twice.Accepted.Deliveries = append(twice.Accepted.Deliveries, submission.DeliveryRef{ID: second.DeliveryID, Kind: second.Kind})
+	for _, s := range []application.AcceptedSubmission{single, twice} {
+		if _, err := g.subs.Accept(g.ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := store.RecordAttempts(g.ctx, []application.Attempt{
+		{Queued: single.Queued[0], Number: 1, Outcome: delivery.Succeeded{Attempt: 1, At: now}},
+		{Queued: twice.Queued[0], Number: 1, Outcome: delivery.GaveUp{Attempts: 1, Reason: "550 no such user", At: now}},
+		{Queued: twice.Queued[1], Number: 1, Outcome: delivery.Succeeded{Attempt: 1, At: now}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s                  application.AcceptedSubmission
+		payloads, redacted int
+		kept               bool
+	}{{single, 0, 1, false}, {twice, 1, 0, true}} {
+		var payloads, redacted int
+		var kept bool
+		err := g.pool.QueryRow(g.ctx, `SELECT (SELECT count(*) FROM submission_payloads WHERE submission_id = $1),
+			(SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'submission.redacted.v1'),
+			coalesce((SELECT keep_until IS NOT NULL FROM submission_payloads WHERE submission_id = $1), false)`,
+			c.s.Accepted.SubmissionID).Scan(&payloads, &redacted, &kept)
+		if err != nil || payloads != c.payloads || redacted != c.redacted || kept != c.kept {
+			t.Errorf("submission with %d deliveries: %d payloads, %d redacted, kept %v (%v); want %d, %d, %v",
+				len(c.s.Queued), payloads, redacted, kept, err, c.payloads, c.redacted, c.kept)
+		}
+	}
+}

@@ -136,6 +136,7 @@ func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRec
 // processes may run it at once: a payload is shredded once.
 func (d *DeliveryStore) ShredExpiredPayloads(ctx context.Context, now time.Time) (int, error) {
 	var n int
+	var redacted []StreamEvents
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT submission_id::text FROM submission_payloads
 			WHERE keep_until < $1 AND pending = 0 ORDER BY submission_id LIMIT 1000 FOR UPDATE SKIP LOCKED`, now)
@@ -147,8 +148,12 @@ func (d *DeliveryStore) ShredExpiredPayloads(ctx context.Context, now time.Time)
 			return err
 		}
 		n = len(ids)
-		return d.redact(ctx, tx, ids, now)
+		redacted, err = d.redact(ctx, tx, ids, nil, now)
+		return err
 	})
+	if err == nil {
+		d.store.Committed(redacted...)
+	}
 	return n, err
 }
 

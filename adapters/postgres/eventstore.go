@@ -42,11 +42,50 @@ var Offsets = wsql.DefaultPostgreSQLOffsetsAdapter{}
 
 // EventStore appends events and publishes them to Watermill in the caller's
 // transaction, so an event is published if and only if it is stored.
-type EventStore struct{}
+type EventStore struct {
+	// notifier wakes listeners after the commits of AppendBatch's callers;
+	// without one, their NOTIFY stays in the transaction.
+	notifier *CommitNotifier
+}
 
 // NewEventStore builds an event store.
 func NewEventStore() *EventStore {
 	return &EventStore{}
+}
+
+// WithCommitNotifier makes AppendBatch leave the NOTIFY out of the
+// transaction: its callers wake listeners with Committed once they commit.
+func (s *EventStore) WithCommitNotifier(n *CommitNotifier) *EventStore {
+	s.notifier = n
+	return s
+}
+
+// Committed wakes the subscribers of the streams' topics in every process,
+// after the commit of an append built by AppendBatch. Without a notifier
+// the NOTIFY was part of the transaction, and there is nothing to do.
+func (s *EventStore) Committed(streams ...StreamEvents) {
+	s.wakeAfterCommit(topicsOf(streams)...)
+}
+
+// queueWake adds NOTIFY payloads to b when there is no notifier to send
+// them after the commit (wakeAfterCommit).
+func (s *EventStore) queueWake(b *pgx.Batch, payloads ...string) {
+	if s.notifier == nil {
+		queueNotify(b, payloads)
+	}
+}
+
+// queueNotify adds a transactional NOTIFY of each payload to b: listeners
+// hear it only once b's transaction commits.
+func queueNotify(b *pgx.Batch, payloads []string) {
+	b.Queue("SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t", NotifyChannel, payloads)
+}
+
+// wakeAfterCommit sends NOTIFY payloads through the notifier, if there is one.
+func (s *EventStore) wakeAfterCommit(payloads ...string) {
+	if s.notifier != nil {
+		s.notifier.Notify(NotifyChannel, payloads...)
+	}
 }
 
 // StreamEvents are new events of one stream, appended after ExpectedVersion.
@@ -56,6 +95,10 @@ type StreamEvents struct {
 	ExpectedVersion int
 	Events          []Event
 	Metadata        application.Metadata
+	// AlreadyQueued marks the published messages of delivery.queued events
+	// whose deliveries the caller writes to the queue in the same
+	// transaction (application.EventMessage.AlreadyQueued).
+	AlreadyQueued bool
 }
 
 // Append stores the events of every stream and publishes them, in tx. A stream
@@ -67,11 +110,31 @@ func (s *EventStore) Append(ctx context.Context, tx pgx.Tx, now time.Time, strea
 
 // AppendWith is Append plus the caller's own statements (projections written
 // with the events), all sent in one round trip.
+//
+// Its NOTIFY is part of tx: the caller commits later, and a wake-up before
+// that commit would find nothing. Hot paths that commit themselves use
+// AppendBatch or AppendUnannounced, then Committed.
 func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, extra *pgx.Batch, streams ...StreamEvents) error {
+	b, err := s.appendBatch(now, extra, true, streams...)
+	if err != nil || b == nil {
+		return err
+	}
+	return sendAppend(ctx, tx, b)
+}
+
+// AppendUnannounced is AppendWith for a caller that commits tx itself and
+// then calls Committed: with a notifier, tx holds no NOTIFY.
+func (s *EventStore) AppendUnannounced(ctx context.Context, tx pgx.Tx, now time.Time, extra *pgx.Batch, streams ...StreamEvents) error {
 	b, err := s.AppendBatch(now, extra, streams...)
 	if err != nil || b == nil {
 		return err
 	}
+	return sendAppend(ctx, tx, b)
+}
+
+// sendAppend sends an append's statements in tx, reporting a stream that
+// moved past its expected version as domain.ErrConcurrency.
+func sendAppend(ctx context.Context, tx pgx.Tx, b *pgx.Batch) error {
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
@@ -83,10 +146,15 @@ func (s *EventStore) AppendWith(ctx context.Context, tx pgx.Tx, now time.Time, e
 }
 
 // AppendBatch builds the statements of an append — the caller's extra ones
-// first, then events, Watermill messages and the NOTIFY — without sending
-// them; nil when there is nothing to append. Sent as one pipeline outside an
-// explicit transaction, they run in one implicit transaction.
+// first, then events and Watermill messages — without sending them; nil
+// when there is nothing to append. Sent as one pipeline outside an explicit
+// transaction, they run in one implicit transaction. Once they commit, the
+// caller calls Committed (with a notifier, the batch holds no NOTIFY).
 func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...StreamEvents) (*pgx.Batch, error) {
+	return s.appendBatch(now, extra, s.notifier == nil, streams...)
+}
+
+func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx bool, streams ...StreamEvents) (*pgx.Batch, error) {
 	var (
 		types, ids, eventTypes []string
 		versions, schemas      []int32
@@ -98,7 +166,6 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 	streams = slices.Clone(streams)
 	slices.SortStableFunc(streams, func(a, b StreamEvents) int { return strings.Compare(a.StreamID, b.StreamID) })
 	byTopic := map[string]message.Messages{}
-	var topics []string
 	for _, st := range streams {
 		meta, err := json.Marshal(st.Metadata)
 		if err != nil {
@@ -117,15 +184,13 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 			payload, err := json.Marshal(StoredEvent{
 				StreamType: st.StreamType, StreamID: st.StreamID, Version: version, Type: stored.Type,
 				SchemaVersion: stored.SchemaVersion, Data: stored.Data, Metadata: st.Metadata, RecordedAt: now,
+				AlreadyQueued: st.AlreadyQueued,
 			})
 			if err != nil {
 				return nil, err
 			}
 			msg := message.NewMessage(uuid.NewString(), payload)
 			msg.Metadata.Set("event_type", e.EventType())
-			if _, seen := byTopic[st.StreamType]; !seen {
-				topics = append(topics, st.StreamType)
-			}
 			byTopic[st.StreamType] = append(byTopic[st.StreamType], msg)
 		}
 	}
@@ -144,6 +209,7 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.
+	topics := topicsOf(streams)
 	for _, topic := range topics {
 		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
 		if err != nil {
@@ -151,8 +217,9 @@ func (s *EventStore) AppendBatch(now time.Time, extra *pgx.Batch, streams ...Str
 		}
 		b.Queue(q.Query, q.Args...)
 	}
-	// NOTIFY is transactional: listeners hear it only once the append commits.
-	b.Queue("SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t", NotifyChannel, topics)
+	if notifyInTx {
+		queueNotify(b, topics)
+	}
 	return b, nil
 }
 

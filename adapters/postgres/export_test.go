@@ -73,3 +73,7 @@ func OutboxSelectQuery(topic, group string) (string, []any, error) {
 	q, err := Schema.SelectQuery(wsql.SelectQueryParams{Topic: topic, ConsumerGroup: group, OffsetsAdapter: Offsets})
 	return q.Query, q.Args, err
 }
+
+// SettlePayloads is the statement that counts final deliveries off their
+// payloads, opened to the plan test.
+const SettlePayloads = settlePayloads

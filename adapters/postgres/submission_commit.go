@@ -59,6 +59,7 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	}
 	rows := writeRowsOf(batch, live)
 	rows.queuePayloads(writes)
+	rows.queueDeliveries(writes, s.store)
 	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
 	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
@@ -68,6 +69,7 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
+	rows.committed(s.store)
 	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
 }
 
@@ -77,7 +79,9 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 	var results []acceptResult
 	var live []bool
 	var twins []int // lost an Idempotency-Key race: answered with the winner's response
+	var written writeRows
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		written = writeRows{}
 		results, live = make([]acceptResult, len(batch)), allLive(batch)
 		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
 			return err
@@ -106,11 +110,14 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 		}
 		payloads := &pgx.Batch{}
 		rows.queuePayloads(payloads)
-		return s.store.AppendWith(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
+		rows.queueDeliveries(payloads, s.store)
+		written = rows
+		return s.store.AppendUnannounced(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
 	})
 	if err != nil {
 		return nil, err
 	}
+	written.committed(s.store)
 	return s.answerTwins(ctx, batch, twins, results), nil
 }
 
@@ -133,13 +140,23 @@ func allLive(batch []*pendingSubmission) []bool {
 	return live
 }
 
-// writeRows are the payload rows and event streams of the live submissions.
+// writeRows are the payload rows, queued deliveries and event streams of
+// the live submissions.
 type writeRows struct {
 	streams     []StreamEvents
 	ids, forms  []string
 	keyIDs      []string
 	keys, texts [][]byte
 	pending     []int32
+	deliveries  queuedDeliveries
+}
+
+// queuedDeliveries are the delivery queue's rows of a group commit's
+// submissions, written with them.
+type queuedDeliveries struct {
+	ids, subs, forms, kinds, targets []string
+	tests                            []bool
+	at                               []time.Time
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
@@ -154,8 +171,43 @@ func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
 		w.keyIDs = append(w.keyIDs, sub.Payload.KeyID)
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
+		d := &w.deliveries
+		for _, q := range sub.Queued {
+			d.ids, d.subs, d.forms = append(d.ids, q.DeliveryID), append(d.subs, q.SubmissionID), append(d.forms, q.FormID)
+			d.kinds, d.targets = append(d.kinds, q.Kind), append(d.targets, q.Target)
+			d.tests, d.at = append(d.tests, q.Test), append(d.at, q.At)
+		}
 	}
 	return w
+}
+
+// queueDeliveries writes the submissions' deliveries to the delivery queue
+// in the group commit, due at once, rather than leaving them to the queue's
+// Watermill consumer group: they are claimable the moment the submissions
+// commit, and one multi-row insert replaces a statement per message in the
+// consumer (the bench's second most costly statement in the delivery phase,
+// 86 µs a call). Their delivery.queued messages say so (AlreadyQueued).
+func (w writeRows) queueDeliveries(b *pgx.Batch, store *EventStore) {
+	d := w.deliveries
+	if len(d.ids) == 0 {
+		return
+	}
+	b.Queue(`
+		INSERT INTO deliveries (id, submission_id, form_id, kind, target, test, status, attempts, next_attempt_at, updated_at, created_at)
+		SELECT d.id, d.sub, d.form, d.kind, d.target, d.test, 'queued', 0, d.at, d.at, d.at
+		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::bool[], $7::timestamptz[])
+		     AS d(id, sub, form, kind, target, test, at)
+		ON CONFLICT (id) DO NOTHING`, d.ids, d.subs, d.forms, d.kinds, d.targets, d.tests, d.at)
+	store.queueWake(b, DeliveriesDue)
+}
+
+// committed wakes the subscribers of the streams and the delivery workers
+// once the group commit is durable.
+func (w writeRows) committed(store *EventStore) {
+	store.Committed(w.streams...)
+	if len(w.deliveries.ids) > 0 {
+		store.wakeAfterCommit(DeliveriesDue)
+	}
 }
 
 func (w writeRows) queuePayloads(b *pgx.Batch) {
@@ -171,7 +223,7 @@ func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
 		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}
 	for _, q := range sub.Queued {
 		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-			Events: []Event{q}, Metadata: sub.Metadata})
+			Events: []Event{q}, Metadata: sub.Metadata, AlreadyQueued: true})
 	}
 	return streams
 }

@@ -226,3 +226,32 @@ func TestGroupCommitQueueUnderConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// Both commit paths write a submission's deliveries to the queue with it,
+// due at once, and mark their delivery.queued messages as already queued:
+// no Watermill consumer has to run before a worker can claim them.
+func TestGroupCommitQueuesTheDeliveriesWithTheSubmission(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	for name, path := range map[string]postgres.CommitPath{"pipelined": postgres.CommitPipelined, "careful": postgres.CommitCarefully} {
+		s := g.accepted(g.version, "")
+		if _, errs, err := path(g.subs, g.ctx, []application.AcceptedSubmission{s}); err != nil || errs[0] != nil {
+			t.Fatalf("%s: commit: %v %v", name, err, errs)
+		}
+		var status, submissionID string
+		var due bool
+		err := g.pool.QueryRow(g.ctx, `SELECT status, submission_id::text, next_attempt_at <= now() FROM deliveries WHERE id = $1`,
+			s.Queued[0].DeliveryID).Scan(&status, &submissionID, &due)
+		if err != nil {
+			t.Fatalf("%s: the delivery is not in the queue after the commit: %v", name, err)
+		}
+		if status != "queued" || submissionID != s.Accepted.SubmissionID || !due {
+			t.Errorf("%s: queued delivery = %s of %s, due %v; want queued, of %s, due", name, status, submissionID, due, s.Accepted.SubmissionID)
+		}
+		var marked bool
+		if err := g.pool.QueryRow(g.ctx, `SELECT bool_and((convert_from(payload, 'UTF8')::jsonb ->> 'alreadyQueued')::boolean)
+			FROM watermill_delivery WHERE convert_from(payload, 'UTF8') LIKE '%' || $1 || '%'`, s.Queued[0].DeliveryID).Scan(&marked); err != nil || !marked {
+			t.Errorf("%s: the delivery.queued message is not marked as already queued (%v)", name, err)
+		}
+	}
+}

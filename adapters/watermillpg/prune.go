@@ -13,28 +13,62 @@ import (
 // tables are only transport.
 const UnconsumedRetention = 7 * 24 * time.Hour
 
+// PruneChunk is the most messages one prune statement deletes. At a
+// thousand submissions a second a topic gains millions of messages an hour:
+// deleted in one statement, they made one long transaction and a burst of
+// WAL that stalled the hot path. In chunks, each statement is an index
+// range scan from the oldest message and a short transaction.
+const PruneChunk = 10000
+
 // Prune deletes the messages of topic that every consumer group has
 // acknowledged (or, when no group reads the topic, that are older than
-// UnconsumedRetention). It returns how many it deleted.
+// UnconsumedRetention), PruneChunk at a time. It returns how many it
+// deleted.
 func Prune(ctx context.Context, pool *pgxpool.Pool, topic string) (int64, error) {
+	return PruneInChunks(ctx, pool, topic, PruneChunk)
+}
+
+// PruneInChunks is Prune with chunks of the given size.
+func PruneInChunks(ctx context.Context, pool *pgxpool.Pool, topic string, chunk int) (int64, error) {
 	messages := fmt.Sprintf(`"watermill_%s"`, topic)
 	offsets := fmt.Sprintf(`"watermill_offsets_%s"`, topic)
 	var groups int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+offsets).Scan(&groups); err != nil {
 		return 0, err
 	}
-	if groups == 0 {
-		tag, err := pool.Exec(ctx, `DELETE FROM `+messages+` WHERE created_at < LOCALTIMESTAMP - $1::interval`,
-			UnconsumedRetention.String())
-		return tag.RowsAffected(), err
-	}
-	// The slowest group's position, as (transaction id, offset): everything at
-	// or before it has been acknowledged by every group.
-	tag, err := pool.Exec(ctx, `
+	// Both deletes walk the primary key (transaction_id, offset) from its
+	// start, the order in which messages were written.
+	query := `
 		WITH slowest AS (
-			SELECT last_processed_transaction_id AS tx, offset_acked AS off FROM `+offsets+`
-			ORDER BY last_processed_transaction_id, offset_acked LIMIT 1)
-		DELETE FROM `+messages+` m USING slowest
-		WHERE m.transaction_id < slowest.tx OR (m.transaction_id = slowest.tx AND m."offset" <= slowest.off)`)
-	return tag.RowsAffected(), err
+			SELECT last_processed_transaction_id AS tx, offset_acked AS off FROM ` + offsets + `
+			ORDER BY last_processed_transaction_id, offset_acked LIMIT 1),
+		doomed AS (
+			SELECT m.transaction_id, m."offset" FROM ` + messages + ` m
+			WHERE (m.transaction_id, m."offset") <= ((SELECT tx FROM slowest), (SELECT off FROM slowest))
+			ORDER BY m.transaction_id, m."offset" LIMIT $1)
+		DELETE FROM ` + messages + ` m USING doomed
+		WHERE m.transaction_id = doomed.transaction_id AND m."offset" = doomed."offset"`
+	args := []any{chunk}
+	if groups == 0 {
+		// No index on created_at: the oldest messages by key are the oldest
+		// by time, so a chunk that holds a newer one ends the walk. (A
+		// message written by a transaction that began earlier but committed
+		// later may wait for the next run.)
+		query = `
+			WITH doomed AS (
+				SELECT transaction_id, "offset", created_at FROM ` + messages + `
+				ORDER BY transaction_id, "offset" LIMIT $1)
+			DELETE FROM ` + messages + ` m USING doomed
+			WHERE m.transaction_id = doomed.transaction_id AND m."offset" = doomed."offset"
+			  AND doomed.created_at < LOCALTIMESTAMP - $2::interval`
+		args = append(args, UnconsumedRetention.String())
+	}
+	var total int64
+	for {
+		tag, err := pool.Exec(ctx, query, args...)
+		total += tag.RowsAffected()
+		if err != nil || tag.RowsAffected() < int64(chunk) {
+			return total, err
+		}
+	}
 }

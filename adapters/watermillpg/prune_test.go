@@ -10,6 +10,7 @@ import (
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/adapters/watermillpg"
@@ -22,18 +23,7 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool := pgtest.Open(t)
-	for v := 0; v < 6; v++ { // six transactions, one message each, published as the event store does
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: wsql.DefaultPostgreSQLSchema{}}, watermill.NopLogger{})
-			if err != nil {
-				return err
-			}
-			return pub.Publish(pruneTopic, message.NewMessage(watermill.NewUUID(), []byte(strconv.Itoa(v))))
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishN(t, ctx, pool, 6)
 	var events int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&events); err != nil {
 		t.Fatal(err)
@@ -74,5 +64,72 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	var after int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&after); err != nil || after != events {
 		t.Fatalf("pruning must never touch the event store: %d events, %d before (err %v)", after, events, err)
+	}
+}
+
+// publishN publishes n messages to the prune topic, one transaction each,
+// as the event store does.
+func publishN(t *testing.T, ctx context.Context, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	for v := 0; v < n; v++ {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: wsql.DefaultPostgreSQLSchema{}}, watermill.NopLogger{})
+			if err != nil {
+				return err
+			}
+			return pub.Publish(pruneTopic, message.NewMessage(watermill.NewUUID(), []byte(strconv.Itoa(v))))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func countMessages(t *testing.T, ctx context.Context, pool *pgxpool.Pool) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM watermill_form`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A backlog larger than a chunk is pruned whole, a chunk per statement.
+func TestPruneDeletesAnAcknowledgedBacklogInChunks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool := pgtest.Open(t)
+	publishN(t, ctx, pool, 7)
+	if _, err := pool.Exec(ctx, `INSERT INTO watermill_offsets_form (consumer_group, offset_acked, last_processed_transaction_id)
+		SELECT 'only', "offset", transaction_id FROM watermill_form ORDER BY transaction_id DESC, "offset" DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2)
+	if err != nil || n != 7 {
+		t.Fatalf("pruned %d (err %v), want all 7 acknowledged messages in chunks of 2", n, err)
+	}
+	if left := countMessages(t, ctx, pool); left != 0 {
+		t.Fatalf("%d messages left, want none", left)
+	}
+}
+
+// With no consumer group, messages past UnconsumedRetention go, oldest
+// first, and the walk stops at the first newer one.
+func TestPruneDeletesUnconsumedMessagesPastTheirRetention(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool := pgtest.Open(t)
+	publishN(t, ctx, pool, 6)
+	if _, err := pool.Exec(ctx, `UPDATE watermill_form SET created_at = LOCALTIMESTAMP - $1::interval
+		WHERE "offset" IN (SELECT "offset" FROM watermill_form ORDER BY transaction_id, "offset" LIMIT 3)`,
+		(watermillpg.UnconsumedRetention + time.Hour).String()); err != nil {
+		t.Fatal(err)
+	}
+	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2)
+	if err != nil || n != 3 {
+		t.Fatalf("pruned %d (err %v), want the 3 messages past the retention", n, err)
+	}
+	if left := countMessages(t, ctx, pool); left != 3 {
+		t.Fatalf("%d messages left, want the 3 recent ones", left)
 	}
 }

@@ -58,6 +58,8 @@ type Config struct {
 	// AuthRate is how many POST /agent/auth attempts one IP may make per
 	// minute (per process); one account gets half as many. 0 disables both.
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
+	// MemoryLimitMiB is the Go runtime's soft memory limit (see memoryLimit); 0 leaves it off.
+	MemoryLimitMiB int `env:"FORMD_MEMORY_LIMIT_MIB" envDefault:"100"`
 	// DeliveryWorkers is how many delivery workers one process runs.
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
 	// FailedPayloadRetention is how long a submission with a failed delivery

@@ -218,6 +218,10 @@ func TestNumbersAndRangesAreCheckedAtStart(t *testing.T) {
 		"burst not whole":          {env: map[string]string{"FORMD_SUBMIT_BURST": "1.5"}, want: []string{"FORMD_SUBMIT_BURST", "whole number"}},
 		"negative auth rate":       {env: map[string]string{"FORMD_AUTH_RATE": "-0.1"}, want: []string{"FORMD_AUTH_RATE", "at least 0"}},
 		"too many workers":         {env: map[string]string{"FORMD_DELIVERY_WORKERS": "257"}, want: []string{"FORMD_DELIVERY_WORKERS", "0 to 256"}},
+		"memory limit off":         {env: map[string]string{"FORMD_MEMORY_LIMIT_MIB": "0"}},
+		"smallest memory limit":    {env: map[string]string{"FORMD_MEMORY_LIMIT_MIB": "32"}},
+		"memory limit too small":   {env: map[string]string{"FORMD_MEMORY_LIMIT_MIB": "31"}, want: []string{"FORMD_MEMORY_LIMIT_MIB", "32 to 1048576"}},
+		"memory limit too large":   {env: map[string]string{"FORMD_MEMORY_LIMIT_MIB": "1048577"}, want: []string{"FORMD_MEMORY_LIMIT_MIB", "32 to 1048576"}},
 		"negative workers":         {env: map[string]string{"FORMD_DELIVERY_WORKERS": "-1"}, want: []string{"FORMD_DELIVERY_WORKERS", "0 to 256"}},
 		"form limit off":           {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "0", "FORMD_FORM_SUBMIT_BURST": "0"}},
 		"negative form rate":       {env: map[string]string{"FORMD_FORM_SUBMIT_RATE": "-2"}, want: []string{"FORMD_FORM_SUBMIT_RATE", "at least 0"}},
@@ -431,4 +435,24 @@ func TestTheClamdAddressIsCheckedAtStart(t *testing.T) {
 		"relative socket":     {env: map[string]string{"FORMD_CLAMD_ADDR": "unix://clamd.sock"}, want: []string{"FORMD_CLAMD_ADDR", "absolute path"}},
 		"a password in a URL": {env: map[string]string{"FORMD_CLAMD_ADDR": "tcp://u:s3cret@clamd:3310"}, want: []string{"FORMD_CLAMD_ADDR"}, hidden: []string{"s3cret"}},
 	})
+}
+
+func TestMemoryLimitDefersToGOMEMLIMITAndTurnsOff(t *testing.T) {
+	for name, tc := range map[string]struct {
+		goMemLimit string
+		mib        int
+		want       int64
+		set        bool
+	}{
+		"default 100 MiB":    {mib: 100, want: 100 << 20, set: true},
+		"GOMEMLIMIT set":     {goMemLimit: "1GiB", mib: 100},
+		"off":                {mib: 0},
+		"GOMEMLIMIT and off": {goMemLimit: "off", mib: 0},
+		"a larger setting":   {mib: 4096, want: 4096 << 20, set: true},
+	} {
+		got, set := memoryLimit(tc.goMemLimit, tc.mib)
+		if got != tc.want || set != tc.set {
+			t.Errorf("%s: memoryLimit(%q, %d) = %d, %v; want %d, %v", name, tc.goMemLimit, tc.mib, got, set, tc.want, tc.set)
+		}
+	}
 }

@@ -38,7 +38,8 @@ var adapterSet = wire.NewSet(
 	provideKeys,
 	provideMailer,
 	provideWatermillLogger,
-	postgres.NewEventStore,
+	provideCommitNotifier,
+	provideEventStore,
 	postgres.NewTransactor,
 	postgres.NewReadModel,
 	postgres.NewObservedSubmissionStore,
@@ -204,6 +205,19 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 		return nil, nil, err
 	}
 	return pool, pool.Close, nil
+}
+
+// provideCommitNotifier starts the notifier that wakes listeners after the
+// hot paths' commits; it stops before the pool closes.
+func provideCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) (*postgres.CommitNotifier, func()) {
+	n := postgres.NewCommitNotifier(pool, log)
+	return n, n.Close
+}
+
+// provideEventStore builds the event store whose hot-path appends wake
+// listeners after their commits, not inside them.
+func provideEventStore(n *postgres.CommitNotifier) *postgres.EventStore {
+	return postgres.NewEventStore().WithCommitNotifier(n)
 }
 
 // provideKeys loads the keyring and logs its key ids (never the keys), so an

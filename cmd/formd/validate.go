@@ -39,6 +39,13 @@ const maxQuota = 2_000_000_000
 // database connection while it sends, and the pool has 24 by default.
 const maxDeliveryWorkers = 256
 
+// FORMD_MEMORY_LIMIT_MIB bounds: below 32 MiB the collector would run
+// nearly all the time; above 1 TiB is a typo.
+const (
+	minMemoryLimitMiB = 32
+	maxMemoryLimitMiB = 1 << 20
+)
+
 // testVariablePrefixes are FORMD_* variables read by the test suite and the
 // benchmark, not by formd; `make test` exports them, so they are not typos.
 var testVariablePrefixes = []string{"FORMD_TEST_", "FORMD_CHAOS_"}
@@ -277,6 +284,8 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_SUBMIT_BURST must be at least 1 while FORMD_SUBMIT_RATE is on, not %d", c.SubmitBurst)
 	case math.IsNaN(c.AuthRate) || math.IsInf(c.AuthRate, 0) || c.AuthRate < 0:
 		return fmt.Errorf("FORMD_AUTH_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.AuthRate)
+	case c.MemoryLimitMiB != 0 && (c.MemoryLimitMiB < minMemoryLimitMiB || c.MemoryLimitMiB > maxMemoryLimitMiB):
+		return fmt.Errorf("FORMD_MEMORY_LIMIT_MIB must be 0 (off) or from %d to %d, not %d", minMemoryLimitMiB, maxMemoryLimitMiB, c.MemoryLimitMiB)
 	case c.DeliveryWorkers < 0 || c.DeliveryWorkers > maxDeliveryWorkers:
 		return fmt.Errorf("FORMD_DELIVERY_WORKERS must be from 0 to %d, not %d", maxDeliveryWorkers, c.DeliveryWorkers)
 	case math.IsNaN(c.FormSubmitRate) || math.IsInf(c.FormSubmitRate, 0) || c.FormSubmitRate < 0:

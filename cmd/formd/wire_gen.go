@@ -29,7 +29,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	transport := provideTransport()
 	wakers := watermillpg.NewWakers(transport)
-	eventStore := postgres.NewEventStore()
+	commitNotifier, cleanup2 := provideCommitNotifier(pool, log)
+	eventStore := provideEventStore(commitNotifier)
 	clock := system.Clock{}
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)
@@ -37,6 +38,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	uuiDs := system.UUIDs{}
 	keyring, err := provideKeys(cfg, log)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -48,6 +50,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	sealer, err := provideSealer(keyring)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -58,7 +61,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	deliveryStore := provideDeliveryStore(pool, eventStore, failedPayloadRetention)
 	sources := provideMetricSources(pool, deliveryStore)
 	metrics := prometheus.New(sources)
-	submissionStore, cleanup2 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
+	submissionStore, cleanup3 := postgres.NewObservedSubmissionStore(pool, eventStore, log, metrics)
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
 	formFloodLimits := provideFormFloods(cfg)
@@ -71,6 +74,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	uploadReservations := postgres.NewUploadReservations(pool)
 	store, err := provideBucket(ctx, cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -78,12 +82,14 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	objectStore := provideObjectStore(pool, store)
 	objectLinks, err := provideObjectLinks(cfg, keyring, store)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	uploadSettings, err := provideUploadSettings(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -101,14 +107,16 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
-	mailer, cleanup3, err := provideMailer(cfg)
+	mailer, cleanup4, err := provideMailer(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	sender, err := provideOutbound(cfg)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -203,6 +211,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	decode := provideDecode()
 	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -228,6 +237,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		TestInbox:    applicationTestInbox,
 	}
 	return service, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -241,7 +251,8 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 	if err != nil {
 		return nil, nil, err
 	}
-	eventStore := postgres.NewEventStore()
+	commitNotifier, cleanup2 := provideCommitNotifier(pool, log)
+	eventStore := provideEventStore(commitNotifier)
 	clock := system.Clock{}
 	transactor := postgres.NewTransactor(pool, eventStore, clock)
 	readModel := postgres.NewReadModel(pool, eventStore)
@@ -254,6 +265,7 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 		SetPlan: setPlanHandler,
 	}
 	return mainOperator, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }

@@ -73,9 +73,12 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 	// workers claim them from there concurrently. Verification mails are
 	// deliveries too, queued with their verification.
 	queue := app.Commands.QueueDelivery
+	// A submission's deliveries were written to the queue by its commit
+	// (e.AlreadyQueued); the others (verification mails, integration tests)
+	// are queued here.
 	r.AddConsumerHandler(GroupDeliveryQueue, application.TopicDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)
-		if err != nil || e.Type != delivery.QueuedType {
+		if err != nil || e.Type != delivery.QueuedType || e.AlreadyQueued {
 			return err
 		}
 		q, err := decodeAs[delivery.Queued](decodeEvent, e)

@@ -175,3 +175,31 @@ func TestAPanickingHandlerIsRecordedAndSkipped(t *testing.T) {
 		t.Error("a transient failure was swallowed")
 	}
 }
+
+// A submission's deliveries are written to the queue by its commit; their
+// messages say so and the queue's consumer group writes nothing for them.
+// A message without the mark (from before it existed) is queued as before.
+func TestTheQueueSkipsDeliveriesTheirCommitAlreadyQueued(t *testing.T) {
+	rec := &recorder{}
+	pub := startRouter(t, rec)
+	already := queuedMessage(t, "d-already")
+	var e application.EventMessage
+	if err := json.Unmarshal(already.Payload, &e); err != nil {
+		t.Fatal(err)
+	}
+	e.AlreadyQueued = true
+	payload, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	already.Payload = payload
+	if err := pub.Publish(application.TopicDelivery, already, queuedMessage(t, "d-old")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the unmarked delivery queued", func() bool { q, _ := rec.state(); return len(q) > 0 })
+	time.Sleep(100 * time.Millisecond) // the marked one came first, in order: anything it wrote is there
+	queued, poisoned := rec.state()
+	if len(queued) != 1 || queued[0].DeliveryID != "d-old" || len(poisoned) != 0 {
+		t.Errorf("queued %+v, poisoned %+v; want only d-old queued", queued, poisoned)
+	}
+}

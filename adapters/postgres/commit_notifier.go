@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// CommitNotifier sends the NOTIFY that wakes subscribers and delivery
+// workers in every process after the hot paths' commits (group commits of
+// submissions, recorded delivery attempts), from a transaction of its own.
+//
+// Why not NOTIFY inside those transactions: PostgreSQL serializes the
+// commits of notifying transactions on one lock that each holds until its
+// commit record is flushed (PreCommit_Notify in async.c). With
+// log_lock_waits on, the bench showed every committing backend queueing on
+// "AccessExclusiveLock on object 0 of class 1262": each notifying commit
+// waited for the previous one's WAL flush, so concurrent commits could not
+// share a flush. Here the NOTIFY runs with synchronous_commit off, so it
+// holds that lock for a moment rather than a flush, and the wake-ups of
+// many commits share one statement.
+//
+// A wake-up lost to a crash between a commit and its NOTIFY costs latency
+// only: subscribers poll (watermillpg.PollInterval) and idle delivery
+// workers look again every second.
+type CommitNotifier struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	pending map[notification]struct{}
+	signal  chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+}
+
+type notification struct{ channel, payload string }
+
+// NewCommitNotifier starts a notifier on pool; Close stops it.
+func NewCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) *CommitNotifier {
+	n := &CommitNotifier{pool: pool, log: log, pending: map[notification]struct{}{},
+		signal: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go n.run()
+	return n
+}
+
+// Notify asks for NOTIFY channel, payload once for each payload, soon; it
+// never blocks. Call it after the commit that made the work: a listener
+// woken before the commit would find nothing to do.
+func (n *CommitNotifier) Notify(channel string, payloads ...string) {
+	n.mu.Lock()
+	for _, p := range payloads {
+		n.pending[notification{channel, p}] = struct{}{}
+	}
+	n.mu.Unlock()
+	select {
+	case n.signal <- struct{}{}:
+	default: // a send is already due and will carry these too
+	}
+}
+
+// Close sends what is pending and stops the notifier.
+func (n *CommitNotifier) Close() {
+	n.once.Do(func() { close(n.stop) })
+	<-n.done
+}
+
+func (n *CommitNotifier) run() {
+	defer close(n.done)
+	for {
+		select {
+		case <-n.signal:
+			n.flush()
+		case <-n.stop:
+			n.flush()
+			return
+		}
+	}
+}
+
+// flush sends every pending notification in one statement, its own
+// transaction. On failure they are dropped: listeners poll.
+func (n *CommitNotifier) flush() {
+	n.mu.Lock()
+	if len(n.pending) == 0 {
+		n.mu.Unlock()
+		return
+	}
+	channels, payloads := make([]string, 0, len(n.pending)), make([]string, 0, len(n.pending))
+	for k := range n.pending {
+		channels, payloads = append(channels, k.channel), append(payloads, k.payload)
+	}
+	clear(n.pending)
+	n.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := notify(ctx, n.pool, channels, payloads); err != nil {
+		n.log.Warn("wake-up after commit not sent; listeners will poll", "err", err)
+	}
+}
+
+// notify sends the notifications in one transaction that does not wait for
+// its commit record's flush (set_config's third argument: this transaction
+// only). A notification needs no durability; waiting would hold the notify
+// lock through a flush again.
+func notify(ctx context.Context, pool *pgxpool.Pool, channels, payloads []string) error {
+	_, err := pool.Exec(ctx, `
+		SELECT set_config('synchronous_commit', 'off', true), pg_notify(n.channel, n.payload)
+		FROM unnest($1::text[], $2::text[]) AS n(channel, payload)`, channels, payloads)
+	return err
+}
+
+// topicsOf names the topics the streams publish to, each once, in order.
+func topicsOf(streams []StreamEvents) []string {
+	var topics []string
+	for _, st := range streams {
+		if len(st.Events) > 0 && !slices.Contains(topics, st.StreamType) {
+			topics = append(topics, st.StreamType)
+		}
+	}
+	return topics
+}
