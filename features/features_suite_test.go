@@ -16,8 +16,10 @@ package features_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,6 +44,9 @@ type suiteServices struct {
 // suiteClamd is process 1's clamd, stopped after every process finished.
 var suiteClamd *clamdtest.Clamd
 
+// suiteConnections is process 1's watch on the test databases' connections.
+var suiteConnections *connectionWatch
+
 var _ = SynchronizedBeforeSuite(func() []byte {
 	By("building ./cmd/formd once for every parallel process")
 	path, err := gexec.Build("github.com/formd/formd/cmd/formd")
@@ -53,6 +58,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(err).NotTo(HaveOccurred())
 	out, err := json.Marshal(suiteServices{Binary: path, Clamd: suiteClamd.TCP})
 	Expect(err).NotTo(HaveOccurred())
+	suiteConnections = watchConnections()
 	return out
 }, func(raw []byte) {
 	var services suiteServices
@@ -71,4 +77,12 @@ var _ = SynchronizedAfterSuite(func() {
 		suiteClamd.Stop()
 	}
 	gexec.CleanupBuildArtifacts()
+	if suiteConnections != nil {
+		peak, at, err := suiteConnections.Peak()
+		Expect(err).NotTo(HaveOccurred(), "watch the test databases' connections")
+		Expect(peak).To(BeNumerically("<=", connectionBudget),
+			"the test databases held %d connections at %s: four processes of this suite share PostgreSQL's 100 (see harness_connections_test.go)",
+			peak, at.Format(time.RFC3339Nano))
+		fmt.Fprintf(GinkgoWriter, "peak connections to the test databases: %d of a budget of %d\n", peak, connectionBudget)
+	}
 })

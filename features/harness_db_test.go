@@ -31,7 +31,8 @@ func (f *Formd) OpenDB() *DB {
 	GinkgoHelper()
 	cfg, err := pgxpool.ParseConfig(f.DatabaseURL)
 	Expect(err).NotTo(HaveOccurred())
-	cfg.MaxConns = 4
+	cfg.MaxConns = 2 // a spec's reads are sequential; PostgreSQL's 100 connections are shared by four processes
+	cfg.MaxConnIdleTime = time.Second
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	Expect(err).NotTo(HaveOccurred(), "open formd's database")
 	DeferCleanup(pool.Close)

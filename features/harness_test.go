@@ -123,7 +123,7 @@ func StartFormd(extraEnv ...string) *Formd {
 			"FORMD_LISTEN_ADDR=127.0.0.1:" + port,
 			// A small pool: four processes each run a shared formd and
 			// dedicated ones at once, under PostgreSQL's 100 connections.
-			"FORMD_DATABASE_URL=" + withPoolSize(dbURL, 12),
+			"FORMD_DATABASE_URL=" + withPoolSize(dbURL, 8),
 			"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
 			"FORMD_MAIL_FROM=formd@test.local",
 			"FORMD_DATA_DIR=" + dataDir,

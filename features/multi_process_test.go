@@ -32,13 +32,18 @@ func concurrently(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// withPoolSize is a database URL with pool_max_conns set to n.
+// withPoolSize is a database URL with pool_max_conns set to n, whose idle
+// connections close after a second: four Ginkgo processes run formds side by
+// side under PostgreSQL's 100 connections, and a formd between specs must not
+// keep the connections its last burst opened.
 func withPoolSize(databaseURL string, n int) string {
 	GinkgoHelper()
 	u, err := url.Parse(databaseURL)
 	Expect(err).NotTo(HaveOccurred())
 	q := u.Query()
 	q.Set("pool_max_conns", strconv.Itoa(n))
+	q.Set("pool_max_conn_idle_time", "1s")
+	q.Set("pool_health_check_period", "500ms")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -58,7 +63,7 @@ var _ = Describe("Several formd processes on one database", Ordered, ContinueOnF
 		// The lifetime plan's quota is small here, for the quota spec; the
 		// others use free accounts.
 		a = StartFormd("FORMD_QUOTA_LIFETIME=25")
-		b = a.StartTwin("FORMD_BASE_URL="+a.URL, "FORMD_DATABASE_URL="+withPoolSize(a.DatabaseURL, 12))
+		b = a.StartTwin("FORMD_BASE_URL="+a.URL, "FORMD_DATABASE_URL="+withPoolSize(a.DatabaseURL, 8))
 		db = a.OpenDB()
 	})
 
