@@ -16,8 +16,7 @@ import (
 // deliveryLogColumns are a DeliveryRecord's, read from deliveries d joined
 // to forms f (absent for an account's mails) and submission_payloads p.
 // While a worker holds a delivery (claimed_by is set until its attempt is
-// recorded), next_attempt_at is the claim's lease, not when the next attempt
-// is due: the log shows none, since one is under way.
+// recorded), the log shows no next attempt: one is under way.
 const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coalesce(f.workspace_id::text, ''), coalesce(d.form_id::text, ''),
 	coalesce(d.submission_id::text, ''), coalesce(d.verification_id::text, ''), d.kind, d.target, d.status,
 	d.attempts, d.retries, d.last_error,
@@ -109,7 +108,7 @@ func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRec
 		state := &pgx.Batch{}
 		state.Queue(`
 			WITH requeued AS (
-				UPDATE deliveries SET status = 'queued', next_attempt_at = $2, finished_at = NULL, claimed_by = NULL,
+				UPDATE deliveries SET status = 'queued', next_attempt_at = $2, finished_at = NULL, claimed_until = NULL, claimed_by = NULL,
 				       retries = retries + 1, updated_at = $2
 				WHERE id = $1)
 			SELECT pg_notify($3, $4)`, rec.ID, e.At, NotifyChannel, DeliveriesDue)

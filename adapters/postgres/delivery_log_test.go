@@ -188,7 +188,7 @@ func TestFormDeliveriesPagesNewestFirst(t *testing.T) {
 	}
 }
 
-// While a worker holds a delivery, its next_attempt_at is the claim's lease:
+// While a worker holds a delivery, its next_attempt_at was the claim's lease:
 // the log showed that as the next attempt's time. It shows none while an
 // attempt is under way, and the schedule's time once it is recorded.
 func TestTheLogShowsNoNextAttemptWhileOneIsUnderWay(t *testing.T) {

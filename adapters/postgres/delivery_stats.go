@@ -26,7 +26,8 @@ type DeliveryQueueStats struct {
 func (d *DeliveryStore) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
 	rows, err := d.pool.Query(ctx, `
 		SELECT status, count(*),
-		       coalesce(extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now())), 0)::float8
+		       coalesce(extract(epoch FROM now() - min(next_attempt_at)
+		                    FILTER (WHERE next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until <= now()))), 0)::float8
 		FROM deliveries WHERE status IN ('queued', 'retrying') GROUP BY status`)
 	if err != nil {
 		return DeliveryQueueStats{}, err
