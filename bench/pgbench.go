@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,4 +208,87 @@ func pgbenchOnce(ctx context.Context, conn *pgx.Conn, dbURL, script string, c, s
 		r.Failed = string(m[1])
 	}
 	return r, nil
+}
+
+// PgbenchAtRate is pgbench's single-row insert at the open loop's rate: the
+// latency a bare durable insert gets on this machine at that load, measured
+// like the open loop (from each transaction's scheduled start), so formd's
+// open-loop p99 can be read against the machine's own floor.
+type PgbenchAtRate struct {
+	Rate    float64 `json:"rate"`
+	Clients int     `json:"clients"`
+	Seconds int     `json:"seconds"`
+	Count   int     `json:"transactions"`
+	P50Ms   float64 `json:"p50Ms"`
+	P99Ms   float64 `json:"p99Ms"`
+	P999Ms  float64 `json:"p999Ms"`
+	// Error says why this run measured nothing.
+	Error string `json:"error,omitempty"`
+}
+
+// pgbenchRateClients is how many pgbench clients carry the rated run: enough
+// that a slow commit does not hold up the schedule, few enough to leave
+// connection slots.
+const pgbenchRateClients = 32
+
+// runPgbenchAtRate runs pgbench -R rate for secs seconds with a
+// per-transaction log in dir and reads the latencies from it. bench_rows must
+// exist (runPgbench creates it).
+func runPgbenchAtRate(ctx context.Context, dbURL, dir string, rate float64, secs int) PgbenchAtRate {
+	r := PgbenchAtRate{Rate: rate, Clients: pgbenchRateClients, Seconds: secs}
+	logDir, err := os.MkdirTemp(dir, "pgbench-rate-")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer os.RemoveAll(logDir)
+	script := filepath.Join(dir, "insert.sql")
+	progress(fmt.Sprintf("pgbench: -R %.0f c=%d -T %d, per-transaction log", rate, r.Clients, secs))
+	cmd := exec.CommandContext(ctx, "pgbench", "-n", "-c", strconv.Itoa(r.Clients), "-j", "2",
+		"-R", strconv.FormatFloat(rate, 'f', 0, 64), "-T", strconv.Itoa(secs), "-l",
+		"--log-prefix", filepath.Join(logDir, "tx"), "-f", script, dbURL)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.Error = fmt.Sprintf("pgbench -R %.0f measured nothing (%v): %s", rate, err, lastLines(out, 3))
+		return r
+	}
+	files, _ := filepath.Glob(filepath.Join(logDir, "tx.*"))
+	var latencies []float64
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		latencies = append(latencies, pgbenchLogLatencies(raw)...)
+	}
+	if len(latencies) == 0 {
+		r.Error = "pgbench -R wrote no transaction to its log"
+		return r
+	}
+	r.Count = len(latencies)
+	slices.Sort(latencies)
+	q := func(f float64) float64 { return latencies[min(len(latencies)-1, int(f*float64(len(latencies))))] }
+	r.P50Ms, r.P99Ms, r.P999Ms = q(0.5), q(0.99), q(0.999)
+	return r
+}
+
+// pgbenchLogLatencies reads the latency in ms of each transaction in a
+// pgbench -l log: "client_id transaction_no time script_no time_epoch
+// time_us [schedule_lag]", where time, in µs, runs from the scheduled start
+// when the run is rate-limited. Skipped transactions and malformed lines
+// are left out.
+func pgbenchLogLatencies(raw []byte) []float64 {
+	var out []float64
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		us, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, us/1000)
+	}
+	return out
 }

@@ -223,6 +223,16 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 		rep.BaselineErrors = append(rep.BaselineErrors, err.Error())
 	}
 	rep.Pgbench = runs
+	if err == nil && rep.OpenLoop != nil {
+		at := runPgbenchAtRate(ctx, dbURL, tmp, opts.Rate, max(1, int(opts.Open.Round(time.Second)/time.Second)))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if at.Error != "" {
+			rep.BaselineErrors = append(rep.BaselineErrors, at.Error)
+		}
+		rep.PgbenchAtRate = &at
+	}
 	for _, r := range runs {
 		if r.Note != "" {
 			rep.Warnings = append(rep.Warnings, r.Note)

@@ -41,11 +41,14 @@ type Report struct {
 	Statements            []*StatementReport `json:"statements"`
 	StatementsUnavailable string             `json:"statementsUnavailable,omitempty"`
 	Pgbench               []PgbenchRun       `json:"pgbench"`
-	Ratio                 float64            `json:"ratio"`
-	RatioAtRef            float64            `json:"ratioAtReferenceConcurrency"`
-	Goals                 []Goal             `json:"goals"`
-	Warnings              []string           `json:"warnings"`
-	FormdStderrTail       string             `json:"formdStderrTail,omitempty"`
+	// PgbenchAtRate is pgbench at the open loop's rate, the machine's own
+	// latency floor for a durable insert at that load.
+	PgbenchAtRate   *PgbenchAtRate `json:"pgbenchAtOpenLoopRate,omitempty"`
+	Ratio           float64        `json:"ratio"`
+	RatioAtRef      float64        `json:"ratioAtReferenceConcurrency"`
+	Goals           []Goal         `json:"goals"`
+	Warnings        []string       `json:"warnings"`
+	FormdStderrTail string         `json:"formdStderrTail,omitempty"`
 	// BaselineErrors say why pgbench measured nothing; the run then exits 1.
 	BaselineErrors []string     `json:"baselineErrors,omitempty"`
 	Setup          SetupTimings `json:"setup"`
@@ -270,6 +273,14 @@ func printReport(w io.Writer, rep *Report) {
 		if r.Failed != "" {
 			p("  !!! pgbench failed transactions: %s", r.Failed)
 		}
+	}
+	if at := rep.PgbenchAtRate; at != nil && at.Error == "" {
+		vs := ""
+		if rep.OpenLoop != nil && at.P99Ms > 0 {
+			vs = fmt.Sprintf("; formd's open-loop p99 ÷ pgbench's = %.2f", rep.OpenLoop.P99Ms/at.P99Ms)
+		}
+		p("pgbench single-row INSERT at the open loop's rate (%s/s, %d clients, %d s, from each scheduled start): p50 %.2f ms p99 %.2f ms p99.9 %.2f ms%s",
+			thousands(at.Rate), at.Clients, at.Seconds, at.P50Ms, at.P99Ms, at.P999Ms, vs)
 	}
 	ref := ""
 	if rep.RatioAtRef > 0 && o.PgbenchRef != rep.ClosedLoop.AtConcurrency {
