@@ -345,16 +345,42 @@ func (DeliveryQueue) Queue(ctx context.Context, q delivery.Queued) error {
 // due at once, in the transaction that acknowledges the event (ex). The
 // NOTIFY wakes idle delivery workers when that transaction commits.
 func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
+	var rows queuedRows
+	rows.add(q)
 	// One statement, one round trip: the insert and the wake-up.
-	_, err := ex.ExecContext(ctx, `
-		WITH queued AS (
-			INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, test, status, attempts, next_attempt_at,
-			                        updated_at, created_at)
-			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, $9, $10, 'queued', 0, $6, $6, $6)
-			ON CONFLICT (id) DO NOTHING)
-		SELECT pg_notify($7, $8)`,
-		q.DeliveryID, q.SubmissionID, q.FormID, q.VerificationID, q.Kind, q.At, NotifyChannel, DeliveriesDue, q.Target, q.Test)
+	_, err := ex.ExecContext(ctx, `WITH queued AS (`+insertQueued+`) SELECT pg_notify($9, $10)`,
+		append(rows.args(), NotifyChannel, DeliveriesDue)...)
 	return err
+}
+
+// insertQueued writes queued deliveries ($1-$8: queuedRows.args), due when
+// they were queued; one already written (a message handled twice) is left
+// as it is. The group commit writes a batch's deliveries with it, the
+// delivery queue's consumer the others one at a time.
+const insertQueued = `
+	INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, test, status, attempts, next_attempt_at,
+	                        updated_at, created_at)
+	SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.target, d.test,
+	       'queued', 0, d.at, d.at, d.at
+	FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[])
+	     AS d(id, sub, form, ver, kind, target, test, at)
+	ON CONFLICT (id) DO NOTHING`
+
+// queuedRows are queued deliveries as the columns insertQueued takes.
+type queuedRows struct {
+	ids, subs, forms, vers, kinds, targets []string
+	tests                                  []bool
+	at                                     []time.Time
+}
+
+func (r *queuedRows) add(q delivery.Queued) {
+	r.ids, r.subs, r.forms, r.vers = append(r.ids, q.DeliveryID), append(r.subs, q.SubmissionID), append(r.forms, q.FormID), append(r.vers, q.VerificationID)
+	r.kinds, r.targets = append(r.kinds, q.Kind), append(r.targets, q.Target)
+	r.tests, r.at = append(r.tests, q.Test), append(r.at, q.At)
+}
+
+func (r queuedRows) args() []any {
+	return []any{r.ids, r.subs, r.forms, r.vers, r.kinds, r.targets, r.tests, r.at}
 }
 
 // DeliveriesDue is the NOTIFY payload that wakes idle delivery workers.
