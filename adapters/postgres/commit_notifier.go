@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -113,15 +112,4 @@ func notify(ctx context.Context, pool *pgxpool.Pool, channels, payloads []string
 		SELECT set_config('synchronous_commit', 'off', true), pg_notify(n.channel, n.payload)
 		FROM unnest($1::text[], $2::text[]) AS n(channel, payload)`, channels, payloads)
 	return err
-}
-
-// topicsOf names the topics the streams publish to, each once, in order.
-func topicsOf(streams []StreamEvents) []string {
-	var topics []string
-	for _, st := range streams {
-		if len(st.Events) > 0 && !slices.Contains(topics, st.StreamType) {
-			topics = append(topics, st.StreamType)
-		}
-	}
-	return topics
 }

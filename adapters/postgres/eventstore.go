@@ -223,6 +223,17 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	return b, nil
 }
 
+// topicsOf names the topics the streams publish to, each once, in order.
+func topicsOf(streams []StreamEvents) []string {
+	var topics []string
+	for _, st := range streams {
+		if len(st.Events) > 0 && !slices.Contains(topics, st.StreamType) {
+			topics = append(topics, st.StreamType)
+		}
+	}
+	return topics
+}
+
 // Load reads a stream's events in order.
 func (s *EventStore) Load(ctx context.Context, q querier, streamID string) ([]StoredEvent, error) {
 	rows, err := q.Query(ctx, `
