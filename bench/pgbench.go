@@ -232,8 +232,8 @@ type PgbenchAtRate struct {
 const pgbenchRateClients = 32
 
 // runPgbenchAtRate runs pgbench -R rate for secs seconds with a
-// per-transaction log in dir and reads the latencies from it. bench_rows must
-// exist (runPgbench creates it).
+// per-transaction log in dir and reads the latencies from it. It runs
+// runPgbench's script (dir/insert.sql, on the bench_rows it creates).
 func runPgbenchAtRate(ctx context.Context, dbURL, dir string, rate float64, secs int) PgbenchAtRate {
 	r := PgbenchAtRate{Rate: rate, Clients: pgbenchRateClients, Seconds: secs}
 	logDir, err := os.MkdirTemp(dir, "pgbench-rate-")
@@ -252,7 +252,7 @@ func runPgbenchAtRate(ctx context.Context, dbURL, dir string, rate float64, secs
 		return r
 	}
 	files, _ := filepath.Glob(filepath.Join(logDir, "tx.*"))
-	var latencies []float64
+	var latencies Histogram
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -266,29 +266,28 @@ func runPgbenchAtRate(ctx context.Context, dbURL, dir string, rate float64, secs
 		return r
 	}
 	r.Count = len(latencies)
+	// The open loop's quantiles (Histogram, nearest rank), so the two p99s compare.
 	slices.Sort(latencies)
-	q := func(f float64) float64 { return latencies[min(len(latencies)-1, int(f*float64(len(latencies))))] }
-	r.P50Ms, r.P99Ms, r.P999Ms = q(0.5), q(0.99), q(0.999)
+	r.P50Ms, r.P99Ms, r.P999Ms = ms(latencies.Quantile(0.5)), ms(latencies.Quantile(0.99)), ms(latencies.Quantile(0.999))
 	return r
 }
 
-// pgbenchLogLatencies reads the latency in ms of each transaction in a
-// pgbench -l log: "client_id transaction_no time script_no time_epoch
-// time_us [schedule_lag]", where time, in µs, runs from the scheduled start
-// when the run is rate-limited. Skipped transactions and malformed lines
-// are left out.
-func pgbenchLogLatencies(raw []byte) []float64 {
-	var out []float64
+// pgbenchLogLatencies reads the latency of each transaction in a pgbench -l
+// log: "client_id transaction_no time script_no time_epoch time_us
+// [schedule_lag]", where time, in µs, runs from the scheduled start when the
+// run is rate-limited. Skipped transactions and malformed lines are left out.
+func pgbenchLogLatencies(raw []byte) Histogram {
+	var out Histogram
 	for _, line := range strings.Split(string(raw), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 6 {
 			continue
 		}
-		us, err := strconv.ParseFloat(f[2], 64)
+		us, err := strconv.ParseInt(f[2], 10, 64)
 		if err != nil {
 			continue
 		}
-		out = append(out, us/1000)
+		out = append(out, time.Duration(us)*time.Microsecond)
 	}
 	return out
 }
