@@ -99,7 +99,8 @@ func startPrivatePG(ctx context.Context) (*privatePG, error) {
 	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", port, "-k", dir,
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "shared_preload_libraries=pg_stat_statements",
-		"-c", "pg_stat_statements.track=all")
+		"-c", "pg_stat_statements.track=all",
+		"-c", "pg_stat_statements.track_planning=on")
 	pg.cmd.Stdout, pg.cmd.Stderr = pg.log, pg.log
 	runAs(pg.cmd, acct)
 	if err := pg.cmd.Start(); err != nil {

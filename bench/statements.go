@@ -30,9 +30,14 @@ type StatementReport struct {
 	Accepted  int `json:"accepted"`
 	Delivered int `json:"delivered"`
 	// TotalMs and Calls are over the top-level statements: a statement run
-	// inside a function (pg_stat_statements.track=all) is already in its caller's time.
+	// inside a function (pg_stat_statements.track=all) is already in its
+	// caller's time. TotalMs counts planning too, where the server tracks it
+	// (pg_stat_statements.track_planning, on in -private-pg): a statement
+	// PostgreSQL plans afresh on each call costs its CPU as much as running it.
 	TotalMs float64 `json:"totalExecMs"`
-	Calls   int64   `json:"calls"`
+	// PlanMs is the part of TotalMs spent planning.
+	PlanMs float64 `json:"planMs"`
+	Calls  int64   `json:"calls"`
 	// PerAcceptedUs and PerDeliveredUs are TotalMs per submission, in µs (0: no submissions).
 	PerAcceptedUs  float64        `json:"perAcceptedMicros"`
 	PerDeliveredUs float64        `json:"perDeliveredMicros,omitempty"`
@@ -41,9 +46,12 @@ type StatementReport struct {
 
 // StatementRow is one normalized statement of a StatementReport.
 type StatementRow struct {
-	Query   string  `json:"query"`
-	Calls   int64   `json:"calls"`
+	Query string `json:"query"`
+	Calls int64  `json:"calls"`
+	// TotalMs is execution and planning; PlanMs the planning in Plans plans.
 	TotalMs float64 `json:"totalMs"`
+	PlanMs  float64 `json:"planMs"`
+	Plans   int64   `json:"plans"`
 	MeanUs  float64 `json:"meanMicros"`
 	// Share is TotalMs ÷ the report's TotalMs.
 	Share float64 `json:"share"`
@@ -58,6 +66,7 @@ func summarizeStatements(phase string, rows []StatementRow, accepted, delivered 
 	for _, row := range rows {
 		if !row.Nested {
 			r.TotalMs += row.TotalMs
+			r.PlanMs += row.PlanMs
 			r.Calls += row.Calls
 		}
 	}
@@ -99,8 +108,8 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 		}
 		return "NOT met"
 	}
-	head := fmt.Sprintf("PostgreSQL statement time during the %s: %.1f ms in %d top-level statements = %.0f µs per accepted submission (%d)",
-		r.Phase, r.TotalMs, r.Calls, r.PerAcceptedUs, r.Accepted)
+	head := fmt.Sprintf("PostgreSQL statement time during the %s: %.1f ms (planning %.1f ms of it) in %d top-level statements = %.0f µs per accepted submission (%d)",
+		r.Phase, r.TotalMs, r.PlanMs, r.Calls, r.PerAcceptedUs, r.Accepted)
 	if r.Delivered >= 0 {
 		head += fmt.Sprintf(", %.0f µs per delivered (%d)", r.PerDeliveredUs, r.Delivered)
 	}
@@ -125,8 +134,12 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 		if row.Nested {
 			nested = " (inside a function)"
 		}
-		lines = append(lines, fmt.Sprintf("  %5.1f%% %9.1f ms %8d calls %9.1f µs/call  %s%s",
-			100*row.Share, row.TotalMs, row.Calls, row.MeanUs, row.Query, nested))
+		planned := ""
+		if row.Plans > 0 {
+			planned = fmt.Sprintf(", planned %d times (%.1f ms)", row.Plans, row.PlanMs)
+		}
+		lines = append(lines, fmt.Sprintf("  %5.1f%% %9.1f ms %8d calls %9.1f µs/call  %s%s%s",
+			100*row.Share, row.TotalMs, row.Calls, row.MeanUs, row.Query, nested, planned))
 	}
 	return lines
 }
@@ -135,8 +148,9 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 type statementStats struct {
 	conn *pgx.Conn
 	db   uint32
-	// toplevel says whether the view has the toplevel column (PostgreSQL 14+).
-	toplevel bool
+	// toplevel says whether the view has the toplevel column (PostgreSQL 14+),
+	// planning whether it has the planning columns (PostgreSQL 13+).
+	toplevel, planning bool
 }
 
 // openStatementStats enables pg_stat_statements in dbURL's database; the
@@ -159,8 +173,9 @@ func openStatementStats(ctx context.Context, dbURL string) (*statementStats, err
 		return fail(err)
 	}
 	if err := conn.QueryRow(ctx, "SELECT "+benchMarker+` oid,
-		EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_stat_statements'::regclass AND attname = 'toplevel')
-		FROM pg_database WHERE datname = current_database()`).Scan(&s.db, &s.toplevel); err != nil {
+		EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_stat_statements'::regclass AND attname = 'toplevel'),
+		EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_stat_statements'::regclass AND attname = 'total_plan_time')
+		FROM pg_database WHERE datname = current_database()`).Scan(&s.db, &s.toplevel, &s.planning); err != nil {
 		return fail(err)
 	}
 	// The view answers only when the library is preloaded.
@@ -183,7 +198,11 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 	if s.toplevel {
 		toplevel = "toplevel"
 	}
-	rows, err := s.conn.Query(ctx, "SELECT "+benchMarker+" query, calls, total_exec_time, "+toplevel+
+	planning := "0::float8, 0::int8"
+	if s.planning {
+		planning = "total_plan_time, plans"
+	}
+	rows, err := s.conn.Query(ctx, "SELECT "+benchMarker+" query, calls, total_exec_time, "+planning+", "+toplevel+
 		" FROM pg_stat_statements WHERE dbid = $1 AND query NOT LIKE '%formd-bench%'", s.db)
 	if err != nil {
 		return nil, err
@@ -192,10 +211,12 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 	for rows.Next() {
 		var row StatementRow
 		var top bool
-		if err := rows.Scan(&row.Query, &row.Calls, &row.TotalMs, &top); err != nil {
+		var execMs float64
+		if err := rows.Scan(&row.Query, &row.Calls, &execMs, &row.PlanMs, &row.Plans, &top); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		row.TotalMs = execMs + row.PlanMs
 		row.Nested = !top
 		stats = append(stats, row)
 	}

@@ -111,3 +111,26 @@ func TestStatementGoalsUseTheWorseOfAcceptedAndDelivered(t *testing.T) {
 		t.Fatalf("delivery goal %+v, want 200 µs (per delivered) failing", goals[1])
 	}
 }
+
+// Planning is PostgreSQL's work too: a statement planned afresh on each call
+// (a custom plan) costs as much CPU as one that runs longer. Its time counts
+// in the phase's total and the line says how often it was planned.
+func TestSummarizeStatementsCountsPlanningInTheTotal(t *testing.T) {
+	rows := []StatementRow{
+		{Query: "SELECT * FROM claim($1)", Calls: 100, TotalMs: 30, PlanMs: 10, Plans: 100},
+		{Query: "INSERT INTO events VALUES ($1)", Calls: 100, TotalMs: 20},
+		{Query: "UPDATE deliveries SET x = $1", Calls: 100, TotalMs: 5, PlanMs: 4, Plans: 100, Nested: true},
+	}
+	r := summarizeStatements("open loop", rows, 100, -1)
+	if !near(r.TotalMs, 50) || !near(r.PlanMs, 10) || !near(r.PerAcceptedUs, 500) {
+		t.Fatalf("total %v ms, planning %v ms, %v µs per accepted; want 50, 10 (a nested statement's planning is in its caller's) and 500",
+			r.TotalMs, r.PlanMs, r.PerAcceptedUs)
+	}
+	lines := statementLines(r, 150)
+	if !strings.Contains(lines[0], "planning 10.0 ms of it") || !strings.Contains(lines[1], "planned 100 times (10.0 ms)") {
+		t.Fatalf("lines do not show the planning:\n%s", strings.Join(lines, "\n"))
+	}
+	if strings.Contains(lines[2], "planned") {
+		t.Fatalf("a statement never planned says it was: %s", lines[2])
+	}
+}
