@@ -102,37 +102,83 @@ type DeliverDue struct {
 }
 
 // Handle claims up to cmd.Limit due deliveries, attempts each and records
-// every outcome in one transaction; it returns how many it claimed.
+// every outcome in one transaction; it returns how many it claimed. The
+// delivery workers run the same three steps (Claim, Attempt, Record) as a
+// pipeline instead, so a process claims and records in groups however many
+// attempts it makes at once.
 func (h *DeliverHandler) Handle(ctx context.Context, cmd DeliverDue) (int, error) {
-	due, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, cmd.Limit)
+	due, err := h.Claim(ctx, cmd.Limit)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
-	ids := make([]string, 0, len(due))
-	for _, c := range due {
+	attempts := make([]Attempt, len(due))
+	for i, d := range due {
+		if attempts[i], err = h.Attempt(ctx, d); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), h.Record(ctx, attempts)
+}
+
+// DueDelivery is a claimed delivery with what its attempt reads: the sealed
+// payload of its submission, when there is one still, and the time by which
+// the attempt must end so that the claim outlives it.
+type DueDelivery struct {
+	ClaimedDelivery
+	Sealed SealedPayload
+	// Found says the submission's payload was read; false for a redacted
+	// submission and for deliveries that have none (verification mails,
+	// integration tests).
+	Found bool
+	// Deadline is half the lease after the claim, by the wall clock (it
+	// bounds the attempt's context): no other worker re-claims a delivery
+	// that is still being attempted.
+	Deadline time.Time
+}
+
+// Claim leases up to limit due deliveries and reads their submissions'
+// sealed payloads in one query.
+func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, error) {
+	deadline := time.Now().Add(DeliveryLease / 2)
+	claimed, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
+	if err != nil || len(claimed) == 0 {
+		return nil, err
+	}
+	ids := make([]string, 0, len(claimed))
+	for _, c := range claimed {
 		if c.SubmissionID != "" { // verification mails have no submission
 			ids = append(ids, c.SubmissionID)
 		}
 	}
 	payloads, err := h.store.Payloads(ctx, ids)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	sendCtx, cancel := context.WithTimeout(ctx, DeliveryLease/2)
-	defer cancel()
-	attempts := make([]Attempt, len(due))
-	for i, c := range due {
+	due := make([]DueDelivery, len(claimed))
+	for i, c := range claimed {
 		sealed, found := payloads[c.SubmissionID]
-		if attempts[i], err = h.attempt(sendCtx, c, sealed, found); err != nil {
-			return 0, err
-		}
+		due[i] = DueDelivery{ClaimedDelivery: c, Sealed: sealed, Found: found, Deadline: deadline}
 	}
+	return due, nil
+}
+
+// Attempt makes one attempt at a claimed delivery, ending it by its
+// deadline. The outcome is not recorded until Record.
+func (h *DeliverHandler) Attempt(ctx context.Context, d DueDelivery) (Attempt, error) {
+	sendCtx, cancel := context.WithDeadline(ctx, d.Deadline)
+	defer cancel()
+	return h.attempt(sendCtx, d.ClaimedDelivery, d.Sealed, d.Found)
+}
+
+// Record records the outcomes of attempts in one transaction and counts
+// them in the metrics once recorded: an attempt whose record failed is made
+// again after its lease.
+func (h *DeliverHandler) Record(ctx context.Context, attempts []Attempt) error {
 	if err := h.store.RecordAttempts(ctx, attempts); err != nil {
-		return len(due), err
+		return err
 	}
-	// Counted once recorded: an attempt whose record failed is made again.
 	for _, a := range attempts {
 		h.metrics.DeliveryAttempted(a.Queued.Kind, delivery.Status(a.Outcome))
 	}
-	return len(due), nil
+	return nil
 }

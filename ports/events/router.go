@@ -4,11 +4,8 @@
 package events
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -88,40 +85,6 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 		return queue.Handle(msg.Context(), application.QueueDelivery{Queued: q})
 	})
 	return &Router{Router: r, deliver: app.Commands.Deliver, due: due}, nil
-}
-
-// deliveryClaim is how many due deliveries a worker claims at once; their
-// outcomes are recorded in one transaction.
-const deliveryClaim = 16
-
-// RunDeliveryWorkers runs n workers until ctx ends. Each claims a few due
-// deliveries at a time (SKIP LOCKED), so workers of every process share the
-// queue; idle workers sleep until a commit wakes them or a second passes
-// (retries come due by the clock, not by a notification).
-func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger) {
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				wake := r.due()
-				claimed, err := r.deliver.Handle(ctx, application.DeliverDue{Limit: deliveryClaim})
-				if err != nil && ctx.Err() == nil {
-					log.Warn("delivery attempt", "err", err)
-				}
-				if claimed > 0 && err == nil {
-					continue
-				}
-				select {
-				case <-ctx.Done():
-				case <-wake:
-				case <-time.After(time.Second):
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // decode reads a message's envelope. A message that cannot be read never
