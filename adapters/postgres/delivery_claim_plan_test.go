@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,7 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 	}
 
 	full := pgtest.Open(t)
+	asksForItsGenericPlan(t, full, "formd_claim_deliveries")
 	fill(full, 12000)
 	analyze(full)
 	check("planned on a full table", claimPlans(t, full, 3))
@@ -116,27 +118,7 @@ func claimPlans(t *testing.T, pool *pgxpool.Pool, n int) []string {
 func claimPlansAround(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)) []string {
 	t.Helper()
 	ctx := context.Background()
-	var mu sync.Mutex
-	var plans []string
-	cfg := pool.Config().ConnConfig.Copy()
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		if strings.Contains(n.Message, "UPDATE deliveries") {
-			mu.Lock()
-			plans = append(plans, n.Message)
-			mu.Unlock()
-		}
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, stmt := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
-		`SET auto_explain.log_nested_statements = on`, `SET client_min_messages = log`} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	conn, plans := explainedConn(t, pool, "UPDATE deliveries")
 	instance := uuid.NewString()
 	for i := range n {
 		before(i)
@@ -150,10 +132,58 @@ func claimPlansAround(t *testing.T, pool *pgxpool.Pool, n int, before func(i int
 			t.Fatalf("claim %d: %d rows, %v; want 16", i+1, rows.CommandTag().RowsAffected(), rows.Err())
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(plans) != n {
-		t.Fatalf("auto_explain reported %d plans of the claim, want %d", len(plans), n)
+	got := plans()
+	if len(got) != n {
+		t.Fatalf("auto_explain reported %d plans of the claim, want %d", len(got), n)
 	}
-	return plans
+	return got
+}
+
+// explainedConn opens a connection of its own on which auto_explain reports
+// the plan of every statement PostgreSQL runs, functions' inner statements
+// included; plans returns those whose text contains the given words so far.
+func explainedConn(t *testing.T, pool *pgxpool.Pool, contains string) (*pgx.Conn, func() []string) {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var plans []string
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if strings.Contains(n.Message, contains) {
+			mu.Lock()
+			plans = append(plans, n.Message)
+			mu.Unlock()
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	for _, stmt := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
+		`SET auto_explain.log_nested_statements = on`, `SET client_min_messages = log`} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return conn, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(plans)
+	}
+}
+
+// asksForItsGenericPlan fails the test unless the function fn is declared to
+// use its generic plans: planned once per connection, not on each call (the
+// plan cache would otherwise re-plan a statement whose generic plan it
+// judges costlier, as it did the claim's and the quota charge's).
+func asksForItsGenericPlan(t *testing.T, pool *pgxpool.Pool, fn string) {
+	t.Helper()
+	var config []string
+	if err := pool.QueryRow(context.Background(), `SELECT coalesce(proconfig, '{}') FROM pg_proc WHERE proname = $1`, fn).Scan(&config); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(config, "plan_cache_mode=force_generic_plan") {
+		t.Errorf("%s is planned afresh whenever the plan cache judges its generic plan costlier; its settings: %v", fn, config)
+	}
 }
