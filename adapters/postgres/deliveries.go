@@ -120,25 +120,109 @@ func (d *DeliveryStore) RecordAttempts(ctx context.Context, attempts []applicati
 	return nil
 }
 
-// recordInTx records attempts in a transaction of their own and wakes the
-// subscribers of what it appended once it commits.
+// recordInTx records attempts in a transaction of their own, sent as two
+// pipelines, and wakes the subscribers of what it appended once it commits.
+//
+// The first pipeline opens the transaction and writes the outcomes (their
+// state, events and messages) and counts the final ones off their
+// submissions' payloads (settlePayloads); the second shreds what that
+// answered, records submission.redacted and commits. As pgx.BeginFunc with
+// a statement per step it was five round trips (BEGIN, outcomes, settle,
+// redaction, COMMIT), each waited for by the process's one recorder.
 func (d *DeliveryStore) recordInTx(ctx context.Context, attempts []application.Attempt) error {
-	var written []StreamEvents
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		var err error
-		written, err = d.record(ctx, tx, attempts)
+	now := time.Now().UTC()
+	streams, state, finals := outcomeRows(attempts, now)
+	appended, err := d.store.AppendBatch(now, state, streams...)
+	if err != nil {
 		return err
-	})
-	if err == nil {
-		d.store.Committed(written...)
 	}
-	return err
+	if appended == nil { // no outcome event: nothing was attempted
+		return nil
+	}
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A connection given back inside a transaction is closed by the pool,
+	// so no failure below can leak one.
+	defer conn.Release()
+	first := &pgx.Batch{}
+	first.Queue("BEGIN")
+	for _, q := range appended.QueuedQueries {
+		first.Queue(q.SQL, q.Arguments...)
+	}
+	var subs []string
+	var counts []int32
+	for id, n := range finals {
+		subs, counts = append(subs, id), append(counts, n)
+	}
+	if len(subs) > 0 {
+		first.Queue(settlePayloads, subs, counts)
+	}
+	settled, err := sendFirst(ctx, conn, first, len(subs) > 0)
+	if err != nil {
+		rollback(conn)
+		return err
+	}
+	second, redacted, err := d.settled(settled, now)
+	if err != nil {
+		rollback(conn)
+		return err
+	}
+	second.Queue("COMMIT")
+	if err := sendAppend(ctx, conn, second); err != nil {
+		rollback(conn)
+		return err
+	}
+	d.store.Committed(append(streams, redacted...)...)
+	return nil
 }
 
-// record writes the attempts' outcomes in tx and returns the streams it
-// appended to.
-func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []application.Attempt) ([]StreamEvents, error) {
-	now := time.Now().UTC()
+// sendFirst sends the first pipeline of a record and, when it ends with
+// settlePayloads (settles), reads what that answered.
+func sendFirst(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, settles bool) ([]settledPayload, error) {
+	results := conn.SendBatch(ctx, b)
+	execs := b.Len()
+	if settles {
+		execs--
+	}
+	for range execs {
+		if _, err := results.Exec(); err != nil {
+			_ = results.Close()
+			return nil, appendError(err)
+		}
+	}
+	var settled []settledPayload
+	if settles {
+		rows, err := results.Query()
+		if err != nil {
+			_ = results.Close()
+			return nil, err
+		}
+		var p settledPayload
+		if _, err := pgx.ForEachRow(rows, []any{&p.id, &p.pending, &p.failed, &p.deleted}, func() error {
+			settled = append(settled, p)
+			return nil
+		}); err != nil {
+			_ = results.Close()
+			return nil, err
+		}
+	}
+	return settled, results.Close()
+}
+
+// rollback ends a failed record's transaction, if the connection still
+// answers; if it does not, the pool closes it on release.
+func rollback(conn *pgxpool.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = conn.Exec(ctx, "ROLLBACK")
+}
+
+// outcomeRows are the attempts' outcome events (one stream each), the
+// statement that writes their state, and the count of final deliveries per
+// submission.
+func outcomeRows(attempts []application.Attempt, now time.Time) ([]StreamEvents, *pgx.Batch, map[string]int32) {
 	var (
 		streams                                       []StreamEvents
 		ids, subs, forms, vers, kinds, statuses, errs []string
@@ -191,61 +275,50 @@ func (d *DeliveryStore) record(ctx context.Context, tx pgx.Tx, attempts []applic
 		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at,
 		    finished_at = excluded.finished_at, claimed_until = NULL, claimed_by = NULL`,
 		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished, tests)
-	if err := d.store.AppendUnannounced(ctx, tx, now, state, streams...); err != nil {
-		return nil, err
-	}
-	if len(finals) == 0 {
-		return streams, nil
-	}
-	redacted, err := d.settle(ctx, tx, finals, now)
-	return append(streams, redacted...), err
+	return streams, state, finals
 }
 
-// settle counts final deliveries per submission; a submission with none left
-// pending loses its sealed payload and records submission.redacted, unless
-// one of its deliveries failed: then the payload is kept for the retention
-// (delivery.PayloadKeptUntil), so the delivery can be retried, and
-// ShredExpiredPayloads shreds it after that.
-func (d *DeliveryStore) settle(ctx context.Context, tx pgx.Tx, finals map[string]int32, now time.Time) ([]StreamEvents, error) {
-	var subs []string
-	var counts []int32
-	for id, n := range finals {
-		subs, counts = append(subs, id), append(counts, n)
-	}
-	// The deliveries rows of this transaction are already written, so a
-	// failed one is seen here.
-	rows, err := tx.Query(ctx, settlePayloads, subs, counts)
-	if err != nil {
-		return nil, err
-	}
+// settledPayload is one row of settlePayloads' answer.
+type settledPayload struct {
+	id              string
+	pending         int
+	failed, deleted bool
+}
+
+// settled turns settlePayloads' answer into the second pipeline of a record:
+// a submission with no delivery left pending loses its sealed payload and
+// records submission.redacted, unless one of its deliveries failed: then the
+// payload is kept for the retention (delivery.PayloadKeptUntil), so the
+// delivery can be retried, and ShredExpiredPayloads shreds it after that. It
+// returns the pipeline and the streams it appends to.
+func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batch, []StreamEvents, error) {
 	var done, kept, shredded []string
-	var id string
-	var pending int
-	var failed, deleted bool
-	if _, err := pgx.ForEachRow(rows, []any{&id, &pending, &failed, &deleted}, func() error {
+	for _, p := range rows {
 		switch {
-		case deleted:
-			shredded = append(shredded, id)
-		case pending > 0:
+		case p.deleted:
+			shredded = append(shredded, p.id)
+		case p.pending > 0:
 		default:
-			if _, keep := delivery.PayloadKeptUntil(failed, now, d.retention); keep {
-				kept = append(kept, id)
+			if _, keep := delivery.PayloadKeptUntil(p.failed, now, d.retention); keep {
+				kept = append(kept, p.id)
 			} else {
-				done = append(done, id)
+				done = append(done, p.id)
 			}
 		}
-		return nil
-	}); err != nil {
-		return nil, err
 	}
+	b := &pgx.Batch{}
 	if len(kept) > 0 {
 		until, _ := delivery.PayloadKeptUntil(true, now, d.retention)
-		if _, err := tx.Exec(ctx, `UPDATE submission_payloads SET keep_until = $2 WHERE submission_id = ANY($1::uuid[])`,
-			kept, until); err != nil {
-			return nil, err
-		}
+		b.Queue(`UPDATE submission_payloads SET keep_until = $2 WHERE submission_id = ANY($1::uuid[])`, kept, until)
 	}
-	return d.redact(ctx, tx, done, shredded, now)
+	redact, streams, err := d.redactBatch(done, shredded, now)
+	if err != nil || redact == nil {
+		return b, nil, err
+	}
+	for _, q := range redact.QueuedQueries {
+		b.Queue(q.SQL, q.Arguments...)
+	}
+	return b, streams, nil
 }
 
 // settlePayloads counts final deliveries off their submissions' payloads.
@@ -283,12 +356,21 @@ const settlePayloads = `
 // it returns the streams appended to, whose subscribers the caller wakes
 // after the commit.
 func (d *DeliveryStore) redact(ctx context.Context, tx pgx.Tx, done, shredded []string, now time.Time) ([]StreamEvents, error) {
-	if len(done)+len(shredded) == 0 {
-		return nil, nil
+	b, streams, err := d.redactBatch(done, shredded, now)
+	if err != nil || b == nil {
+		return nil, err
 	}
-	redact := &pgx.Batch{}
+	return streams, sendAppend(ctx, tx, b)
+}
+
+// redactBatch is redact's statements, not yet sent (nil: nothing to redact).
+func (d *DeliveryStore) redactBatch(done, shredded []string, now time.Time) (*pgx.Batch, []StreamEvents, error) {
+	if len(done)+len(shredded) == 0 {
+		return nil, nil, nil
+	}
+	shred := &pgx.Batch{}
 	if len(done) > 0 {
-		redact.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
+		shred.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
 	}
 	all := append(slices.Clone(done), shredded...)
 	streams := make([]StreamEvents, len(all))
@@ -298,7 +380,8 @@ func (d *DeliveryStore) redact(ctx context.Context, tx pgx.Tx, done, shredded []
 		streams[i] = StreamEvents{StreamType: StreamSubmission, StreamID: id, ExpectedVersion: 1,
 			Events: []Event{submission.Redacted{At: now}}, Metadata: md}
 	}
-	return streams, d.store.AppendUnannounced(ctx, tx, now, redact, streams...)
+	b, err := d.store.AppendBatch(now, shred, streams...)
+	return b, streams, err
 }
 
 // ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease,

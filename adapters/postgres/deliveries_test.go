@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
@@ -173,5 +174,63 @@ func TestSettlingShredsAtOnceUnlessADeliveryFailed(t *testing.T) {
 			t.Errorf("submission with %d deliveries: %d payloads, %d redacted, kept %v (%v); want %d, %d, %v",
 				len(c.s.Queued), payloads, redacted, kept, err, c.payloads, c.redacted, c.kept)
 		}
+	}
+}
+
+// An attempt already recorded elsewhere (a duplicate run after a lost lease)
+// fails its group's transaction, which is rolled back; the group is then
+// recorded one attempt at a time, so the others land, and the connection
+// goes back to the pool outside any transaction. A record is two pipelines
+// that open and close their transaction themselves, so a failure inside
+// the first one must leave nothing half done.
+func TestAnAttemptRecordedElsewhereLeavesTheRestOfItsGroupToLand(t *testing.T) {
+	g := newGroupEnv(t)
+	// One connection: a transaction left open would show on the next use.
+	cfg := g.pool.Config()
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(g.ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	store := postgres.NewDeliveryStore(pool, postgres.NewEventStore())
+	var queued []delivery.Queued
+	for range 2 {
+		s := g.accepted(g.version, "")
+		if _, err := g.subs.Accept(g.ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, s.Queued[0])
+	}
+	now := time.Now().UTC()
+	attempt := func(q delivery.Queued) application.Attempt {
+		return application.Attempt{Queued: q, Number: 1, Outcome: delivery.Succeeded{Attempt: 1, At: now}}
+	}
+	if err := store.RecordAttempts(g.ctx, []application.Attempt{attempt(queued[0])}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecordAttempts(g.ctx, []application.Attempt{attempt(queued[0]), attempt(queued[1])}); err != nil {
+		t.Fatalf("RecordAttempts with one attempt recorded before: %v", err)
+	}
+	for i, q := range queued {
+		var status string
+		var outcomes, redacted int
+		if err := pool.QueryRow(g.ctx, `SELECT (SELECT status FROM deliveries WHERE id = $1),
+			(SELECT count(*) FROM events WHERE stream_id = $1 AND event_type LIKE 'delivery.succeeded%'),
+			(SELECT count(*) FROM events WHERE stream_id = $2 AND event_type = 'submission.redacted.v1')`,
+			q.DeliveryID, q.SubmissionID).Scan(&status, &outcomes, &redacted); err != nil {
+			t.Fatal(err)
+		}
+		if status != "succeeded" || outcomes != 1 || redacted != 1 {
+			t.Errorf("delivery %d: status %s, %d outcomes, %d redactions; want succeeded, 1 and 1", i, status, outcomes, redacted)
+		}
+	}
+	conn, err := pool.Acquire(g.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if status := conn.Conn().PgConn().TxStatus(); status != 'I' {
+		t.Fatalf("the connection came back in transaction status %q, want idle", status)
 	}
 }

@@ -132,17 +132,30 @@ func (s *EventStore) AppendUnannounced(ctx context.Context, tx pgx.Tx, now time.
 	return sendAppend(ctx, tx, b)
 }
 
-// sendAppend sends an append's statements in tx, reporting a stream that
-// moved past its expected version as domain.ErrConcurrency.
-func sendAppend(ctx context.Context, tx pgx.Tx, b *pgx.Batch) error {
+// sendAppend sends an append's statements in tx (or on a connection whose
+// transaction the statements open or close), reporting a stream that moved
+// past its expected version as domain.ErrConcurrency.
+func sendAppend(ctx context.Context, tx batchSender, b *pgx.Batch) error {
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
-			return domain.ErrConcurrency
-		}
-		return fmt.Errorf("append events: %w", err)
+		return appendError(err)
 	}
 	return nil
+}
+
+// batchSender is what a transaction and a pooled connection offer for
+// sending a pipeline.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// appendError reports a stream that moved past its expected version (its
+// event's key is taken) as domain.ErrConcurrency.
+func appendError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "events_pkey" {
+		return domain.ErrConcurrency
+	}
+	return fmt.Errorf("append events: %w", err)
 }
 
 // AppendBatch builds the statements of an append — the caller's extra ones
