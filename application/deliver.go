@@ -136,28 +136,20 @@ type DueDelivery struct {
 	Deadline time.Time
 }
 
-// Claim leases up to limit due deliveries and reads their submissions'
-// sealed payloads in one query.
+// Claim leases up to limit due deliveries, with their submissions' sealed
+// payloads.
 func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, error) {
 	deadline := time.Now().Add(DeliveryLease / 2)
 	claimed, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
 	if err != nil || len(claimed) == 0 {
 		return nil, err
 	}
-	ids := make([]string, 0, len(claimed))
-	for _, c := range claimed {
-		if c.SubmissionID != "" { // verification mails have no submission
-			ids = append(ids, c.SubmissionID)
-		}
-	}
-	payloads, err := h.store.Payloads(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	due := make([]DueDelivery, len(claimed))
 	for i, c := range claimed {
-		sealed, found := payloads[c.SubmissionID]
-		due[i] = DueDelivery{ClaimedDelivery: c, Sealed: sealed, Found: found, Deadline: deadline}
+		due[i] = DueDelivery{ClaimedDelivery: c, Found: c.Payload != nil, Deadline: deadline}
+		if c.Payload != nil {
+			due[i].Sealed = *c.Payload
+		}
 	}
 	return due, nil
 }

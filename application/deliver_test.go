@@ -21,22 +21,16 @@ type oneDelivery struct {
 	claimed  ClaimedDelivery
 	payload  *SealedPayload
 	recorded []Attempt
-	asked    []string // submission ids whose payloads were read
 }
 
-func (s *oneDelivery) Payloads(_ context.Context, ids []string) (map[string]SealedPayload, error) {
-	s.asked = append(s.asked, ids...)
-	if s.payload == nil {
-		return map[string]SealedPayload{}, nil
-	}
-	return map[string]SealedPayload{s.claimed.SubmissionID: *s.payload}, nil
-}
 func (s *oneDelivery) RecordAttempts(_ context.Context, a []Attempt) error {
 	s.recorded = append(s.recorded, a...)
 	return nil
 }
 func (s *oneDelivery) ClaimDue(context.Context, time.Time, time.Duration, int) ([]ClaimedDelivery, error) {
-	return []ClaimedDelivery{s.claimed}, nil
+	c := s.claimed
+	c.Payload = s.payload
+	return []ClaimedDelivery{c}, nil
 }
 
 type webhookResult struct{ err error }

@@ -201,9 +201,6 @@ type SubmissionStore interface {
 
 // DeliveryStore keeps delivery state and the sealed payloads deliveries read.
 type DeliveryStore interface {
-	// Payloads reads the sealed payloads of submissions; a redacted one is
-	// absent from the map.
-	Payloads(ctx context.Context, submissionIDs []string) (map[string]SealedPayload, error)
 	// RecordAttempts appends each attempt's outcome event and updates
 	// delivery state in one transaction. A submission whose last pending
 	// delivery became final loses its payload, and submission.redacted is
@@ -212,7 +209,8 @@ type DeliveryStore interface {
 	RecordAttempts(ctx context.Context, attempts []Attempt) error
 	// ClaimDue leases deliveries that are due (new, or waiting for a retry),
 	// so one worker of one process attempts each; a lease that runs out (the
-	// process died mid-attempt) makes the delivery due again.
+	// process died mid-attempt) makes the delivery due again. Each comes
+	// with its submission's sealed payload, when there is one still.
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ClaimedDelivery, error)
 }
 

@@ -282,6 +282,10 @@ type ClaimedDelivery struct {
 	Attempts int
 	// Retries is how many times the delivery was retried by hand.
 	Retries int
+	// Payload is the submission's sealed payload, read with the claim; nil
+	// for a redacted submission and for deliveries that have none
+	// (verification mails, integration tests).
+	Payload *SealedPayload
 }
 
 // ErrPermanent marks failures no retry can fix (the payload is gone, the

@@ -81,7 +81,8 @@ func (d *DeliveryStore) Leave(ctx context.Context, now time.Time) error {
 	return err
 }
 
-// Payloads implements application.DeliveryStore.
+// Payloads reads the sealed payloads of submissions; a redacted one is
+// absent from the map. (A claim reads its deliveries' payloads itself.)
 func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (map[string]application.SealedPayload, error) {
 	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, key_id, wrapped_key, ciphertext FROM submission_payloads
 		WHERE submission_id = ANY($1::uuid[])`, submissionIDs)
@@ -385,23 +386,31 @@ func (d *DeliveryStore) redactBatch(done, shredded []string, now time.Time) (*pg
 }
 
 // ClaimDue implements application.DeliveryStore with SKIP LOCKED and a lease,
-// in formd_claim_deliveries (migration 00024 says why a function): its plan
-// walks the claimable index in due order whatever the statistics say, and the
-// lease is claimed_until, which no index covers, so the claim is a HOT update
-// that leaves next_attempt_at as it was. Deliveries in flight stay at the
-// front of the index and are passed over by the claimed_until filter: there
-// are at most the claims of the running workers.
+// in formd_claim_deliveries_with_payloads (migrations 00024, 00025 and 00027
+// say why a function): its plan walks the claimable index in due order
+// whatever the statistics say, and the lease is claimed_until, which no index
+// covers, so the claim is a HOT update that leaves next_attempt_at as it
+// was. Deliveries in flight stay at the front of the index and are passed
+// over by the claimed_until filter: there are at most the claims of the
+// running workers. Each claimed delivery comes with its submission's sealed
+// payload, read in the same statement.
 func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]application.ClaimedDelivery, error) {
-	rows, err := d.pool.Query(ctx, `SELECT * FROM formd_claim_deliveries($1, $2, $3, $4)`, now, now.Add(lease), limit, d.instance)
+	rows, err := d.pool.Query(ctx, `SELECT * FROM formd_claim_deliveries_with_payloads($1, $2, $3, $4)`, now, now.Add(lease), limit, d.instance)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ClaimedDelivery, error) {
 		var c application.ClaimedDelivery
+		var keyID *string
+		var key, text []byte
 		// created_at is when the delivery was queued: for a submission's,
 		// when it was accepted (a webhook's submittedAt, a sheet row's time).
-		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Test, &c.Attempts, &c.Retries, &c.At)
+		err := row.Scan(&c.DeliveryID, &c.SubmissionID, &c.FormID, &c.VerificationID, &c.Kind, &c.Test, &c.Attempts, &c.Retries, &c.At,
+			&keyID, &key, &text)
 		c.At = c.At.UTC()
+		if keyID != nil { // a payload row: LEFT JOIN gives none for a redacted submission or a verification mail
+			c.Payload = &application.SealedPayload{KeyID: *keyID, WrappedKey: key, Ciphertext: text}
+		}
 		return c, err
 	})
 }

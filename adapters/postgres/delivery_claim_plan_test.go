@@ -23,7 +23,7 @@ import (
 // a plan that read every due delivery and sorted them all for each claim of
 // 16: 4 ms a claim with 2,000 due, growing with the backlog. Here the
 // statistics are taken before the backlog exists, and the plans PostgreSQL
-// actually runs inside formd_claim_deliveries (custom and generic, as its
+// actually runs inside formd_claim_deliveries_with_payloads (custom and generic, as its
 // plan cache moves from one to the other) are read with auto_explain: each
 // must be the ordered walk of the claimable index, with no sort.
 func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
@@ -84,14 +84,15 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 	}
 	check := func(what string, plans []string) {
 		for i, plan := range plans {
-			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using deliveries_pkey") {
+			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using deliveries_pkey") ||
+				!strings.Contains(plan, "Index Scan using submission_payloads_pkey") {
 				t.Errorf("%s, claim %d reads more than the rows it claims:\n%s", what, i+1, plan)
 			}
 		}
 	}
 
 	full := pgtest.Open(t)
-	asksForItsGenericPlan(t, full, "formd_claim_deliveries")
+	asksForItsGenericPlan(t, full, "formd_claim_deliveries_with_payloads")
 	fill(full, 12000)
 	analyze(full)
 	check("planned on a full table", claimPlans(t, full, 3))
@@ -107,7 +108,7 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 }
 
 // claimPlans makes n claims of 16 on a connection of its own and returns
-// the plans PostgreSQL ran for the UPDATE inside formd_claim_deliveries, as
+// the plans PostgreSQL ran for the UPDATE inside formd_claim_deliveries_with_payloads, as
 // auto_explain reports them; each claim must take 16.
 func claimPlans(t *testing.T, pool *pgxpool.Pool, n int) []string {
 	return claimPlansAround(t, pool, n, func(int) {})
@@ -123,7 +124,7 @@ func claimPlansAround(t *testing.T, pool *pgxpool.Pool, n int, before func(i int
 	for i := range n {
 		before(i)
 		now := time.Now().Add(time.Duration(i) * time.Millisecond)
-		rows, err := conn.Query(ctx, `SELECT * FROM formd_claim_deliveries($1, $2, 16, $3)`, now, now.Add(10*time.Minute), instance)
+		rows, err := conn.Query(ctx, `SELECT * FROM formd_claim_deliveries_with_payloads($1, $2, 16, $3)`, now, now.Add(10*time.Minute), instance)
 		if err != nil {
 			t.Fatal(err)
 		}

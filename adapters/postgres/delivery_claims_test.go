@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
+	"github.com/formd/formd/application"
 )
 
 // A process killed mid-claim (SIGKILL) must not hold its deliveries for the
@@ -159,5 +161,49 @@ func TestAClaimMadeTheOldWayIsReleasedDueNow(t *testing.T) {
 	}
 	if got, err := store.ClaimDue(ctx, now, 10*time.Minute, 16); err != nil || len(got) != 1 {
 		t.Errorf("after the release: claimed %v, %v; want the delivery, due now", got, err)
+	}
+}
+
+// A claim brings each delivery's sealed payload with it (migration 00027),
+// so the claimer reads no payload afterwards: a submission's delivery comes
+// with its payload as stored; a verification mail, which has none, and a
+// delivery whose payload was shredded come without one.
+func TestAClaimBringsEachDeliverysSealedPayload(t *testing.T) {
+	g := newGroupEnv(t)
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	sub := g.accepted(g.version, "")
+	if _, err := g.subs.Accept(g.ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	shredded := g.accepted(g.version, "")
+	if _, err := g.subs.Accept(g.ctx, shredded); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.pool.Exec(g.ctx, `DELETE FROM submission_payloads WHERE submission_id = $1`, shredded.Accepted.SubmissionID); err != nil {
+		t.Fatal(err)
+	}
+	verification := uuid.NewString()
+	if _, err := g.pool.Exec(g.ctx, `INSERT INTO deliveries (id, verification_id, kind, status, attempts, next_attempt_at, updated_at)
+		VALUES ($1, $2, 'account_verification', 'queued', 0, now(), now())`, verification, uuid.NewString()); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimDue(g.ctx, time.Now().Add(time.Second), time.Minute, 16)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("ClaimDue = %d claimed, %v; want 3", len(claimed), err)
+	}
+	got := map[string]*application.SealedPayload{}
+	for _, c := range claimed {
+		got[c.DeliveryID] = c.Payload
+	}
+	want := sub.Payload
+	if p := got[sub.Queued[0].DeliveryID]; p == nil || p.KeyID != want.KeyID || !bytes.Equal(p.WrappedKey, want.WrappedKey) ||
+		!bytes.Equal(p.Ciphertext, want.Ciphertext) {
+		t.Errorf("the submission's delivery came with payload %+v, want the one stored", p)
+	}
+	if p := got[shredded.Queued[0].DeliveryID]; p != nil {
+		t.Errorf("a delivery whose payload was shredded came with %+v", p)
+	}
+	if p, ok := got[verification]; !ok || p != nil {
+		t.Errorf("the verification mail came with %+v (claimed: %v), want no payload", p, ok)
 	}
 }
