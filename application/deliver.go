@@ -57,7 +57,7 @@ func (h *DeliverHandler) Handles(kind string) bool {
 // attempt makes one attempt at a claimed delivery; the delivery decides
 // what the outcome means (success, a retry at a later time, or giving up),
 // so a failure holds up nothing else.
-func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed SealedPayload, found bool) (Attempt, error) {
+func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery) (Attempt, error) {
 	d := delivery.Resume(c.Queued, c.Attempts)
 	var sendErr error
 	switch {
@@ -70,10 +70,10 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	case c.Test:
 		// Nor has an integration's test: it is built from the sample.
 		sendErr = h.sendTest(ctx, c.Queued)
-	case !found:
+	case c.Payload == nil:
 		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	default:
-		sendErr = h.send(ctx, c.Queued, sealed)
+		sendErr = h.send(ctx, c.Queued, *c.Payload)
 	}
 	now := h.clock.Now()
 	var err error
@@ -95,41 +95,11 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery, sealed 
 	return Attempt{Queued: d.Queued(), Number: d.Attempts(), Outcome: d.Outcome(), Retries: c.Retries}, err
 }
 
-// DeliverDue asks for one round of delivery: claim up to Limit due
-// deliveries and attempt each.
-type DeliverDue struct {
-	Limit int
-}
-
-// Handle claims up to cmd.Limit due deliveries, attempts each and records
-// every outcome in one transaction; it returns how many it claimed. The
-// delivery workers run the same three steps (Claim, Attempt, Record) as a
-// pipeline instead, so a process claims and records in groups however many
-// attempts it makes at once.
-func (h *DeliverHandler) Handle(ctx context.Context, cmd DeliverDue) (int, error) {
-	due, err := h.Claim(ctx, cmd.Limit)
-	if err != nil || len(due) == 0 {
-		return 0, err
-	}
-	attempts := make([]Attempt, len(due))
-	for i, d := range due {
-		if attempts[i], err = h.Attempt(ctx, d); err != nil {
-			return 0, err
-		}
-	}
-	return len(due), h.Record(ctx, attempts)
-}
-
-// DueDelivery is a claimed delivery with what its attempt reads: the sealed
-// payload of its submission, when there is one still, and the time by which
-// the attempt must end so that the claim outlives it.
+// DueDelivery is a claimed delivery (with its submission's sealed payload,
+// when there is one still) and the time by which its attempt must end so
+// that the claim outlives it.
 type DueDelivery struct {
 	ClaimedDelivery
-	Sealed SealedPayload
-	// Found says the submission's payload was read; false for a redacted
-	// submission and for deliveries that have none (verification mails,
-	// integration tests).
-	Found bool
 	// Deadline is half the lease after the claim, by the wall clock (it
 	// bounds the attempt's context): no other worker re-claims a delivery
 	// that is still being attempted.
@@ -137,7 +107,9 @@ type DueDelivery struct {
 }
 
 // Claim leases up to limit due deliveries, with their submissions' sealed
-// payloads.
+// payloads. The delivery workers run Claim, Attempt and Record as a
+// pipeline (ports/events), so a process claims and records in groups
+// however many attempts it makes at once.
 func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, error) {
 	deadline := time.Now().Add(DeliveryLease / 2)
 	claimed, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
@@ -146,10 +118,7 @@ func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, e
 	}
 	due := make([]DueDelivery, len(claimed))
 	for i, c := range claimed {
-		due[i] = DueDelivery{ClaimedDelivery: c, Found: c.Payload != nil, Deadline: deadline}
-		if c.Payload != nil {
-			due[i].Sealed = *c.Payload
-		}
+		due[i] = DueDelivery{ClaimedDelivery: c, Deadline: deadline}
 	}
 	return due, nil
 }
@@ -159,7 +128,7 @@ func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, e
 func (h *DeliverHandler) Attempt(ctx context.Context, d DueDelivery) (Attempt, error) {
 	sendCtx, cancel := context.WithDeadline(ctx, d.Deadline)
 	defer cancel()
-	return h.attempt(sendCtx, d.ClaimedDelivery, d.Sealed, d.Found)
+	return h.attempt(sendCtx, d.ClaimedDelivery)
 }
 
 // Record records the outcomes of attempts in one transaction and counts

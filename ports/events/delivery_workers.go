@@ -10,7 +10,8 @@ import (
 )
 
 // deliveryRounds is what the delivery workers ask of the application: the
-// three steps of application.DeliverHandler.Handle, run apart.
+// three steps of a delivery (application.DeliverHandler's Claim, Attempt and
+// Record), which the pipeline runs apart.
 type deliveryRounds interface {
 	Claim(ctx context.Context, limit int) ([]application.DueDelivery, error)
 	Attempt(ctx context.Context, d application.DueDelivery) (application.Attempt, error)
