@@ -81,24 +81,6 @@ func (d *DeliveryStore) Leave(ctx context.Context, now time.Time) error {
 	return err
 }
 
-// Payloads reads the sealed payloads of submissions; a redacted one is
-// absent from the map. (A claim reads its deliveries' payloads itself.)
-func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (map[string]application.SealedPayload, error) {
-	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, key_id, wrapped_key, ciphertext FROM submission_payloads
-		WHERE submission_id = ANY($1::uuid[])`, submissionIDs)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]application.SealedPayload, len(submissionIDs))
-	var id, keyID string
-	var key, text []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &keyID, &key, &text}, func() error {
-		out[id] = application.SealedPayload{KeyID: keyID, WrappedKey: slices.Clone(key), Ciphertext: slices.Clone(text)}
-		return nil
-	})
-	return out, err
-}
-
 var systemActor = application.Metadata{Actor: application.Actor{Type: application.ActorSystem, ID: "delivery-worker"}}
 
 // RecordAttempts implements application.DeliveryStore. When one attempt of

@@ -3,8 +3,10 @@ package postgres
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/application"
@@ -77,3 +79,22 @@ func OutboxSelectQuery(topic, group string) (string, []any, error) {
 // SettlePayloads is the statement that counts final deliveries off their
 // payloads, opened to the plan test.
 const SettlePayloads = settlePayloads
+
+// Payloads reads the sealed payloads of submissions, for the tests to see
+// what is stored; a redacted one is absent from the map. (formd reads a
+// delivery's payload with its claim.)
+func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (map[string]application.SealedPayload, error) {
+	rows, err := d.pool.Query(ctx, `SELECT submission_id::text, key_id, wrapped_key, ciphertext FROM submission_payloads
+		WHERE submission_id = ANY($1::uuid[])`, submissionIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]application.SealedPayload, len(submissionIDs))
+	var id, keyID string
+	var key, text []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &keyID, &key, &text}, func() error {
+		out[id] = application.SealedPayload{KeyID: keyID, WrappedKey: slices.Clone(key), Ciphertext: slices.Clone(text)}
+		return nil
+	})
+	return out, err
+}
