@@ -114,12 +114,14 @@ func (d *DeliveryStore) RecordAttempts(ctx context.Context, attempts []applicati
 // redaction, COMMIT), each waited for by the process's one recorder.
 func (d *DeliveryStore) recordInTx(ctx context.Context, attempts []application.Attempt) error {
 	now := time.Now().UTC()
-	streams, state, finals := outcomeRows(attempts, now)
-	appended, err := d.store.AppendBatch(now, state, streams...)
+	opening := &pgx.Batch{}
+	opening.Queue("BEGIN")
+	streams, finals := queueOutcomes(opening, attempts, now)
+	first, err := d.store.AppendBatch(now, opening, streams...)
 	if err != nil {
 		return err
 	}
-	if appended == nil { // no outcome event: nothing was attempted
+	if first == nil { // no outcome event: nothing was attempted
 		return nil
 	}
 	conn, err := d.pool.Acquire(ctx)
@@ -129,11 +131,6 @@ func (d *DeliveryStore) recordInTx(ctx context.Context, attempts []application.A
 	// A connection given back inside a transaction is closed by the pool,
 	// so no failure below can leak one.
 	defer conn.Release()
-	first := &pgx.Batch{}
-	first.Queue("BEGIN")
-	for _, q := range appended.QueuedQueries {
-		first.Queue(q.SQL, q.Arguments...)
-	}
 	var subs []string
 	var counts []int32
 	for id, n := range finals {
@@ -202,10 +199,10 @@ func rollback(conn *pgxpool.Conn) {
 	_, _ = conn.Exec(ctx, "ROLLBACK")
 }
 
-// outcomeRows are the attempts' outcome events (one stream each), the
-// statement that writes their state, and the count of final deliveries per
-// submission.
-func outcomeRows(attempts []application.Attempt, now time.Time) ([]StreamEvents, *pgx.Batch, map[string]int32) {
+// queueOutcomes adds to b the statement that writes the attempts' state and
+// returns their outcome events (one stream each) and the count of final
+// deliveries per submission.
+func queueOutcomes(b *pgx.Batch, attempts []application.Attempt, now time.Time) ([]StreamEvents, map[string]int32) {
 	var (
 		streams                                       []StreamEvents
 		ids, subs, forms, vers, kinds, statuses, errs []string
@@ -245,8 +242,7 @@ func outcomeRows(attempts []application.Attempt, now time.Time) ([]StreamEvents,
 			finals[q.SubmissionID]++
 		}
 	}
-	state := &pgx.Batch{}
-	state.Queue(`
+	b.Queue(`
 		INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, status, attempts, next_attempt_at, last_error,
 		                        updated_at, created_at, finished_at, test)
 		SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.status, d.attempts,
@@ -258,7 +254,7 @@ func outcomeRows(attempts []application.Attempt, now time.Time) ([]StreamEvents,
 		    next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error, updated_at = excluded.updated_at,
 		    finished_at = excluded.finished_at, claimed_until = NULL, claimed_by = NULL`,
 		ids, subs, forms, vers, kinds, statuses, numbers, nexts, errs, now, finished, tests)
-	return streams, state, finals
+	return streams, finals
 }
 
 // settledPayload is one row of settlePayloads' answer.
@@ -294,14 +290,7 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 		until, _ := delivery.PayloadKeptUntil(true, now, d.retention)
 		b.Queue(`UPDATE submission_payloads SET keep_until = $2 WHERE submission_id = ANY($1::uuid[])`, kept, until)
 	}
-	redact, streams, err := d.redactBatch(done, shredded, now)
-	if err != nil || redact == nil {
-		return b, nil, err
-	}
-	for _, q := range redact.QueuedQueries {
-		b.Queue(q.SQL, q.Arguments...)
-	}
-	return b, streams, nil
+	return d.redactBatch(b, done, shredded, now)
 }
 
 // settlePayloads counts final deliveries off their submissions' payloads.
@@ -339,19 +328,19 @@ const settlePayloads = `
 // it returns the streams appended to, whose subscribers the caller wakes
 // after the commit.
 func (d *DeliveryStore) redact(ctx context.Context, tx pgx.Tx, done, shredded []string, now time.Time) ([]StreamEvents, error) {
-	b, streams, err := d.redactBatch(done, shredded, now)
-	if err != nil || b == nil {
+	b, streams, err := d.redactBatch(&pgx.Batch{}, done, shredded, now)
+	if err != nil || len(streams) == 0 {
 		return nil, err
 	}
 	return streams, sendAppend(ctx, tx, b)
 }
 
-// redactBatch is redact's statements, not yet sent (nil: nothing to redact).
-func (d *DeliveryStore) redactBatch(done, shredded []string, now time.Time) (*pgx.Batch, []StreamEvents, error) {
+// redactBatch adds redact's statements to shred, which it returns as it is
+// when there is nothing to redact, and returns the streams they append to.
+func (d *DeliveryStore) redactBatch(shred *pgx.Batch, done, shredded []string, now time.Time) (*pgx.Batch, []StreamEvents, error) {
 	if len(done)+len(shredded) == 0 {
-		return nil, nil, nil
+		return shred, nil, nil
 	}
-	shred := &pgx.Batch{}
 	if len(done) > 0 {
 		shred.Queue(`DELETE FROM submission_payloads WHERE submission_id = ANY($1::uuid[])`, done)
 	}
