@@ -82,25 +82,34 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check := func(what string, plans []string) {
-		for i, plan := range plans {
-			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using deliveries_pkey") ||
-				!strings.Contains(plan, "Index Scan using submission_payloads_pkey") {
+	check := func(what string, plans func(string) []string) {
+		for i, plan := range plans("UPDATE deliveries") {
+			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using deliveries_pkey") {
 				t.Errorf("%s, claim %d reads more than the rows it claims:\n%s", what, i+1, plan)
+			}
+		}
+		payloads := plans("JOIN submission_payloads")
+		if len(payloads) != 3 {
+			t.Fatalf("%s: auto_explain reported %d plans of the payloads' lookup, want 3", what, len(payloads))
+		}
+		for i, plan := range payloads {
+			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using submission_payloads_pkey") {
+				t.Errorf("%s, claim %d reads more payloads than it claims:\n%s", what, i+1, plan)
 			}
 		}
 	}
 
 	full := pgtest.Open(t)
+	asksForItsGenericPlan(t, full, "formd_claim_deliveries")
 	asksForItsGenericPlan(t, full, "formd_claim_deliveries_with_payloads")
 	fill(full, 12000)
 	analyze(full)
-	check("planned on a full table", claimPlans(t, full, 3))
+	check("planned on a full table", claimsExplained(t, full, 3, func(int) {}))
 
 	growing := pgtest.Open(t)
 	fill(growing, 60) // 20 due: the first claim's 16, and 4 left
 	analyze(growing)
-	check("planned on a nearly empty table that grew", claimPlansAround(t, growing, 3, func(i int) {
+	check("planned on a nearly empty table that grew", claimsExplained(t, growing, 3, func(i int) {
 		if i == 1 { // after the plan is cached
 			fill(growing, 12000)
 		}
@@ -111,15 +120,22 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 // the plans PostgreSQL ran for the UPDATE inside formd_claim_deliveries_with_payloads, as
 // auto_explain reports them; each claim must take 16.
 func claimPlans(t *testing.T, pool *pgxpool.Pool, n int) []string {
-	return claimPlansAround(t, pool, n, func(int) {})
+	t.Helper()
+	got := claimsExplained(t, pool, n, func(int) {})("UPDATE deliveries")
+	if len(got) != n {
+		t.Fatalf("auto_explain reported %d plans of the claim, want %d", len(got), n)
+	}
+	return got
 }
 
-// claimPlansAround is claimPlans with before(i) run ahead of claim i, on
-// another connection, while the claiming connection keeps its cached plan.
-func claimPlansAround(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)) []string {
+// claimsExplained makes n claims of 16 as claimPlans does, with before(i)
+// run ahead of claim i on another connection while the claiming connection
+// keeps its cached plans, and returns the plans auto_explain reported that
+// contain the given words.
+func claimsExplained(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)) func(contains string) []string {
 	t.Helper()
 	ctx := context.Background()
-	conn, plans := explainedConn(t, pool, "UPDATE deliveries")
+	conn, plans := explainedConn(t, pool)
 	instance := uuid.NewString()
 	for i := range n {
 		before(i)
@@ -133,28 +149,23 @@ func claimPlansAround(t *testing.T, pool *pgxpool.Pool, n int, before func(i int
 			t.Fatalf("claim %d: %d rows, %v; want 16", i+1, rows.CommandTag().RowsAffected(), rows.Err())
 		}
 	}
-	got := plans()
-	if len(got) != n {
-		t.Fatalf("auto_explain reported %d plans of the claim, want %d", len(got), n)
-	}
-	return got
+	return plans
 }
 
 // explainedConn opens a connection of its own on which auto_explain reports
 // the plan of every statement PostgreSQL runs, functions' inner statements
-// included; plans returns those whose text contains the given words so far.
-func explainedConn(t *testing.T, pool *pgxpool.Pool, contains string) (*pgx.Conn, func() []string) {
+// included; plans returns those reported so far whose text contains the
+// given words.
+func explainedConn(t *testing.T, pool *pgxpool.Pool) (*pgx.Conn, func(contains string) []string) {
 	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
 	var plans []string
 	cfg := pool.Config().ConnConfig.Copy()
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		if strings.Contains(n.Message, contains) {
-			mu.Lock()
-			plans = append(plans, n.Message)
-			mu.Unlock()
-		}
+		mu.Lock()
+		plans = append(plans, n.Message)
+		mu.Unlock()
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -167,10 +178,16 @@ func explainedConn(t *testing.T, pool *pgxpool.Pool, contains string) (*pgx.Conn
 			t.Fatal(err)
 		}
 	}
-	return conn, func() []string {
+	return conn, func(contains string) []string {
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Clone(plans)
+		var out []string
+		for _, p := range plans {
+			if strings.Contains(p, contains) {
+				out = append(out, p)
+			}
+		}
+		return out
 	}
 }
 

@@ -237,7 +237,7 @@ func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT id::text FROM accounts LIMIT 1`).Scan(&charged); err != nil {
 		t.Fatal(err)
 	}
-	conn, plans := explainedConn(t, pool, "accounts a")
+	conn, plans := explainedConn(t, pool)
 	charge := func() {
 		var used int
 		if err := conn.QueryRow(ctx, `SELECT used_after FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], false)`,
@@ -249,7 +249,7 @@ func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
 	addAccounts(10000)
 	charge()
 	charge()
-	got := plans()
+	got := plans("accounts a")
 	if len(got) != 3 {
 		t.Fatalf("auto_explain reported %d plans of the charge's loop, want 3", len(got))
 	}
