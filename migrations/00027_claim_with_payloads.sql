@@ -5,32 +5,44 @@
 -- PostgreSQL statement time in the bench's open loop (170-270 µs a call, and
 -- re-planned on a fifth to a third of its calls).
 --
--- The claim is formd_claim_deliveries (00025), called as it is, so there is
--- one claim for this formd and for an older one running beside it; each
--- claimed delivery's payload is looked up through submission_payloads'
--- primary key, planned once per connection for the reasons 00025 gives. The
--- planner takes a function to return 1,000 rows unless told, and would then
--- hash the whole payloads table for a claim of a few: a claim returns at
--- most its max_rows, 64 with formd's default 4 delivery workers (16 each).
-ALTER FUNCTION formd_claim_deliveries(timestamptz, timestamptz, int, uuid) ROWS 64;
+-- The claim itself is formd_claim_deliveries' (00025), with the same
+-- settings and for the same reasons; each claimed delivery's payload is
+-- looked up through submission_payloads' primary key. That function stays
+-- for a formd of an older version running beside this one.
+--
+-- The claim and the payload lookup must be one statement, with one
+-- snapshot. Calling formd_claim_deliveries from a query that joins the
+-- payloads was tried: the function's UPDATE takes a snapshot of its own,
+-- later than the calling query's, so it could claim a delivery whose
+-- submission committed in between and whose payload the join then did not
+-- see. The delivery gave up at once ("payload already redacted"); the crash
+-- spec caught it.
 -- +goose StatementBegin
 CREATE FUNCTION formd_claim_deliveries_with_payloads(due timestamptz, lease_until timestamptz, max_rows int, instance uuid)
 RETURNS TABLE (delivery_id text, submission_id text, form_id text, verification_id text, kind text, test boolean,
                attempts int, retries int, created_at timestamptz, key_id text, wrapped_key bytea, ciphertext bytea)
 LANGUAGE plpgsql
+SET enable_bitmapscan = off
 SET enable_seqscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 BEGIN
 	RETURN QUERY
-	SELECT c.*, p.key_id, p.wrapped_key, p.ciphertext
-	FROM formd_claim_deliveries(due, lease_until, max_rows, instance) AS c
-	LEFT JOIN submission_payloads p ON p.submission_id = NULLIF(c.submission_id, '')::uuid;
+	WITH claimed AS (
+		UPDATE deliveries d SET claimed_until = lease_until, claimed_by = instance
+		WHERE d.id = ANY (ARRAY(SELECT c.id FROM deliveries c
+		                        WHERE c.status IN ('queued', 'retrying') AND c.next_attempt_at <= due
+		                          AND (c.claimed_until IS NULL OR c.claimed_until <= due)
+		                        ORDER BY c.next_attempt_at FOR UPDATE SKIP LOCKED LIMIT max_rows))
+		RETURNING d.id, d.submission_id, d.form_id, d.verification_id, d.kind, d.test, d.attempts, d.retries, d.created_at)
+	SELECT c.id::text, coalesce(c.submission_id::text, ''), coalesce(c.form_id::text, ''),
+	       coalesce(c.verification_id::text, ''), c.kind, c.test, c.attempts, c.retries, c.created_at,
+	       p.key_id, p.wrapped_key, p.ciphertext
+	FROM claimed c LEFT JOIN submission_payloads p ON p.submission_id = c.submission_id;
 END
 $$;
 -- +goose StatementEnd
 
 -- +goose Down
 DROP FUNCTION formd_claim_deliveries_with_payloads(timestamptz, timestamptz, int, uuid);
-ALTER FUNCTION formd_claim_deliveries(timestamptz, timestamptz, int, uuid) ROWS 1000;
