@@ -3,6 +3,7 @@ package features_test
 import (
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -355,5 +356,36 @@ var _ = Describe("Delivering a submission", func() {
 			Expect(db.PayloadCount(submissionID)).To(Equal(1), "the payload waits for the retry")
 			Expect(db.Events(`event_type = 'submission.redacted.v1' AND stream_id = $1`, submissionID)).To(BeEmpty())
 		})
+	})
+})
+
+var _ = Describe("Delivering while receivers are slow", func() {
+	// A delivery attempt holds one of the process's attempt slots for as long
+	// as its receiver takes to answer (up to the webhook timeout). With four
+	// slots, the default before issue 15's sixth session, four slow webhooks
+	// held up every other form's mail.
+	It("keeps sending other forms' mail while eight webhooks wait on their receiver", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		slow := f.LiveForm(nil)
+		f.Grant(slow.OwnerEmail, "per_submit_webhook")
+		other := f.LiveForm(nil)
+
+		By("eight submissions whose webhooks the receiver holds without answering")
+		for i := range 8 {
+			r := f.Post("", "/submit", map[string]any{"access_key": slow.AccessKey, "message": fmt.Sprintf("Slow %d", i),
+				"webhook": receiver.URL("/hold")}, fromExampleCom())
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		}
+		for i := range 8 {
+			Eventually(receiver.held).WithTimeout(10*time.Second).Should(Receive(), "held webhook call %d of 8", i+1)
+		}
+
+		By("another form's notification arriving while all eight are still held")
+		r := f.Post("", "/submit", map[string]any{"access_key": other.AccessKey, "message": "Not stuck"}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		m := mailWithID(f, other.Recipient, r.JSON["deliveryId"].(string))
+		Expect(m.Text).To(ContainSubstring("Not stuck"))
+		Expect(receiver.Calls("/hold")).To(HaveLen(8), "no held call was answered, so none was retried")
 	})
 })

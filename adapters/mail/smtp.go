@@ -18,7 +18,7 @@ import (
 // DefaultPoolSize is how many idle connections the SMTP mailer keeps: one per
 // default delivery worker, so each worker sends its claimed batch over one
 // connection instead of dialling (and greeting, STARTTLS, AUTH) per message.
-const DefaultPoolSize = 4
+const DefaultPoolSize = 16
 
 // DefaultIdleTimeout is how long an unused connection stays open: long enough
 // to carry a worker from one batch to the next, short enough not to hold a

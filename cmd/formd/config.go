@@ -60,8 +60,12 @@ type Config struct {
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
 	// MemoryLimitMiB is the Go runtime's soft memory limit (see memoryLimit); 0 leaves it off.
 	MemoryLimitMiB int `env:"FORMD_MEMORY_LIMIT_MIB" envDefault:"100"`
-	// DeliveryWorkers is how many delivery workers one process runs.
-	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"4"`
+	// DeliveryWorkers is how many delivery attempts one process makes at
+	// once. An attempt waits on its receiver (a webhook may take up to its
+	// 15 s timeout), so this bounds how many slow receivers it takes to hold
+	// up every other delivery; four held up the bench's in-process SMTP
+	// server too (issue 15, change 16).
+	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"16"`
 	// FailedPayloadRetention is how long a submission with a failed delivery
 	// keeps its sealed payload, so the delivery can be retried by hand.
 	FailedPayloadRetention time.Duration `env:"FORMD_FAILED_PAYLOAD_RETENTION" envDefault:"168h"`

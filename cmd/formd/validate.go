@@ -35,8 +35,8 @@ import (
 // maxQuota bounds a plan's monthly quota: the count is a PostgreSQL integer.
 const maxQuota = 2_000_000_000
 
-// maxDeliveryWorkers bounds FORMD_DELIVERY_WORKERS: each worker holds a
-// database connection while it sends, and the pool has 24 by default.
+// maxDeliveryWorkers bounds FORMD_DELIVERY_WORKERS: each attempt slot keeps
+// an SMTP connection open and up to 16 claimed deliveries in memory.
 const maxDeliveryWorkers = 256
 
 // FORMD_MEMORY_LIMIT_MIB bounds: below 32 MiB the collector would run
