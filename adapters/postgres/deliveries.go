@@ -293,35 +293,22 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 	return d.redactBatch(b, done, shredded, now)
 }
 
-// settlePayloads counts final deliveries off their submissions' payloads.
-// A payload whose last pending deliveries these are, none of them failed,
-// is deleted at once (deleted true): a submission with one delivery, the
-// common case, costs one delete rather than an update writing a new row
-// version and then a delete. The others are counted down and say how many
-// are still pending and whether one failed; a concurrent settle of the same
-// submission waits on the row and counts from the committed value.
+// settlePayloads counts final deliveries off their submissions' payloads
+// (migration 00028). A payload whose last pending deliveries these are, none
+// of them failed, is deleted at once (deleted true): a submission with one
+// delivery, the common case, costs one delete rather than an update writing
+// a new row version and then a delete. The others are counted down and say
+// how many are still pending and whether one failed; a concurrent settle of
+// the same submission waits on the row and counts from the committed value.
 //
-// The failed check is a scalar subquery, run per settled row through
-// deliveries_submission (a submission's few deliveries). Written as EXISTS,
-// the planner may hash it instead: one scan of every failed delivery in the
-// table per call, a choice the prepared statement's generic plan kept as
-// the table grew (auto_explain: a sequential scan of deliveries in each
-// call; the statement took 1.7-2.5 ms a call, the most of any in the bench).
-const settlePayloads = `
-	WITH f AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f(id, n)),
-	shredded AS (
-		DELETE FROM submission_payloads p USING f
-		WHERE p.submission_id = f.id AND p.pending <= f.n
-		  AND NOT coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false)
-		RETURNING p.submission_id),
-	counted AS (
-		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
-		FROM f WHERE p.submission_id = f.id AND p.submission_id NOT IN (SELECT submission_id FROM shredded)
-		RETURNING p.submission_id, p.pending,
-		          coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false) AS failed)
-	SELECT submission_id::text, 0, false, true FROM shredded
-	UNION ALL
-	SELECT submission_id::text, pending, failed, false FROM counted`
+// It runs in a function that asks for its generic plan, reading every row by
+// key: as a statement of its own, the plan cache re-planned it on about half
+// of its calls (a third of its time in the bench). The failed check is a
+// scalar subquery per settled row through deliveries_submission; written as
+// EXISTS, the planner may hash it instead, one scan of every failed delivery
+// per call (the statement took 1.7-2.5 ms a call, the most of any in the
+// bench, before that was found).
+const settlePayloads = `SELECT * FROM formd_settle_payloads($1::uuid[], $2::int[])`
 
 // redact shreds the payloads of submissions (done) and records
 // submission.redacted on each of them and of those already shredded, in tx;

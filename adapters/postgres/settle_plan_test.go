@@ -5,69 +5,89 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
-// Settling a delivery must look only at its own submission's deliveries,
-// whatever the size of the table: the bench found the statement scanning
-// every delivery in each call (a hashed EXISTS chosen while the table was
-// small and kept by the generic plan of the prepared statement).
+// Settling a delivery must look only at its own submission's deliveries and
+// payload, whatever the size of the tables, and be planned once per
+// connection. The bench found the statement scanning every delivery in each
+// call (a hashed EXISTS chosen while the table was small and kept by the
+// generic plan of the prepared statement), and later the plan cache planning
+// it afresh on about half of its calls (migration 00028).
 func TestSettlingReadsOnlyTheSubmissionsOwnDeliveries(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Open(t)
-	for _, size := range []int{500, 20000} {
-		if _, err := pool.Exec(ctx, `TRUNCATE deliveries`); err != nil {
-			t.Fatal(err)
-		}
-		// A day's deliveries, one in ten failed.
+	asksForItsGenericPlan(t, pool, "formd_settle_payloads")
+	// A day's deliveries, one in ten failed; size is how many.
+	addDeliveries := func(size int) {
 		if _, err := pool.Exec(ctx, `INSERT INTO deliveries (id, submission_id, form_id, kind, status, attempts, updated_at)
 			SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'email',
 			       CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 1, now()
 			FROM generate_series(1, $1::int) AS g`, size); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `ANALYZE deliveries`); err != nil {
+		if _, err := pool.Exec(ctx, `INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id)
+			SELECT gen_random_uuid(), gen_random_uuid(), '\x00', '\x00', 1, 'k' FROM generate_series(1, $1::int)`, size); err != nil {
 			t.Fatal(err)
 		}
-		plan := genericPlan(t, pool, postgres.SettlePayloads, "uuid[]", "int[]")
-		if strings.Contains(plan, "Seq Scan on deliveries") || strings.Contains(plan, "Bitmap Heap Scan on deliveries") {
-			t.Errorf("with %d deliveries, settling scans them all:\n%s", size, plan)
-		}
-		if !strings.Contains(plan, "deliveries_submission") {
-			t.Errorf("with %d deliveries, settling does not read them by submission:\n%s", size, plan)
-		}
-	}
-}
-
-// genericPlan is EXPLAIN of query as a prepared statement's generic plan,
-// the plan a statement cached by pgx runs with whatever its arguments.
-func genericPlan(t *testing.T, pool *pgxpool.Pool, query string, types ...string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	nulls := strings.TrimSuffix(strings.Repeat("NULL, ", len(types)), ", ")
-	for _, stmt := range []string{`SET plan_cache_mode = force_generic_plan`,
-		`PREPARE planned (` + strings.Join(types, ", ") + `) AS ` + query} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
+		if _, err := pool.Exec(ctx, `VACUUM ANALYZE deliveries, submission_payloads`); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer conn.Exec(ctx, `DEALLOCATE planned; RESET plan_cache_mode`) //nolint:errcheck // the connection is released either way
-	rows, err := conn.Query(ctx, `EXPLAIN EXECUTE planned (`+nulls+`)`)
-	if err != nil {
-		t.Fatal(err)
+	conn, plans := explainedConn(t, pool)
+	settle := func() {
+		// Two submissions: one with its last delivery final (shredded), one
+		// with a delivery still pending (counted down).
+		var last, other string
+		if err := conn.QueryRow(ctx, `
+			WITH p AS (INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id)
+			           VALUES (gen_random_uuid(), gen_random_uuid(), '\x00', '\x00', 1, 'k'),
+			                  (gen_random_uuid(), gen_random_uuid(), '\x00', '\x00', 2, 'k')
+			           RETURNING submission_id, pending)
+			SELECT (SELECT submission_id::text FROM p WHERE pending = 1), (SELECT submission_id::text FROM p WHERE pending = 2)`).
+			Scan(&last, &other); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, postgres.SettlePayloads, []string{last, other}, []int32{1, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleted := map[string]bool{}
+		for rows.Next() {
+			var id string
+			var pending int
+			var failed, gone bool
+			if err := rows.Scan(&id, &pending, &failed, &gone); err != nil {
+				t.Fatal(err)
+			}
+			deleted[id] = gone
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(deleted) != 2 || !deleted[last] || deleted[other] {
+			t.Fatalf("settled %v: want %s deleted and %s counted down", deleted, last, other)
+		}
 	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
+	addDeliveries(20)
+	settle() // planned on nearly empty tables
+	addDeliveries(20000)
+	settle()
+	settle()
+	if calls := plans("formd_settle_payloads("); len(calls) != 3 {
+		t.Fatalf("formd settled %d times through formd_settle_payloads, want 3: a statement of its own is planned afresh whenever the plan cache judges its generic plan costlier", len(calls))
 	}
-	return strings.Join(lines, "\n")
+	got := plans("submission_payloads p")
+	if len(got) != 3 {
+		t.Fatalf("auto_explain reported %d plans of the settling statement, want 3", len(got))
+	}
+	for i, plan := range got {
+		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Bitmap Heap Scan") {
+			t.Errorf("settle %d scans a table:\n%s", i+1, plan)
+		}
+		if !strings.Contains(plan, "deliveries_submission") || !strings.Contains(plan, "submission_payloads_pkey") {
+			t.Errorf("settle %d does not read deliveries by submission and payloads by key:\n%s", i+1, plan)
+		}
+	}
 }
