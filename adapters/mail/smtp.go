@@ -16,7 +16,8 @@ import (
 )
 
 // DefaultPoolSize is how many idle connections the SMTP mailer keeps: one per
-// default delivery worker, so each worker sends its claimed batch over one
+// delivery attempt formd makes at once by default (FORMD_DELIVERY_WORKERS,
+// which cmd/formd passes as WithPoolSize), so each sender reuses a
 // connection instead of dialling (and greeting, STARTTLS, AUTH) per message.
 const DefaultPoolSize = 16
 

@@ -31,11 +31,7 @@ type rounds struct {
 }
 
 func newRounds(n int) *rounds {
-	r := &rounds{}
-	for i := range n {
-		r.queue = append(r.queue, fmt.Sprintf("d%02d", i))
-	}
-	return r
+	return &rounds{queue: ids(n)}
 }
 
 func (r *rounds) Claim(_ context.Context, limit int) ([]application.DueDelivery, error) {
@@ -90,12 +86,7 @@ func (r *rounds) Record(_ context.Context, attempts []application.Attempt) error
 func (r *rounds) recorded() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var all []string
-	for _, ids := range r.records {
-		all = append(all, ids...)
-	}
-	slices.Sort(all)
-	return all
+	return r.recordedLocked()
 }
 
 // wakes is a DeliveriesDue that the test wakes by hand.
@@ -152,6 +143,7 @@ func run(t *testing.T, r *rounds, w *wakes, n int) (stop func()) {
 	return stop
 }
 
+// ids names n deliveries d00, d01, …
 func ids(n int) []string {
 	var out []string
 	for i := range n {
@@ -212,6 +204,7 @@ func TestOutcomesThatFinishDuringARecordAreRecordedTogether(t *testing.T) {
 	}
 }
 
+// recordedLocked is recorded for a caller that holds r.mu.
 func (r *rounds) recordedLocked() []string {
 	var all []string
 	for _, ids := range r.records {
