@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,6 +74,30 @@ func (db *DB) Exec(query string, args ...any) {
 	defer cancel()
 	_, err := db.pool.Exec(ctx, query, args...)
 	Expect(err).NotTo(HaveOccurred(), "%s", query)
+}
+
+// HoldWrites locks table against writes until release is called (or the
+// node ends), so that formd's statements writing it wait: a submission's
+// commit, say, stays in flight.
+func (db *DB) HoldWrites(table string) (release func()) {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	tx, err := db.pool.Begin(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = tx.Exec(ctx, "LOCK TABLE "+pgx.Identifier{table}.Sanitize()+" IN SHARE MODE")
+	Expect(err).NotTo(HaveOccurred(), "lock %s", table)
+	var once sync.Once
+	release = func() { once.Do(func() { _ = tx.Rollback(context.Background()) }) }
+	DeferCleanup(release)
+	return release
+}
+
+// WaitingOnLocks counts the connections to formd's database that wait on a
+// lock.
+func (db *DB) WaitingOnLocks() int {
+	GinkgoHelper()
+	return db.Int(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
 }
 
 // DBEvent is one row of the events table.

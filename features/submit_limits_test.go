@@ -247,4 +247,42 @@ var _ = Describe("Bad input never hurts", func() {
 		Eventually(func() int { return post().Status }).WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).
 			Should(Equal(http.StatusBadRequest))
 	})
+
+	It("refuses submissions past its bound on those in flight with 429 and Retry-After, and takes them again once those are answered", func() {
+		f := StartFormd("FORMD_SUBMIT_IN_FLIGHT=1")
+		lf := f.LiveForm(nil)
+		db := f.OpenDB()
+		post := func(message string, headers ...http.Header) *Response {
+			GinkgoHelper()
+			return f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": message}, append([]http.Header{fromExampleCom()}, headers...)...)
+		}
+
+		By("holding the first submission's commit")
+		release := db.HoldWrites("submission_payloads")
+		first := make(chan *Response, 1)
+		go func() {
+			defer GinkgoRecover()
+			first <- post("First")
+		}()
+		Eventually(db.WaitingOnLocks).WithTimeout(5 * time.Second).Should(BeNumerically(">=", 1))
+
+		By("a second submission while the first is in flight")
+		r := post("Second")
+		ExpectError(r, http.StatusTooManyRequests, "Too many submissions are being processed")
+		Expect(r.Header.Get("Retry-After")).To(Equal("1"))
+		h := htmlNavigation()
+		h.Set("Origin", "https://example.com")
+		r = f.Post("", "/submit/"+lf.AccessKey, urlencodedBody("message", "Second, from a page"), h)
+		Expect(r.Status).To(Equal(http.StatusSeeOther), "%s", r)
+		Expect(r.Header.Get("Location")).To(ContainSubstring("code=busy"))
+		Consistently(first).WithTimeout(200 * time.Millisecond).ShouldNot(Receive())
+
+		By("the first one committed and answered")
+		release()
+		var answered *Response
+		Eventually(first).WithTimeout(10 * time.Second).Should(Receive(&answered))
+		Expect(answered.Status).To(Equal(http.StatusOK), "%s", answered)
+		Expect(post("Third").Status).To(Equal(http.StatusOK))
+		Expect(db.AcceptedSubmissions(lf.ID)).To(HaveLen(2))
+	})
 })

@@ -49,6 +49,10 @@ type Config struct {
 	// rate of 0 disables it.
 	FormSubmitRate  float64 `env:"FORMD_FORM_SUBMIT_RATE" envDefault:"20"`
 	FormSubmitBurst int     `env:"FORMD_FORM_SUBMIT_BURST" envDefault:"200"`
+	// SubmissionsInFlight bounds the submissions one process works on at
+	// once (429 past it), so that overload costs refusals rather than
+	// memory and throughput; 0 disables the bound.
+	SubmissionsInFlight int `env:"FORMD_SUBMIT_IN_FLIGHT" envDefault:"512"`
 	// QuotaFree, QuotaPro and QuotaLifetime are the plans' monthly
 	// submission quotas: live submissions per calendar month (UTC), counted
 	// in PostgreSQL, so they hold across restarts and processes.

@@ -293,7 +293,8 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 
 func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
-		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate}
+		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
+		SubmissionsInFlight: cfg.SubmissionsInFlight}
 	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
 		c.Requests = requests
 	}

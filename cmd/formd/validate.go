@@ -39,6 +39,10 @@ const maxQuota = 2_000_000_000
 // an SMTP connection open and up to 16 claimed deliveries in memory.
 const maxDeliveryWorkers = 256
 
+// maxSubmissionsInFlight bounds FORMD_SUBMIT_IN_FLIGHT: beyond it the bound
+// no longer protects memory (a multipart submission may hold megabytes).
+const maxSubmissionsInFlight = 100_000
+
 // FORMD_MEMORY_LIMIT_MIB bounds: below 32 MiB the collector would run
 // nearly all the time; above 1 TiB is a typo.
 const (
@@ -286,6 +290,8 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_AUTH_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.AuthRate)
 	case c.MemoryLimitMiB != 0 && (c.MemoryLimitMiB < minMemoryLimitMiB || c.MemoryLimitMiB > maxMemoryLimitMiB):
 		return fmt.Errorf("FORMD_MEMORY_LIMIT_MIB must be 0 (off) or from %d to %d, not %d", minMemoryLimitMiB, maxMemoryLimitMiB, c.MemoryLimitMiB)
+	case c.SubmissionsInFlight < 0 || c.SubmissionsInFlight > maxSubmissionsInFlight:
+		return fmt.Errorf("FORMD_SUBMIT_IN_FLIGHT must be from 0 (no bound) to %d, not %d", maxSubmissionsInFlight, c.SubmissionsInFlight)
 	case c.DeliveryWorkers < 0 || c.DeliveryWorkers > maxDeliveryWorkers:
 		return fmt.Errorf("FORMD_DELIVERY_WORKERS must be from 0 to %d, not %d", maxDeliveryWorkers, c.DeliveryWorkers)
 	case math.IsNaN(c.FormSubmitRate) || math.IsInf(c.FormSubmitRate, 0) || c.FormSubmitRate < 0:

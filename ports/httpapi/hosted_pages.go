@@ -23,6 +23,7 @@ const (
 	reasonInvalid        = "invalid_body"
 	reasonIdempotencyKey = "idempotency_key"
 	reasonFormFlooded    = "form_rate_limited"
+	reasonBusy           = "busy"
 )
 
 // reasonTexts are the error page's words for each reason code; the keys
@@ -44,6 +45,7 @@ var reasonTexts = map[string]string{
 	reasonInvalid:        "The submission could not be read: it contains data this form does not accept.",
 	reasonIdempotencyKey: "The submission's Idempotency-Key is invalid or was already used for another submission.",
 	reasonFormFlooded:    "This form is receiving too many submissions right now. Try again in a moment.",
+	reasonBusy:           "Too many submissions are being processed right now. Try again in a moment.",
 }
 
 // ruleTexts finish a sentence that starts with the field's name.

@@ -35,6 +35,9 @@ type Config struct {
 	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
 	// account gets half as many. Zero disables both limits.
 	AuthAttemptsPerMinute float64
+	// SubmissionsInFlight bounds the submissions one process works on at
+	// once; past it /submit answers 429. Zero disables the bound.
+	SubmissionsInFlight int
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
 }
@@ -69,6 +72,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	submit := r.Group("/submit", publicCORS(http.MethodPost))
 	submit.OPTIONS("", preflightAnswered)
 	submit.OPTIONS("/:accessKey", preflightAnswered)
+	if config.SubmissionsInFlight > 0 { // before any other work: a refusal must stay cheap when formd is overloaded
+		submit.Use(s.boundSubmissions(config.SubmissionsInFlight))
+	}
 	if config.SubmitRatePerIP > 0 {
 		submit.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
