@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"sync"
@@ -26,6 +27,9 @@ const DefaultPoolSize = 16
 // server's connection slot (many close idle clients within a minute anyway).
 const DefaultIdleTimeout = 5 * time.Second
 
+// sendTimeout bounds a dial and each mail's exchange with the server.
+const sendTimeout = 15 * time.Second
+
 // SMTP sends through one SMTP server, reusing connections. It is safe for
 // concurrent use: each send holds a connection of its own.
 type SMTP struct {
@@ -34,6 +38,7 @@ type SMTP struct {
 	client      *gomail.Client
 	poolSize    int
 	idleTimeout time.Duration
+	dial        func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu     sync.Mutex
 	idle   []idleConn // most recently used last
@@ -56,6 +61,12 @@ func WithPoolSize(n int) Option { return func(s *SMTP) { s.poolSize = max(n, 1) 
 // WithIdleTimeout closes connections unused for d.
 func WithIdleTimeout(d time.Duration) Option { return func(s *SMTP) { s.idleTimeout = d } }
 
+// WithDialer makes connections with dial instead of a plain TCP dial
+// (through a proxy, say, or counting what crosses them).
+func WithDialer(dial func(ctx context.Context, network, address string) (net.Conn, error)) Option {
+	return func(s *SMTP) { s.dial = dial }
+}
+
 // NewSMTP parses smtp://user:pass@host:port?tls=none|starttls|tls. It does
 // not connect: the first Send does.
 func NewSMTP(raw string, opts ...Option) (*SMTP, error) {
@@ -66,7 +77,7 @@ func NewSMTP(raw string, opts ...Option) (*SMTP, error) {
 	// No NOOP before each message: it would cost a round trip per mail on a
 	// connection that is almost always alive; a dead one is found by the send
 	// itself, which is then made again on a fresh connection.
-	gopts := []gomail.Option{gomail.WithTimeout(15 * time.Second), gomail.WithoutNoop()}
+	gopts := []gomail.Option{gomail.WithTimeout(sendTimeout), gomail.WithoutNoop()}
 	port := 587
 	switch u.Query().Get("tls") {
 	case "none":
@@ -90,14 +101,18 @@ func NewSMTP(raw string, opts ...Option) (*SMTP, error) {
 		pw, _ := u.User.Password()
 		gopts = append(gopts, gomail.WithSMTPAuth(gomail.SMTPAuthPlain), gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
 	}
+	s := &SMTP{poolSize: DefaultPoolSize, idleTimeout: DefaultIdleTimeout}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.dial != nil {
+		gopts = append(gopts, gomail.WithDialContextFunc(s.dial))
+	}
 	client, err := gomail.NewClient(u.Hostname(), gopts...)
 	if err != nil {
 		return nil, fmt.Errorf("FORMD_SMTP_URL: %w", err)
 	}
-	s := &SMTP{client: client, poolSize: DefaultPoolSize, idleTimeout: DefaultIdleTimeout}
-	for _, o := range opts {
-		o(s)
-	}
+	s.client = client
 	return s, nil
 }
 
@@ -118,16 +133,14 @@ func (s *SMTP) Send(ctx context.Context, m application.Mail) error {
 		if err != nil {
 			return err
 		}
-		err = s.client.SendWithSMTPClient(conn, msg)
+		usable, err := transact(conn, msg, sendTimeout)
 		replied := replyCode(err) != 0
-		if err == nil || replied {
-			// go-mail has reset the session (RSET) after a refusal: the
-			// connection can carry the next message.
+		if usable {
 			s.put(conn)
 		} else {
 			_ = conn.Close()
 		}
-		if err == nil || replied || !reused || attempt > 0 {
+		if err == nil || replied || usable || !reused || attempt > 0 {
 			return classify(err)
 		}
 	}
@@ -212,7 +225,11 @@ func (s *SMTP) Close() {
 // replyCode is the SMTP reply code in err (451, 550…), or 0 when the server
 // gave none: a broken connection, a timeout, a failed dial.
 func replyCode(err error) int {
-	var sendErr *gomail.SendError
+	var refused *Refusal
+	if errors.As(err, &refused) {
+		return refused.Code
+	}
+	var sendErr *gomail.SendError // dialling: the greeting, EHLO, STARTTLS, AUTH
 	if errors.As(err, &sendErr) {
 		return sendErr.ErrorCode()
 	}
@@ -225,8 +242,7 @@ func replyCode(err error) int {
 // try again later, 452 mailbox full), a failure to connect and anything
 // without a reply code stay transient and are retried on the schedule.
 func classify(err error) error {
-	var sendErr *gomail.SendError
-	if errors.As(err, &sendErr) && !sendErr.IsTemp() && sendErr.ErrorCode() >= 500 && sendErr.ErrorCode() < 600 {
+	if code := replyCode(err); code >= 500 && code < 600 {
 		return fmt.Errorf("%w: %v", application.ErrPermanent, err)
 	}
 	return err
