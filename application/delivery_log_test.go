@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // logWorld is a delivery log of fixed records and a read model of one form
@@ -22,6 +24,11 @@ type logWorld struct {
 	filters   []DeliveryFilter
 	page      []DeliveryRecord
 	requeueFn func(rec DeliveryRecord) error
+	streams   map[string][]HistoryEntry
+}
+
+func (w *logWorld) StreamHistory(_ context.Context, id string) ([]HistoryEntry, error) {
+	return w.streams[id], nil
 }
 
 func (w *logWorld) FormByID(_ context.Context, id string) (FormRecord, error) {
@@ -207,6 +214,38 @@ func TestDeliveryDetailsHidesWhatTheLogDoesNotShow(t *testing.T) {
 	for _, id := range []string{"d-theirs", "d-account", "d-none"} {
 		if _, err := h.Handle(context.Background(), DeliveryDetails{Caller: owner, DeliveryID: id}); !errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%s: err = %v, want not found", id, err)
+		}
+	}
+}
+
+// A submission's delivery is queued by the submission's own
+// submission.accepted, so its history starts with that event; a delivery
+// queued by a delivery.queued of its own (a verification mail, or a
+// submission's delivery from before the fold) shows only its stream.
+func TestDeliveryDetailsStartWithTheEventThatQueuedTheDelivery(t *testing.T) {
+	accepted := HistoryEntry{Type: submission.AcceptedType, Version: 1, Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: "ip_x"}}}
+	failed := HistoryEntry{Type: delivery.GaveUpType, Version: 2}
+	queued := HistoryEntry{Type: delivery.QueuedType, Version: 1}
+	w := newLogWorld()
+	w.streams = map[string][]HistoryEntry{"s-1": {accepted, {Type: submission.RedactedType, Version: 2}}, "d-failed": {failed},
+		"d-succeeded": {queued, {Type: delivery.SucceededType, Version: 2}}, "d-recipient": {queued, failed}}
+	h := NewDeliveryDetailsHandler(w, w)
+	for id, want := range map[string][]string{
+		"d-failed":    {submission.AcceptedType, delivery.GaveUpType},
+		"d-shredded":  {submission.AcceptedType},
+		"d-succeeded": {delivery.QueuedType, delivery.SucceededType},
+		"d-recipient": {delivery.QueuedType, delivery.GaveUpType},
+	} {
+		d, err := h.Handle(context.Background(), DeliveryDetails{Caller: owner, DeliveryID: id})
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		var got []string
+		for _, e := range d.Events {
+			got = append(got, e.Type)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: history %v, want %v", id, got, want)
 		}
 	}
 }

@@ -33,9 +33,11 @@ type EventMessage struct {
 	Metadata      Metadata        `json:"metadata"`
 	RecordedAt    time.Time       `json:"recordedAt"`
 	// AlreadyQueued says, of a delivery.queued event, that its delivery was
-	// written to the delivery queue in the event's own transaction (a
-	// submission's deliveries, by the group commit), so the queue's consumer
-	// group has nothing to write. Messages from before the field lack it
-	// and are queued by the consumer as before.
+	// written to the delivery queue in the event's own transaction, so the
+	// queue's consumer group has nothing to write. formd set it on a
+	// submission's deliveries until submission.accepted queued them itself
+	// (no delivery.queued event since); it stays for the messages such a
+	// formd published. Messages from before the field lack it and are
+	// queued by the consumer as before.
 	AlreadyQueued bool `json:"alreadyQueued,omitempty"`
 }

@@ -85,7 +85,7 @@ func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan
 	webhookURLs, integrations, destinations := map[string]string{}, map[string]form.IntegrationType{}, map[string]Destination{}
 	for _, d := range plan.Deliveries() {
 		id := h.ids.New()
-		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind})
+		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind, Target: d.Target})
 		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: d.Kind,
 			Target: d.Target, At: now})
 		switch d.Kind {

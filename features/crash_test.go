@@ -106,7 +106,10 @@ var _ = Describe("Crashes", func() {
 		Eventually(func() int {
 			return db.Int(`SELECT count(*) FROM deliveries WHERE status NOT IN ('succeeded', 'failed')`) +
 				db.Int(`SELECT count(*) FROM events e WHERE e.event_type = 'delivery.queued.v1'
-					AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = e.stream_id)`)
+					AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = e.stream_id)`) +
+				db.Int(`SELECT count(*) FROM events e, jsonb_array_elements(e.data -> 'deliveries') q
+					WHERE e.event_type = 'submission.accepted.v1'
+					AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = (q ->> 'id')::uuid)`)
 		}).WithTimeout(30 * time.Second).Should(BeZero())
 		Expect(db.Int(`SELECT count(*) FROM deliveries WHERE status = 'failed'`)).To(BeZero())
 	})

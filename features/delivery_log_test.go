@@ -112,8 +112,12 @@ var _ = Describe("The delivery log", Ordered, func() {
 		r := f.Get(lf.Token, "/v1/deliveries/"+webhookID)
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Object("delivery")).To(HaveKeyWithValue("state", "failed"))
-		Expect(eventTypes(r)).To(Equal([]string{"delivery.queued.v1", "delivery.failed.v1"}))
+		Expect(eventTypes(r)).To(Equal([]string{"submission.accepted.v1", "delivery.failed.v1"}))
+		queued := r.Array("events")[0].(map[string]any)
+		Expect(queued).To(HaveKeyWithValue("version", BeNumerically("==", 1)), "version 1: the submission's own event queued it")
+		Expect(queued).To(HaveKeyWithValue("actor", HaveKeyWithValue("type", "submitter")))
 		failed := r.Array("events")[1].(map[string]any)
+		Expect(failed).To(HaveKeyWithValue("version", BeNumerically("==", 2)))
 		Expect(failed).To(HaveKeyWithValue("attempt", BeNumerically("==", 1)))
 		Expect(failed).To(HaveKeyWithValue("error", ContainSubstring("410")))
 
@@ -212,7 +216,7 @@ var _ = Describe("The delivery log", Ordered, func() {
 
 		d := f.Get(lf.Token, "/v1/deliveries/"+webhookID)
 		Expect(d.Object("delivery")).To(HaveKeyWithValue("attempts", BeNumerically("==", 2)))
-		Expect(eventTypes(d)).To(Equal([]string{"delivery.queued.v1", "delivery.failed.v1",
+		Expect(eventTypes(d)).To(Equal([]string{"submission.accepted.v1", "delivery.failed.v1",
 			"delivery.retry_requested.v1", "delivery.succeeded.v1"}))
 		retry := d.Array("events")[2].(map[string]any)
 		Expect(retry).To(HaveKeyWithValue("actor", HaveKeyWithValue("type", "session")))

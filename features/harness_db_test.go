@@ -137,12 +137,20 @@ func (db *DB) AcceptedSubmissions(formID string) []DBEvent {
 	return db.Events(`event_type = 'submission.accepted.v1' AND data->>'formId' = $1`, formID)
 }
 
-// QueuedDeliveries returns the delivery.queued.v1 events of a form's
-// submissions. (The mail that verifies a form's recipient is a delivery of
-// the form too, but of no submission.)
-func (db *DB) QueuedDeliveries(formID string) []DBEvent {
+// QueuedDeliveries returns the ids of the deliveries a form's submissions
+// queued: those their submission.accepted events name. (The mail that
+// verifies a form's recipient is a delivery of the form too, but of no
+// submission.)
+func (db *DB) QueuedDeliveries(formID string) []string {
 	GinkgoHelper()
-	return db.Events(`event_type = 'delivery.queued.v1' AND data->>'formId' = $1 AND data->>'submissionId' <> ''`, formID)
+	ctx, cancel := dbContext()
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT d ->> 'id' FROM events e, jsonb_array_elements(e.data -> 'deliveries') d
+		WHERE e.event_type = 'submission.accepted.v1' AND e.data ->> 'formId' = $1 ORDER BY e.global_position`, formID)
+	Expect(err).NotTo(HaveOccurred())
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	Expect(err).NotTo(HaveOccurred())
+	return ids
 }
 
 // Text runs a query that answers one text value.

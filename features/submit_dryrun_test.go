@@ -50,7 +50,7 @@ func dryRunHeader(value string) http.Header {
 func expectNothingQueued(f *Formd, db *DB, formID, recipient string, mailsSoFar int) {
 	GinkgoHelper()
 	Expect(db.AcceptedSubmissions(formID)).To(BeEmpty(), "submission.accepted.v1 events")
-	Expect(db.QueuedDeliveries(formID)).To(BeEmpty(), "delivery.queued.v1 events")
+	Expect(db.QueuedDeliveries(formID)).To(BeEmpty(), "deliveries queued by submission.accepted events")
 	Expect(db.Int(`SELECT count(*) FROM submission_payloads WHERE form_id = $1`, formID)).To(BeZero(), "sealed payloads")
 	Expect(db.Int(`SELECT count(*) FROM idempotency_keys WHERE form_id = $1`, formID)).To(BeZero(), "idempotency keys")
 	Consistently(func() []Mail { return f.Mail.To(recipient) }).

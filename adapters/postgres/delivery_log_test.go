@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,9 +103,16 @@ func TestAFailedDeliveryIsKeptRetriedAndThenRedacted(t *testing.T) {
 		Outcome: delivery.Succeeded{Attempt: 2, At: now}}}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"delivery.queued.v1", "delivery.failed.v1", "delivery.retry_requested.v1", "delivery.succeeded.v1"}
+	// Queued by its submission's submission.accepted, the delivery's own
+	// stream starts with its first attempt, at version 2.
+	want := []string{"delivery.failed.v1", "delivery.retry_requested.v1", "delivery.succeeded.v1"}
 	if got := eventTypesOf(t, g, id); !sameStrings(got, want) {
 		t.Errorf("stream %v, want %v", got, want)
+	}
+	var versions []int32
+	if err := g.pool.QueryRow(g.ctx, `SELECT array_agg(version ORDER BY version) FROM events WHERE stream_id = $1`, id).Scan(&versions); err != nil ||
+		!slices.Equal(versions, []int32{2, 3, 4}) {
+		t.Errorf("stream versions %v (%v), want [2 3 4]", versions, err)
 	}
 	if got, _ := store.Payloads(g.ctx, []string{sub}); len(got) != 0 {
 		t.Errorf("the payload outlived the retried delivery's success")

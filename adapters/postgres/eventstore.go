@@ -95,10 +95,6 @@ type StreamEvents struct {
 	ExpectedVersion int
 	Events          []Event
 	Metadata        application.Metadata
-	// AlreadyQueued marks the published messages of delivery.queued events
-	// whose deliveries the caller writes to the queue in the same
-	// transaction (application.EventMessage.AlreadyQueued).
-	AlreadyQueued bool
 }
 
 // Append stores the events of every stream and publishes them, in tx. A stream
@@ -197,7 +193,6 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			payload, err := json.Marshal(StoredEvent{
 				StreamType: st.StreamType, StreamID: st.StreamID, Version: version, Type: stored.Type,
 				SchemaVersion: stored.SchemaVersion, Data: stored.Data, Metadata: st.Metadata, RecordedAt: now,
-				AlreadyQueued: st.AlreadyQueued,
 			})
 			if err != nil {
 				return nil, err

@@ -175,7 +175,7 @@ func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
 // Watermill consumer group: they are claimable the moment the submissions
 // commit, and one multi-row insert replaces a statement per message in the
 // consumer (the bench's second most costly statement in the delivery phase,
-// 86 µs a call). Their delivery.queued messages say so (AlreadyQueued).
+// 86 µs a call).
 func (w writeRows) queueDeliveries(b *pgx.Batch, store *EventStore) {
 	if len(w.deliveries.ids) == 0 {
 		return
@@ -200,15 +200,14 @@ func (w writeRows) queuePayloads(b *pgx.Batch) {
 		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs)
 }
 
-// submissionStreams are the streams one accepted submission appends to.
+// submissionStreams are the streams one accepted submission appends to: its
+// own, whose submission.accepted queues its deliveries. A delivery.queued
+// event per delivery, with its Watermill message, used to follow; the
+// group commit writes the deliveries itself (queueDeliveries), so those
+// were two more rows per delivery that nothing needed (change 20).
 func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
-	streams := []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
+	return []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
 		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}
-	for _, q := range sub.Queued {
-		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-			Events: []Event{q}, Metadata: sub.Metadata, AlreadyQueued: true})
-	}
-	return streams
 }
 
 // checkFormVersions refuses submissions judged against a form version that

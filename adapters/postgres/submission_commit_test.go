@@ -44,34 +44,37 @@ func (g groupEnv) accepted(version int, key string) application.AcceptedSubmissi
 	return application.AcceptedSubmission{
 		FormID: g.formID, FormVersion: version, IdempotencyKey: key, Metadata: testMetadata("req-" + id),
 		Accepted: submission.Accepted{SubmissionID: id, FormID: g.formID, RequestID: "req-" + id, FieldNames: []string{"email"},
-			ValueHashes: map[string]string{"email": "h"}, Deliveries: []submission.DeliveryRef{{ID: deliveryID, Kind: delivery.KindEmail}}, At: now},
-		Queued:  []delivery.Queued{{DeliveryID: deliveryID, SubmissionID: id, FormID: g.formID, Kind: delivery.KindEmail, At: now}},
+			ValueHashes: map[string]string{"email": "h"}, Deliveries: []submission.DeliveryRef{{ID: deliveryID, Kind: delivery.KindEmail, Target: "o***@example.com"}}, At: now},
+		Queued: []delivery.Queued{{DeliveryID: deliveryID, SubmissionID: id, FormID: g.formID, Kind: delivery.KindEmail,
+			Target: "o***@example.com", At: now}},
 		Payload: application.SealedPayload{WrappedKey: []byte("wrapped"), Ciphertext: []byte("sealed " + id)},
 		Response: application.StoredResponse{RequestHash: []byte("hash " + key), Redirect: "https://example.com/thanks",
 			Response: application.SubmissionResponse{Success: true, RequestID: "req-" + id, DeliveryID: deliveryID}},
 	}
 }
 
-// committed reports whether a submission's events, delivery and payload are
-// stored, failing when only part of them is.
+// committed reports whether a submission's event, message, delivery and
+// payload are stored, failing when only part of them is.
 func (g groupEnv) committed(t *testing.T, s application.AcceptedSubmission) bool {
 	t.Helper()
-	var events, payloads, messages int
+	var events, payloads, deliveries, messages int
 	err := g.pool.QueryRow(g.ctx, `SELECT
 		(SELECT count(*) FROM events WHERE stream_id IN ($1, $2)),
 		(SELECT count(*) FROM submission_payloads WHERE submission_id = $1),
-		(SELECT count(*) FROM watermill_delivery WHERE convert_from(payload, 'UTF8') LIKE '%' || $2 || '%')`,
-		s.Accepted.SubmissionID, s.Queued[0].DeliveryID).Scan(&events, &payloads, &messages)
+		(SELECT count(*) FROM deliveries WHERE id = $2),
+		(SELECT count(*) FROM watermill_submission WHERE convert_from(payload, 'UTF8') LIKE '%' || $1 || '%')`,
+		s.Accepted.SubmissionID, s.Queued[0].DeliveryID).Scan(&events, &payloads, &deliveries, &messages)
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch {
-	case events == 2 && payloads == 1 && messages == 1:
+	case events == 1 && payloads == 1 && deliveries == 1 && messages == 1:
 		return true
-	case events == 0 && payloads == 0 && messages == 0:
+	case events == 0 && payloads == 0 && deliveries == 0 && messages == 0:
 		return false
 	}
-	t.Fatalf("submission %s is half committed: %d events, %d payloads, %d delivery messages", s.Accepted.SubmissionID, events, payloads, messages)
+	t.Fatalf("submission %s is half committed: %d events, %d payloads, %d deliveries, %d messages", s.Accepted.SubmissionID,
+		events, payloads, deliveries, messages)
 	return false
 }
 
@@ -228,8 +231,9 @@ func TestGroupCommitQueueUnderConcurrency(t *testing.T) {
 }
 
 // Both commit paths write a submission's deliveries to the queue with it,
-// due at once, and mark their delivery.queued messages as already queued:
-// no Watermill consumer has to run before a worker can claim them.
+// due at once, queued by the submission's own submission.accepted (change
+// 20): no delivery.queued event and no message on the delivery topic, so no
+// Watermill consumer has to run before a worker can claim them.
 func TestGroupCommitQueuesTheDeliveriesWithTheSubmission(t *testing.T) {
 	t.Parallel()
 	g := newGroupEnv(t)
@@ -238,20 +242,33 @@ func TestGroupCommitQueuesTheDeliveriesWithTheSubmission(t *testing.T) {
 		if _, errs, err := path(g.subs, g.ctx, []application.AcceptedSubmission{s}); err != nil || errs[0] != nil {
 			t.Fatalf("%s: commit: %v %v", name, err, errs)
 		}
+		deliveryID := s.Queued[0].DeliveryID
 		var status, submissionID string
 		var due bool
 		err := g.pool.QueryRow(g.ctx, `SELECT status, submission_id::text, next_attempt_at <= now() FROM deliveries WHERE id = $1`,
-			s.Queued[0].DeliveryID).Scan(&status, &submissionID, &due)
+			deliveryID).Scan(&status, &submissionID, &due)
 		if err != nil {
 			t.Fatalf("%s: the delivery is not in the queue after the commit: %v", name, err)
 		}
 		if status != "queued" || submissionID != s.Accepted.SubmissionID || !due {
 			t.Errorf("%s: queued delivery = %s of %s, due %v; want queued, of %s, due", name, status, submissionID, due, s.Accepted.SubmissionID)
 		}
-		var marked bool
-		if err := g.pool.QueryRow(g.ctx, `SELECT bool_and((convert_from(payload, 'UTF8')::jsonb ->> 'alreadyQueued')::boolean)
-			FROM watermill_delivery WHERE convert_from(payload, 'UTF8') LIKE '%' || $1 || '%'`, s.Queued[0].DeliveryID).Scan(&marked); err != nil || !marked {
-			t.Errorf("%s: the delivery.queued message is not marked as already queued (%v)", name, err)
+		var ownEvents, messages int
+		var queuedBy string
+		if err := g.pool.QueryRow(g.ctx, `SELECT
+			(SELECT count(*) FROM events WHERE stream_id = $1),
+			(SELECT count(*) FROM watermill_delivery WHERE convert_from(payload, 'UTF8') LIKE '%' || $1::text || '%'),
+			(SELECT d::text FROM events e, jsonb_array_elements(e.data -> 'deliveries') d
+			 WHERE e.stream_id = $2 AND e.event_type = 'submission.accepted.v1' AND d ->> 'id' = $1::text)`,
+			deliveryID, s.Accepted.SubmissionID).Scan(&ownEvents, &messages, &queuedBy); err != nil {
+			t.Fatalf("%s: submission.accepted does not name the delivery: %v", name, err)
+		}
+		if ownEvents != 0 || messages != 0 {
+			t.Errorf("%s: the delivery has %d events of its own and %d messages on the delivery topic, want none", name, ownEvents, messages)
+		}
+		want := fmt.Sprintf(`{"id": "%s", "kind": "%s", "target": "%s"}`, deliveryID, s.Queued[0].Kind, s.Queued[0].Target)
+		if queuedBy != want {
+			t.Errorf("%s: submission.accepted names the delivery as %s, want %s", name, queuedBy, want)
 		}
 	}
 }

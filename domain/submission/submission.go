@@ -145,10 +145,18 @@ const RedactedType = "submission.redacted.v1"
 type DeliveryRef struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
+	// Target is where the delivery goes, shown safely as delivery.Queued's
+	// Target is; empty in events recorded before Accepted queued its
+	// deliveries itself.
+	Target string `json:"target,omitempty"`
 }
 
 // Accepted records an accepted live submission. It carries field names and
-// keyed hashes of the values, never the values themselves.
+// keyed hashes of the values, never the values themselves. It also queues
+// the submission's deliveries: no delivery.queued event is recorded for
+// them (older submissions' deliveries have one each), so a delivery's
+// stream starts with its first attempt, at version 2, version 1 being its
+// queuing by this event.
 type Accepted struct {
 	SubmissionID string            `json:"submissionId"`
 	FormID       string            `json:"formId"`

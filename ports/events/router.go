@@ -70,8 +70,9 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 	// workers claim them from there concurrently. Verification mails are
 	// deliveries too, queued with their verification.
 	queue := app.Commands.QueueDelivery
-	// A submission's deliveries were written to the queue by its commit
-	// (e.AlreadyQueued); the others (verification mails, integration tests)
+	// A submission's deliveries are written to the queue by its commit,
+	// with no delivery.queued event (an older formd's event says so:
+	// e.AlreadyQueued); the others (verification mails, integration tests)
 	// are queued here.
 	r.AddConsumerHandler(GroupDeliveryQueue, application.TopicDelivery, deliveries, func(msg *message.Message) error {
 		e, err := decode(msg)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // deliveryRow is one delivery as the log and its page show it.
@@ -119,6 +120,7 @@ type deliveryEvent struct {
 // deliveryEventLabels name a delivery's event types.
 var deliveryEventLabels = map[string]string{
 	delivery.QueuedType:         "Queued",
+	submission.AcceptedType:     "Queued", // by the submission itself
 	delivery.SucceededType:      "Delivered",
 	delivery.FailedType:         "Attempt failed, will retry",
 	delivery.GaveUpType:         "Failed",

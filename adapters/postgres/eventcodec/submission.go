@@ -14,7 +14,7 @@ func init() {
 			out.Deliveries = make([]deliveryRefV1, len(e.Deliveries))
 		}
 		for i, d := range e.Deliveries {
-			out.Deliveries[i] = deliveryRefV1{ID: d.ID, Kind: d.Kind}
+			out.Deliveries[i] = deliveryRefV1{ID: d.ID, Kind: d.Kind, Target: d.Target}
 		}
 		return out
 	}, func(s submissionAcceptedV1) submission.Accepted {
@@ -24,7 +24,7 @@ func init() {
 			out.Deliveries = make([]submission.DeliveryRef, len(s.Deliveries))
 		}
 		for i, d := range s.Deliveries {
-			out.Deliveries[i] = submission.DeliveryRef{ID: d.ID, Kind: d.Kind}
+			out.Deliveries[i] = submission.DeliveryRef{ID: d.ID, Kind: d.Kind, Target: d.Target}
 		}
 		return out
 	})
@@ -44,7 +44,10 @@ type submissionAcceptedV1 struct {
 	At           time.Time         `json:"at"`
 }
 
+// deliveryRefV1 is one delivery a submission queues. Target was added
+// without a new schema version: events without it read as an empty one.
 type deliveryRefV1 struct {
-	ID   string `json:"id"`
-	Kind string `json:"kind"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Target string `json:"target,omitempty"`
 }
