@@ -174,6 +174,10 @@ var storedShapes = []struct {
 	{verification.Completed{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
 	{submission.Accepted{SubmissionID: "s1", FormID: "f1", RequestID: "r1", FieldNames: []string{"email", "message"}, ValueHashes: map[string]string{"message": "h2", "email": "h1"}, Deliveries: []submission.DeliveryRef{{ID: "d1", Kind: delivery.KindEmail}}, At: at},
 		`{"submissionId":"s1","formId":"f1","requestId":"r1","fieldNames":["email","message"],"valueHashes":{"email":"h1","message":"h2"},"deliveries":[{"id":"d1","kind":"email"}],"at":"2026-03-01T12:30:00Z"}`},
+	// Since submission.accepted queues its deliveries itself, each names its
+	// target as delivery.queued did.
+	{submission.Accepted{SubmissionID: "s2", FormID: "f1", RequestID: "r2", FieldNames: []string{"email"}, ValueHashes: map[string]string{"email": "h1"}, Deliveries: []submission.DeliveryRef{{ID: "d1", Kind: delivery.KindEmail, Target: "example.com"}, {ID: "d2", Kind: delivery.KindWebhook, Target: "hooks.example.com"}}, At: at},
+		`{"submissionId":"s2","formId":"f1","requestId":"r2","fieldNames":["email"],"valueHashes":{"email":"h1"},"deliveries":[{"id":"d1","kind":"email","target":"example.com"},{"id":"d2","kind":"webhook","target":"hooks.example.com"}],"at":"2026-03-01T12:30:00Z"}`},
 	{submission.Redacted{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at},
 		`{"deliveryId":"d1","submissionId":"s1","formId":"f1","kind":"webhook","at":"2026-03-01T12:30:00Z"}`},
