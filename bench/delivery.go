@@ -144,7 +144,7 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		return nil, "", err
 	}
 	defer sink.Close()
-	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), "FORMD_SMTP_URL=smtp://"+sink.Addr+"?tls=none")...)
+	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), sink.formdEnv())...)
 	if err != nil {
 		return nil, "", err
 	}

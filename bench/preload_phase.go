@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -150,7 +151,12 @@ func runPreloaded(ctx context.Context, bin, dir string, env []string, opts Optio
 	if err != nil {
 		return nil, "", err
 	}
-	f, err := startFormd(bin, dir, dbURL, env...)
+	sink, err := startSMTPSink() // as in the empty database's phases
+	if err != nil {
+		return nil, "", err
+	}
+	defer sink.Close()
+	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), sink.formdEnv())...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -45,6 +45,9 @@ func startSMTPSink() (*smtpSink, error) {
 	return s, nil
 }
 
+// formdEnv is the setting that has formd send its mail here.
+func (s *smtpSink) formdEnv() string { return "FORMD_SMTP_URL=smtp://" + s.Addr + "?tls=none" }
+
 // Close stops the server and ends its connections.
 func (s *smtpSink) Close() error { return s.srv.Close() }
 
