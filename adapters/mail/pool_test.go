@@ -41,12 +41,7 @@ func TestSMTPSendsConsecutiveMailsOverOneConnection(t *testing.T) {
 			t.Fatalf("send %d: %v", i, err)
 		}
 	}
-	if n := len(s.Received()); n != 5 {
-		t.Fatalf("server received %d mails, want 5", n)
-	}
-	if n := s.Sessions(); n != 1 {
-		t.Fatalf("5 sends opened %d connections, want 1", n)
-	}
+	expectReceived(t, s, 5, 1)
 }
 
 // The server closed the idle connection (a restart, its own idle timeout):
@@ -62,12 +57,7 @@ func TestSMTPReconnectsWhenTheServerDroppedTheConnection(t *testing.T) {
 	if err := send(t, m, mailTo(2)); err != nil {
 		t.Fatalf("send after the server dropped the connection = %v, want it sent on a new one", err)
 	}
-	if n := len(s.Received()); n != 2 {
-		t.Fatalf("server received %d mails, want 2", n)
-	}
-	if n := s.Sessions(); n != 2 {
-		t.Fatalf("%d connections, want 2 (the dropped one and its replacement)", n)
-	}
+	expectReceived(t, s, 2, 2) // the dropped connection and its replacement
 }
 
 // A refusal is the server's answer, not a broken connection: a 5xx is not
@@ -162,6 +152,18 @@ func TestSMTPSendsConcurrentlyOverAPool(t *testing.T) {
 	waitFor(t, func() bool { return s.Open() <= 3 }, "at most the pool size of connections stays open")
 	m.Close()
 	waitFor(t, func() bool { return s.Open() == 0 }, "Close says goodbye on the idle connections")
+}
+
+// expectReceived fails unless the server received mails messages over
+// sessions connections.
+func expectReceived(t *testing.T, s *mailtest.Server, mails, sessions int) {
+	t.Helper()
+	if n := len(s.Received()); n != mails {
+		t.Fatalf("server received %d mails, want %d", n, mails)
+	}
+	if n := s.Sessions(); n != sessions {
+		t.Fatalf("%d connections, want %d", n, sessions)
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool, what string) {

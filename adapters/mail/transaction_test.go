@@ -48,12 +48,7 @@ func TestSMTPSendsAMailInTwoWrites(t *testing.T) {
 	if got := writes.Load() - before; got != 8 {
 		t.Fatalf("4 mails on an open connection took %d writes, want 8 (two a mail)", got)
 	}
-	if n := len(s.Received()); n != 5 {
-		t.Fatalf("server received %d mails, want 5", n)
-	}
-	if n := s.Sessions(); n != 1 {
-		t.Fatalf("%d connections, want 1", n)
-	}
+	expectReceived(t, s, 5, 1)
 }
 
 // With the commands pipelined, the server may accept DATA although it
@@ -73,12 +68,7 @@ func TestSMTPDeliversNothingWhenOneOfTheRecipientsIsRefused(t *testing.T) {
 	if err := send(t, m, mailTo(2)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.Received()); n != 1 {
-		t.Fatalf("server received %d mails after the refusal, want 1", n)
-	}
-	if n := s.Sessions(); n != 2 {
-		t.Fatalf("%d connections, want 2: the one waiting for content dropped, and a new one", n)
-	}
+	expectReceived(t, s, 1, 2) // the connection waiting for content dropped, and a new one
 }
 
 // A server that does not offer PIPELINING gets each command after the
