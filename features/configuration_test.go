@@ -5,6 +5,7 @@ package features_test
 // connects to the database or listens.
 
 import (
+	"context"
 	"net"
 	"os/exec"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
 var _ = Describe("Configuration", func() {
@@ -71,4 +74,32 @@ var _ = Describe("Configuration", func() {
 		Entry("a misspelt variable", "FORMD_SMTP_ULR", "smtp://u:hunter2@127.0.0.1:2525", []string{"did you mean FORMD_SMTP_URL?"}, "hunter2"),
 		Entry("an unwritable data folder", "FORMD_DATA_DIR", "/dev/null/data", []string{"cannot create the folder"}, ""),
 	)
+
+	// A formd that could not bind its address used to start its workers on
+	// a working database, close its pool and hang, while whatever held the
+	// port answered its health checks (the harness once registered an
+	// account with another spec's formd that way).
+	It("stops at once, starting nothing, when its address is taken", func() {
+		taken, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(taken.Close)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		dbURL, drop, err := pgtest.NewDatabase(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(drop)
+		cmd := exec.Command(formdBinary, "serve")
+		cmd.Env = append(baseEnv(), "FORMD_LISTEN_ADDR="+taken.Addr().String(), "FORMD_DATABASE_URL="+dbURL,
+			"FORMD_DATA_DIR="+GinkgoT().TempDir(), "FORMD_SECRET_KEY="+randomHex(32), "FORMD_LOG_LEVEL=debug")
+		s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { s.Kill().Wait(5 * time.Second) })
+		Eventually(s).WithTimeout(20 * time.Second).Should(gexec.Exit())
+		Expect(s.ExitCode()).NotTo(Equal(0))
+		out := strings.TrimSpace(string(s.Err.Contents()))
+		Expect(strings.Split(out, "\n")).To(HaveLen(1), "one line: %s", out)
+		Expect(out).To(HavePrefix("formd: FORMD_LISTEN_ADDR " + taken.Addr().String()))
+		Expect(out).To(ContainSubstring("address already in use"))
+		Expect(string(s.Out.Contents())).To(BeEmpty(), "nothing logged: it stopped before starting anything")
+	})
 })

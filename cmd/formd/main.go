@@ -161,6 +161,18 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.checkFolders(); err != nil {
 		return err
 	}
+	// The address first, so a port already taken stops formd before it
+	// connects, migrates or starts any work; and whatever serve returns
+	// from, the background work it started stops with it. A formd that
+	// could not bind used to keep its workers running on a closed pool and
+	// never exit, while another process answered on its port.
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("FORMD_LISTEN_ADDR %s: cannot listen there: %w", cfg.ListenAddr, err)
+	}
+	defer ln.Close()
+	ctx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
 	svc, cleanup, err := buildService(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -192,10 +204,6 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	go pruneMessages(ctx, svc.Pool, log)
 	go sweep(ctx, svc.CleanUploads, svc.TestInbox, cfg.UploadSweepInterval, log)
 
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: svc.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 	log.Info("formd listening", "addr", ln.Addr().String(), "baseURL", cfg.BaseURL)
