@@ -115,7 +115,8 @@ func StartFormd(extraEnv ...string) *Formd {
 
 	// The free port is only probably still free when formd binds it: another
 	// process may take it in between. formd then exits at once, and the harness
-	// tries again with another port.
+	// tries again with another port; it also does when another process answered
+	// GET /healthz on the port (listensOn).
 	for attempt := 1; ; attempt++ {
 		port := freePort()
 		f.URL = "http://127.0.0.1:" + port
@@ -172,7 +173,19 @@ func (f *Formd) start() bool {
 		defer resp.Body.Close()
 		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
 	}).WithTimeout(60*time.Second).WithPolling(50*time.Millisecond).Should(Succeed(), "formd answers GET /healthz")
-	return !exited && session.ExitCode() == -1
+	if exited || session.ExitCode() != -1 {
+		return false
+	}
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(f.URL, "http://"))
+	Expect(err).NotTo(HaveOccurred())
+	ours, err := listensOn(session.Command.Process.Pid, port)
+	Expect(err).NotTo(HaveOccurred(), "find who listens on port %s", port)
+	if !ours { // another process answered: this formd is exiting (it could not bind) or will
+		session.Kill()
+		waitExit(session, 5*time.Second)
+		return false
+	}
+	return true
 }
 
 // waitExit waits up to d for the process to exit and reports whether it did.
