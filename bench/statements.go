@@ -38,6 +38,11 @@ type StatementReport struct {
 	// PlanMs is the part of TotalMs spent planning.
 	PlanMs float64 `json:"planMs"`
 	Calls  int64   `json:"calls"`
+	// WALBytes is the WAL the top-level statements wrote (commit records,
+	// written by no statement, are not in it); WALPerAccepted is per
+	// submission. Zero where the server does not track it (before 13).
+	WALBytes       int64   `json:"walBytes"`
+	WALPerAccepted float64 `json:"walBytesPerAccepted"`
 	// PerAcceptedUs and PerDeliveredUs are TotalMs per submission, in µs (0: no submissions).
 	PerAcceptedUs  float64        `json:"perAcceptedMicros"`
 	PerDeliveredUs float64        `json:"perDeliveredMicros,omitempty"`
@@ -57,6 +62,8 @@ type StatementRow struct {
 	Share float64 `json:"share"`
 	// Nested statements ran inside a function; their time is part of the caller's too.
 	Nested bool `json:"nested,omitempty"`
+	// WALBytes is the WAL the statement wrote (a nested one's is in its caller's too).
+	WALBytes int64 `json:"walBytes"`
 }
 
 // summarizeStatements builds the report of a phase from pg_stat_statements'
@@ -68,10 +75,12 @@ func summarizeStatements(phase string, rows []StatementRow, accepted, delivered 
 			r.TotalMs += row.TotalMs
 			r.PlanMs += row.PlanMs
 			r.Calls += row.Calls
+			r.WALBytes += row.WALBytes
 		}
 	}
 	if accepted > 0 {
 		r.PerAcceptedUs = r.TotalMs * 1000 / float64(accepted)
+		r.WALPerAccepted = float64(r.WALBytes) / float64(accepted)
 	}
 	if delivered > 0 {
 		r.PerDeliveredUs = r.TotalMs * 1000 / float64(delivered)
@@ -128,6 +137,9 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 	default:
 		goal += ": " + verdict(r.PerAcceptedUs)
 	}
+	if r.WALBytes > 0 && r.Accepted > 0 {
+		goal += fmt.Sprintf("; WAL written by these statements %.2f KiB per accepted", r.WALPerAccepted/1024)
+	}
 	lines := []string{head + goal}
 	for _, row := range r.Top {
 		nested := ""
@@ -149,7 +161,7 @@ type statementStats struct {
 	conn *pgx.Conn
 	db   uint32
 	// toplevel says whether the view has the toplevel column (PostgreSQL 14+),
-	// planning whether it has the planning columns (PostgreSQL 13+).
+	// planning whether it has the planning columns and wal_bytes (PostgreSQL 13+).
 	toplevel, planning bool
 }
 
@@ -198,9 +210,9 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 	if s.toplevel {
 		toplevel = "toplevel"
 	}
-	planning := "0::float8, 0::int8"
+	planning := "0::float8, 0::int8, 0::int8"
 	if s.planning {
-		planning = "total_plan_time, plans"
+		planning = "total_plan_time, plans, wal_bytes::int8"
 	}
 	rows, err := s.conn.Query(ctx, "SELECT "+benchMarker+" query, calls, total_exec_time, "+planning+", "+toplevel+
 		" FROM pg_stat_statements WHERE dbid = $1 AND query NOT LIKE '%formd-bench%'", s.db)
@@ -212,7 +224,7 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 		var row StatementRow
 		var top bool
 		var execMs float64
-		if err := rows.Scan(&row.Query, &row.Calls, &execMs, &row.PlanMs, &row.Plans, &top); err != nil {
+		if err := rows.Scan(&row.Query, &row.Calls, &execMs, &row.PlanMs, &row.Plans, &row.WALBytes, &top); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -13,9 +13,9 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func phaseRows() []StatementRow {
 	return []StatementRow{
 		{Query: "COMMIT", Calls: 500, TotalMs: 60},
-		{Query: "INSERT INTO events (stream_id, version, data)\n\t\tVALUES ($1, $2, $3)", Calls: 1000, TotalMs: 30},
-		{Query: "SELECT formd_expect_form_versions($1)", Calls: 500, TotalMs: 10},
-		{Query: "SELECT version FROM form_versions WHERE id = $1", Calls: 500, TotalMs: 8, Nested: true},
+		{Query: "INSERT INTO events (stream_id, version, data)\n\t\tVALUES ($1, $2, $3)", Calls: 1000, TotalMs: 30, WALBytes: 1536000},
+		{Query: "SELECT formd_expect_form_versions($1)", Calls: 500, TotalMs: 10, WALBytes: 512000},
+		{Query: "SELECT version FROM form_versions WHERE id = $1", Calls: 500, TotalMs: 8, Nested: true, WALBytes: 512000},
 	}
 }
 
@@ -26,6 +26,9 @@ func TestSummarizeStatementsCountsTopLevelTimePerSubmission(t *testing.T) {
 	}
 	if !near(r.PerAcceptedUs, 100) || !near(r.PerDeliveredUs, 125) {
 		t.Fatalf("per accepted %v µs, per delivered %v µs; want 100 and 125", r.PerAcceptedUs, r.PerDeliveredUs)
+	}
+	if r.WALBytes != 2048000 || !near(r.WALPerAccepted, 2048) {
+		t.Fatalf("WAL %d bytes, %v per accepted; want 2048000 and 2048 (a nested statement's WAL is in its caller's)", r.WALBytes, r.WALPerAccepted)
 	}
 	if len(r.Top) != 4 || r.Top[0].Query != "COMMIT" || !near(r.Top[0].Share, 0.6) || !near(r.Top[0].MeanUs, 120) {
 		t.Fatalf("top statement %+v, want COMMIT with 60%% share and 120 µs per call", r.Top[0])
@@ -76,7 +79,7 @@ func TestStatementLinesJudgeTheGoal(t *testing.T) {
 		t.Fatalf("%d lines, want a summary and 4 statements:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 	for _, want := range []string{"during the delivery phase", "100 µs per accepted submission (1000)",
-		"125 µs per delivered (800)", "goal <= 150 µs per accepted and delivered: met"} {
+		"125 µs per delivered (800)", "goal <= 150 µs per accepted and delivered: met", "WAL written by these statements 2.00 KiB per accepted"} {
 		if !strings.Contains(lines[0], want) {
 			t.Errorf("summary %q lacks %q", lines[0], want)
 		}
