@@ -20,18 +20,18 @@ import (
 func TestPreloadCountsAtFullScale(t *testing.T) {
 	got := fullPreload.Counts()
 	// 10,000 × 6 + 100,000 × 6 = 660,000 events of accounts and forms;
-	// 340,000 more are 85,000 submissions of 4 events each.
-	want := PreloadCounts{Accounts: 10_000, Forms: 100_000, Submissions: 85_000, Events: 1_000_000,
-		Deliveries: 195_000, Verifications: 110_000}
+	// 340,000 more take 113,334 submissions of 3 events each (rounded up).
+	want := PreloadCounts{Accounts: 10_000, Forms: 100_000, Submissions: 113_334, Events: 1_000_002,
+		Deliveries: 223_334, Verifications: 110_000}
 	if got != want {
 		t.Fatalf("full scale counts %+v, want %+v", got, want)
 	}
 }
 
 func TestPreloadCountsRoundSubmissionsUpAndNeverBelowZero(t *testing.T) {
-	// 2 accounts and 2 forms write 24 events: 3 more need a whole submission.
-	if c := (PreloadScale{Accounts: 2, FormsPerAccount: 1, Events: 27}).Counts(); c.Submissions != 1 || c.Events != 28 {
-		t.Errorf("27 events: %d submissions and %d events, want 1 and 28", c.Submissions, c.Events)
+	// 2 accounts and 2 forms write 24 events: 4 more need two whole submissions.
+	if c := (PreloadScale{Accounts: 2, FormsPerAccount: 1, Events: 28}).Counts(); c.Submissions != 2 || c.Events != 30 {
+		t.Errorf("28 events: %d submissions and %d events, want 2 and 30", c.Submissions, c.Events)
 	}
 	// Fewer events than the accounts and forms write: no submissions, and
 	// the events are what those write, not the request.
@@ -91,7 +91,11 @@ func TestFillDatabaseWritesHistoryFormdReads(t *testing.T) {
 		-- a stream's id is a UUIDv7 whose milliseconds are its first event's time
 		(SELECT count(*) FROM events WHERE version = 1 AND (substr(stream_id::text, 15, 1) <> '7'
 		    OR abs(('x' || substr(replace(stream_id::text, '-', ''), 1, 12))::bit(48)::bigint
-		           - floor(extract(epoch FROM recorded_at) * 1000)::bigint) > 1)),
+		           - floor(extract(epoch FROM recorded_at) * 1000)::bigint) > 1)) +
+		-- a submission's delivery has no version 1 of its own: its id's time is its queuing's
+		(SELECT count(*) FROM deliveries WHERE substr(id::text, 15, 1) <> '7'
+		    OR abs(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint
+		           - floor(extract(epoch FROM created_at) * 1000)::bigint) > 1),
 		(SELECT count(*) FROM events WHERE stream_type = 'submission' AND recorded_at > now() - interval '7 days')`).
 		Scan(&staging, &quota, &badIDs, &recentSubmissionEvents); err != nil {
 		t.Fatal(err)
@@ -191,7 +195,8 @@ func TestFillDatabaseWritesHistoryFormdReads(t *testing.T) {
 		}
 	}
 	if types["submission.accepted.v1"] != want.Submissions || types["delivery.succeeded.v1"] != want.Deliveries ||
-		types["form.recipient_verified.v1"] != want.Forms || types["account.email_verified.v1"] != want.Accounts {
+		types["form.recipient_verified.v1"] != want.Forms || types["account.email_verified.v1"] != want.Accounts ||
+		types["delivery.queued.v1"] != want.Accounts+want.Forms { // a submission's mail is queued by its accepted event
 		t.Fatalf("decoded event types %v", types)
 	}
 
