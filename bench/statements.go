@@ -43,6 +43,9 @@ type StatementReport struct {
 	// submission. Zero where the server does not track it (before 13).
 	WALBytes       int64   `json:"walBytes"`
 	WALPerAccepted float64 `json:"walBytesPerAccepted"`
+	// WALFullPages counts the full-page images in that WAL: a page's first
+	// change after a checkpoint is logged whole.
+	WALFullPages int64 `json:"walFullPages"`
 	// PerAcceptedUs and PerDeliveredUs are TotalMs per submission, in µs (0: no submissions).
 	PerAcceptedUs  float64        `json:"perAcceptedMicros"`
 	PerDeliveredUs float64        `json:"perDeliveredMicros,omitempty"`
@@ -62,8 +65,10 @@ type StatementRow struct {
 	Share float64 `json:"share"`
 	// Nested statements ran inside a function; their time is part of the caller's too.
 	Nested bool `json:"nested,omitempty"`
-	// WALBytes is the WAL the statement wrote (a nested one's is in its caller's too).
-	WALBytes int64 `json:"walBytes"`
+	// WALBytes is the WAL the statement wrote (a nested one's is in its
+	// caller's too); WALFullPages the full-page images in it.
+	WALBytes     int64 `json:"walBytes"`
+	WALFullPages int64 `json:"walFullPages"`
 }
 
 // summarizeStatements builds the report of a phase from pg_stat_statements'
@@ -76,6 +81,7 @@ func summarizeStatements(phase string, rows []StatementRow, accepted, delivered 
 			r.PlanMs += row.PlanMs
 			r.Calls += row.Calls
 			r.WALBytes += row.WALBytes
+			r.WALFullPages += row.WALFullPages
 		}
 	}
 	if accepted > 0 {
@@ -138,7 +144,8 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 		goal += ": " + verdict(r.PerAcceptedUs)
 	}
 	if r.WALBytes > 0 && r.Accepted > 0 {
-		goal += fmt.Sprintf("; WAL written by these statements %.2f KiB per accepted", r.WALPerAccepted/1024)
+		goal += fmt.Sprintf("; WAL written by these statements %.2f KiB per accepted (%.2f full-page images per accepted)",
+			r.WALPerAccepted/1024, float64(r.WALFullPages)/float64(r.Accepted))
 	}
 	lines := []string{head + goal}
 	for _, row := range r.Top {
@@ -210,9 +217,9 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 	if s.toplevel {
 		toplevel = "toplevel"
 	}
-	planning := "0::float8, 0::int8, 0::int8"
+	planning := "0::float8, 0::int8, 0::int8, 0::int8"
 	if s.planning {
-		planning = "total_plan_time, plans, wal_bytes::int8"
+		planning = "total_plan_time, plans, wal_bytes::int8, wal_fpi"
 	}
 	rows, err := s.conn.Query(ctx, "SELECT "+benchMarker+" query, calls, total_exec_time, "+planning+", "+toplevel+
 		" FROM pg_stat_statements WHERE dbid = $1 AND query NOT LIKE '%formd-bench%'", s.db)
@@ -224,7 +231,7 @@ func (s *statementStats) Read(ctx context.Context, phase string, accepted, deliv
 		var row StatementRow
 		var top bool
 		var execMs float64
-		if err := rows.Scan(&row.Query, &row.Calls, &execMs, &row.PlanMs, &row.Plans, &row.WALBytes, &top); err != nil {
+		if err := rows.Scan(&row.Query, &row.Calls, &execMs, &row.PlanMs, &row.Plans, &row.WALBytes, &row.WALFullPages, &top); err != nil {
 			rows.Close()
 			return nil, err
 		}
