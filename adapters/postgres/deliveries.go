@@ -81,6 +81,15 @@ func (d *DeliveryStore) Leave(ctx context.Context, now time.Time) error {
 	return err
 }
 
+// deliveryStreamVersion is the version a delivery's stream is at once it
+// was queued and has recorded the outcomes of attempts attempts and retries
+// manual retries: version 1 is the queuing, then one event per attempt and
+// per retry. A delivery queued by
+// its own delivery.queued holds that event at version 1; a submission's
+// delivery is queued by the submission's submission.accepted, in the
+// submission's stream, so its own stream starts at version 2.
+func deliveryStreamVersion(attempts, retries int) int { return 1 + attempts + retries }
+
 var systemActor = application.Metadata{Actor: application.Actor{Type: application.ActorSystem, ID: "delivery-worker"}}
 
 // RecordAttempts implements application.DeliveryStore. When one attempt of
@@ -215,10 +224,8 @@ func queueOutcomes(b *pgx.Batch, attempts []application.Attempt, now time.Time) 
 		q := a.Queued
 		md := systemActor
 		md.CausationID = q.DeliveryID
-		// The stream holds the queued event, one outcome per attempt and one
-		// event per manual retry.
 		streams = append(streams, StreamEvents{StreamType: StreamDelivery, StreamID: q.DeliveryID,
-			ExpectedVersion: a.Number + a.Retries, Events: []Event{a.Outcome}, Metadata: md})
+			ExpectedVersion: deliveryStreamVersion(a.Number-1, a.Retries), Events: []Event{a.Outcome}, Metadata: md})
 		var next *time.Time
 		reason := ""
 		switch o := a.Outcome.(type) {

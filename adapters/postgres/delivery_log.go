@@ -78,8 +78,7 @@ func (d *DeliveryStore) DeliveryByID(ctx context.Context, id string) (applicatio
 
 // Requeue implements application.DeliveryLog. The row is locked first, so a
 // retry and a payload sweep of the same submission are ordered; the stream's
-// version (queued, each attempt, each retry) makes two retries of one
-// delivery conflict.
+// version (deliveryStreamVersion) makes two retries of one delivery conflict.
 func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRecord, e delivery.RetryRequested, md application.Metadata) (application.DeliveryRecord, error) {
 	var out application.DeliveryRecord
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
@@ -113,7 +112,7 @@ func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRec
 				WHERE id = $1)
 			SELECT pg_notify($3, $4)`, rec.ID, e.At, NotifyChannel, DeliveriesDue)
 		if err := d.store.AppendWith(ctx, tx, e.At, state, StreamEvents{StreamType: StreamDelivery, StreamID: rec.ID,
-			ExpectedVersion: 1 + attempts + retries, Events: []Event{e}, Metadata: md}); err != nil {
+			ExpectedVersion: deliveryStreamVersion(attempts, retries), Events: []Event{e}, Metadata: md}); err != nil {
 			return err
 		}
 		// Read before the commit: once committed, a worker may claim and

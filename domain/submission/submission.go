@@ -154,9 +154,7 @@ type DeliveryRef struct {
 // Accepted records an accepted live submission. It carries field names and
 // keyed hashes of the values, never the values themselves. It also queues
 // the submission's deliveries: no delivery.queued event is recorded for
-// them (older submissions' deliveries have one each), so a delivery's
-// stream starts with its first attempt, at version 2, version 1 being its
-// queuing by this event.
+// them (older submissions' deliveries have one each).
 type Accepted struct {
 	SubmissionID string            `json:"submissionId"`
 	FormID       string            `json:"formId"`
