@@ -225,7 +225,7 @@ func (s *SMTP) Close() {
 // replyCode is the SMTP reply code in err (451, 550…), or 0 when the server
 // gave none: a broken connection, a timeout, a failed dial.
 func replyCode(err error) int {
-	var refused *Refusal
+	var refused *refusal
 	if errors.As(err, &refused) {
 		return refused.Code
 	}

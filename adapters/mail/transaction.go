@@ -11,9 +11,9 @@ import (
 	"github.com/wneessen/go-mail/smtp"
 )
 
-// Refusal is an SMTP server's negative reply to a command of a mail
+// refusal is an SMTP server's negative reply to a command of a mail
 // transaction: 550 at RCPT TO, 451 at MAIL FROM, 554 after the content…
-type Refusal struct {
+type refusal struct {
 	// Command is the verb the server refused (MAIL, RCPT, DATA) or "content"
 	// for its reply to the message itself.
 	Command string
@@ -21,7 +21,7 @@ type Refusal struct {
 	Text    string
 }
 
-func (r *Refusal) Error() string {
+func (r *refusal) Error() string {
 	return fmt.Sprintf("SMTP server refused %s: %d %s", r.Command, r.Code, r.Text)
 }
 
@@ -69,7 +69,7 @@ func transact(conn *smtp.Client, msg *gomail.Msg, timeout time.Duration) (usable
 	}
 	dataAccepted, err := sendCommands(conn, commands)
 	if err != nil {
-		var refused *Refusal
+		var refused *refusal
 		if !errors.As(err, &refused) || dataAccepted {
 			return false, err
 		}
@@ -142,12 +142,12 @@ func exchange(conn *smtp.Client, command string, expect int) (int, string, error
 	return code, text, err
 }
 
-// refusalOf turns a reply other than the expected one into a Refusal;
+// refusalOf turns a reply other than the expected one into a refusal;
 // broken says there was no reply at all (the connection failed).
 func refusalOf(command string, err error) (broken bool, _ error) {
 	var reply *textproto.Error
 	if errors.As(err, &reply) {
-		return false, &Refusal{Command: command, Code: reply.Code, Text: reply.Msg}
+		return false, &refusal{Command: command, Code: reply.Code, Text: reply.Msg}
 	}
 	return true, err
 }
