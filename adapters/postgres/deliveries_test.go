@@ -50,9 +50,7 @@ func TestPayloadsKeepTheirKeyIDAndAWaitingDeliveryKeepsIt(t *testing.T) {
 	g := newGroupEnv(t)
 	s := g.accepted(g.version, "")
 	s.Payload.KeyID = "1a2b3c4d"
-	if _, err := g.subs.Accept(g.ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	g.accept(t, s)
 	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
 	id := s.Accepted.SubmissionID
 	got, err := store.Payloads(g.ctx, []string{id})
@@ -98,9 +96,7 @@ func TestConcurrentLastDeliveriesShredThePayloadOnce(t *testing.T) {
 			Kind: delivery.KindAutoresponder, At: s.Queued[0].At}
 		s.Queued = append(s.Queued, second)
 		s.Accepted.Deliveries = append(s.Accepted.Deliveries, submission.DeliveryRef{ID: second.DeliveryID, Kind: second.Kind})
-		if _, err := g.subs.Accept(g.ctx, s); err != nil {
-			t.Fatal(err)
-		}
+		g.accept(t, s)
 		subs = append(subs, s)
 	}
 	now := time.Now().UTC()
@@ -146,11 +142,7 @@ func TestSettlingShredsAtOnceUnlessADeliveryFailed(t *testing.T) {
 		Kind: delivery.KindAutoresponder, At: twice.Queued[0].At}
 	twice.Queued = append(twice.Queued, second)
 	twice.Accepted.Deliveries = append(twice.Accepted.Deliveries, submission.DeliveryRef{ID: second.DeliveryID, Kind: second.Kind})
-	for _, s := range []application.AcceptedSubmission{single, twice} {
-		if _, err := g.subs.Accept(g.ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	g.accept(t, single, twice)
 	err := store.RecordAttempts(g.ctx, []application.Attempt{
 		{Queued: single.Queued[0], Number: 1, Outcome: delivery.Succeeded{Attempt: 1, At: now}},
 		{Queued: twice.Queued[0], Number: 1, Outcome: delivery.GaveUp{Attempts: 1, Reason: "550 no such user", At: now}},
@@ -197,9 +189,7 @@ func TestAnAttemptRecordedElsewhereLeavesTheRestOfItsGroupToLand(t *testing.T) {
 	var queued []delivery.Queued
 	for range 2 {
 		s := g.accepted(g.version, "")
-		if _, err := g.subs.Accept(g.ctx, s); err != nil {
-			t.Fatal(err)
-		}
+		g.accept(t, s)
 		queued = append(queued, s.Queued[0])
 	}
 	now := time.Now().UTC()

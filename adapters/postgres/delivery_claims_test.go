@@ -172,13 +172,9 @@ func TestAClaimBringsEachDeliverysSealedPayload(t *testing.T) {
 	g := newGroupEnv(t)
 	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
 	sub := g.accepted(g.version, "")
-	if _, err := g.subs.Accept(g.ctx, sub); err != nil {
-		t.Fatal(err)
-	}
+	g.accept(t, sub)
 	shredded := g.accepted(g.version, "")
-	if _, err := g.subs.Accept(g.ctx, shredded); err != nil {
-		t.Fatal(err)
-	}
+	g.accept(t, shredded)
 	if _, err := g.pool.Exec(g.ctx, `DELETE FROM submission_payloads WHERE submission_id = $1`, shredded.Accepted.SubmissionID); err != nil {
 		t.Fatal(err)
 	}

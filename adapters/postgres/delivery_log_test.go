@@ -47,9 +47,7 @@ func sameStrings(a, b []string) bool {
 func failOnce(t *testing.T, g groupEnv, store *postgres.DeliveryStore) application.AcceptedSubmission {
 	t.Helper()
 	s := g.accepted(g.version, "")
-	if _, err := g.subs.Accept(g.ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	g.accept(t, s)
 	now := time.Now().UTC()
 	if err := store.RecordAttempts(g.ctx, []application.Attempt{{Queued: s.Queued[0], Number: 1,
 		Outcome: delivery.GaveUp{Attempts: 1, Reason: "550 no such user", At: now}}}); err != nil {
@@ -203,9 +201,7 @@ func TestTheLogShowsNoNextAttemptWhileOneIsUnderWay(t *testing.T) {
 	g := newGroupEnv(t)
 	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
 	s := g.accepted(g.version, "")
-	if _, err := g.subs.Accept(g.ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	g.accept(t, s)
 	id := s.Queued[0].DeliveryID
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	if err := store.RecordAttempts(g.ctx, []application.Attempt{{Queued: s.Queued[0], Number: 1,

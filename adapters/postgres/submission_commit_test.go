@@ -53,6 +53,17 @@ func (g groupEnv) accepted(version int, key string) application.AcceptedSubmissi
 	}
 }
 
+// accept commits each submission through the group commit, failing the test
+// on an error.
+func (g groupEnv) accept(t *testing.T, subs ...application.AcceptedSubmission) {
+	t.Helper()
+	for _, s := range subs {
+		if _, err := g.subs.Accept(g.ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // committed reports whether a submission's event, message, delivery and
 // payload are stored, failing when only part of them is.
 func (g groupEnv) committed(t *testing.T, s application.AcceptedSubmission) bool {
