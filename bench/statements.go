@@ -15,8 +15,13 @@ import (
 // statistics themselves) so the statement report leaves them out.
 const benchMarker = "/* formd-bench */"
 
-// statementTopN is how many statements the report lists.
-const statementTopN = 8
+// statementTopN is how many statements the JSON report keeps, the
+// statements run inside functions among them; statementPrintN how many the
+// printed report lists.
+const (
+	statementTopN   = 24
+	statementPrintN = 8
+)
 
 // statementQueryChars is how much of a statement's text the report keeps.
 const statementQueryChars = 100
@@ -148,7 +153,7 @@ func statementLines(r *StatementReport, goalUs float64) []string {
 			r.WALPerAccepted/1024, float64(r.WALFullPages)/float64(r.Accepted))
 	}
 	lines := []string{head + goal}
-	for _, row := range r.Top {
+	for _, row := range r.Top[:min(statementPrintN, len(r.Top))] {
 		nested := ""
 		if row.Nested {
 			nested = " (inside a function)"

@@ -41,14 +41,17 @@ func TestSummarizeStatementsCountsTopLevelTimePerSubmission(t *testing.T) {
 	}
 }
 
-func TestSummarizeStatementsKeepsTheTopEightByTotalTime(t *testing.T) {
+func TestSummarizeStatementsKeepsTheTopByTotalTime(t *testing.T) {
 	var rows []StatementRow
-	for i := range 12 {
+	for i := range statementTopN + 4 {
 		rows = append(rows, StatementRow{Query: strings.Repeat("x", i+1), Calls: 1, TotalMs: float64(i)})
 	}
 	r := summarizeStatements("open loop", rows, 10, -1)
-	if len(r.Top) != statementTopN || r.Top[0].TotalMs != 11 || r.Top[7].TotalMs != 4 {
-		t.Fatalf("top = %+v, want the 8 slowest, slowest first", r.Top)
+	if len(r.Top) != statementTopN || r.Top[0].TotalMs != statementTopN+3 || r.Top[statementTopN-1].TotalMs != 4 {
+		t.Fatalf("top = %+v, want the %d slowest, slowest first", r.Top, statementTopN)
+	}
+	if lines := statementLines(r, 150); len(lines) != 1+statementPrintN {
+		t.Fatalf("printed %d lines, want the head and the top %d", len(lines), statementPrintN)
 	}
 	if r.PerDeliveredUs != 0 {
 		t.Fatal("per delivered computed for a phase that does not count deliveries")
