@@ -32,6 +32,7 @@ type DeliverHandler struct {
 	log           *slog.Logger
 	metrics       Metrics
 	render        *Renderer
+	handOff       *DeliveryHandOff
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
@@ -45,8 +46,13 @@ func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbou
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, tx: tx,
 		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics,
-		render: NewRenderer(settings, secrets, sealer, links, clock)}
+		render: NewRenderer(settings, secrets, sealer, links, clock), handOff: NewDeliveryHandOff()}
 }
+
+// HandOff is where this process's submissions hand the deliveries their
+// commits claimed to the delivery workers, and how the workers count their
+// slots.
+func (h *DeliverHandler) HandOff() *DeliveryHandOff { return h.handOff }
 
 // Handles reports whether this handler performs deliveries of kind.
 func (h *DeliverHandler) Handles(kind string) bool {
@@ -111,7 +117,7 @@ type DueDelivery struct {
 // pipeline (ports/events), so a process claims and records in groups
 // however many attempts it makes at once.
 func (h *DeliverHandler) Claim(ctx context.Context, limit int) ([]DueDelivery, error) {
-	deadline := time.Now().Add(DeliveryLease / 2)
+	deadline := handOffDeadline(time.Now())
 	claimed, err := h.store.ClaimDue(ctx, h.clock.Now(), DeliveryLease, limit)
 	if err != nil || len(claimed) == 0 {
 		return nil, err

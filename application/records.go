@@ -164,8 +164,13 @@ type AcceptedSubmission struct {
 	Metadata       Metadata
 	Accepted       submission.Accepted
 	Queued         []delivery.Queued
-	Payload        SealedPayload
-	Response       StoredResponse
+	// ClaimedUntil, when set, has the commit write the queued deliveries
+	// claimed by this process until then, for its delivery workers to take
+	// from the DeliveryHandOff rather than claim; the zero time leaves them
+	// for any process to claim.
+	ClaimedUntil time.Time
+	Payload      SealedPayload
+	Response     StoredResponse
 	// Charge is the quota the submission counts against; an empty
 	// AccountID counts it against none.
 	Charge QuotaCharge

@@ -77,13 +77,17 @@ type SubmitHandler struct {
 	captchas       *CaptchaChecks
 	uploads        *UploadIntake
 	tests          *TestInbox
+	// handOff takes the deliveries whose commit claimed them for this
+	// process's delivery workers; nil claims none.
+	handOff *DeliveryHandOff
 }
 
-// NewSubmitHandler builds the handler; every dependency is required, and
-// every plan needs a quota of at least one.
+// NewSubmitHandler builds the handler; every dependency but handOff is
+// required, and every plan needs a quota of at least one. With a nil
+// handOff, every delivery is left for the delivery workers to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox) *SubmitHandler {
+	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
 		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil {
 		panic("application: nil dependency of SubmitHandler")
@@ -94,7 +98,8 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads, tests: tests}
+		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads, tests: tests,
+		handOff: handOff}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a

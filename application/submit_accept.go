@@ -51,6 +51,13 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
 		stored.RequestHash = requestHash(key, cmd.Fields, cmd.Files...)
 	}
+	// The deliveries go to this process's workers from the commit when
+	// they have room for all of them, with the lease a claim takes.
+	handOff := h.handOff != nil && len(queued) > 0 && h.handOff.Reserve(len(queued))
+	var claimedUntil time.Time
+	if handOff {
+		claimedUntil = now.Add(DeliveryLease)
+	}
 	prior, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
 		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
@@ -58,10 +65,13 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 			SubmissionID: submissionID, FormID: rec.ID, RequestID: cmd.RequestID,
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
 		},
-		Queued: queued, Payload: sealed, Response: stored,
+		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
 		Charge:  QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
 		Uploads: in.uploads,
 	})
+	if handOff {
+		h.handOver(queued, sealed, err == nil && prior == nil)
+	}
 	if err != nil {
 		return SubmitOutcome{}, err
 	}
@@ -70,6 +80,24 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	}
 	resp.Body.Data = echo(data)
 	return SubmitOutcome{Response: resp, Redirect: redirect}, nil
+}
+
+// handOver gives the delivery workers the deliveries that the commit wrote
+// claimed for them, with the payload they would otherwise read with a
+// claim; when nothing was committed (an error, a replayed key), it frees
+// their reserved slots. A commit whose outcome is unknown (its connection
+// failed at COMMIT) may have written them: they then wait for their lease.
+func (h *SubmitHandler) handOver(queued []delivery.Queued, sealed SealedPayload, committed bool) {
+	if !committed {
+		h.handOff.Release(len(queued))
+		return
+	}
+	deadline := handOffDeadline(time.Now())
+	due := make([]DueDelivery, len(queued))
+	for i, q := range queued {
+		due[i] = DueDelivery{ClaimedDelivery: ClaimedDelivery{Queued: q, Payload: &sealed}, Deadline: deadline}
+	}
+	h.handOff.Hand(due...)
 }
 
 // planned gives each delivery of plan its id and builds what the

@@ -57,7 +57,7 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	if len(keys.idx) > 0 {
 		writes.Queue(insertKeys, keys.args()...)
 	}
-	rows := writeRowsOf(batch, live)
+	rows := writeRowsOf(batch, live, s.claimant)
 	rows.queuePayloads(writes)
 	rows.queueDeliveries(writes, s.store)
 	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
@@ -104,7 +104,7 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 		if err := releaseUploads(ctx, tx, batch, newlyRefused(before, live)); err != nil {
 			return err
 		}
-		rows := writeRowsOf(batch, live)
+		rows := writeRowsOf(batch, live, s.claimant)
 		if len(rows.ids) == 0 {
 			return nil
 		}
@@ -151,7 +151,7 @@ type writeRows struct {
 	deliveries  queuedRows
 }
 
-func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
+func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
 	var w writeRows
 	for i, p := range batch {
 		if !live[i] {
@@ -164,7 +164,7 @@ func writeRowsOf(batch []*pendingSubmission, live []bool) writeRows {
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
 		for _, q := range sub.Queued {
-			w.deliveries.add(q)
+			w.deliveries.add(q, sub.ClaimedUntil, claimant)
 		}
 	}
 	return w
@@ -181,14 +181,16 @@ func (w writeRows) queueDeliveries(b *pgx.Batch, store *EventStore) {
 		return
 	}
 	b.Queue(insertQueued, w.deliveries.args()...)
-	store.queueWake(b, DeliveriesDue)
+	if w.deliveries.unclaimed > 0 {
+		store.queueWake(b, DeliveriesDue)
+	}
 }
 
 // committed wakes the subscribers of the streams and the delivery workers
 // once the group commit is durable.
 func (w writeRows) committed(store *EventStore) {
 	store.Committed(w.streams...)
-	if len(w.deliveries.ids) > 0 {
+	if w.deliveries.unclaimed > 0 {
 		store.wakeAfterCommit(DeliveriesDue)
 	}
 }

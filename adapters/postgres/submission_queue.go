@@ -38,6 +38,10 @@ type SubmissionStore struct {
 	stop    chan struct{}
 	once    sync.Once
 	commits CommitObserver
+	// claimant is the process that a submission's handed-off deliveries
+	// are written claimed by (application.DeliveryHandOff): the delivery
+	// store's, whose heartbeat keeps its claims.
+	claimant string
 }
 
 // CommitObserver hears about each group commit: how many submissions it
@@ -86,6 +90,15 @@ func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger,
 	return s
 }
 
+// ClaimingFor makes the store write the deliveries that a submission hands
+// off (AcceptedSubmission.ClaimedUntil) claimed by deliveries' process, so
+// that no other worker claims them and that process's leaving or death
+// releases them like its other claims.
+func (s *SubmissionStore) ClaimingFor(deliveries *DeliveryStore) *SubmissionStore {
+	s.claimant = deliveries.instance
+	return s
+}
+
 // Close drains the queue and stops the workers.
 func (s *SubmissionStore) Close() {
 	s.once.Do(func() { close(s.stop) })
@@ -95,6 +108,10 @@ func (s *SubmissionStore) Close() {
 // Accept implements application.SubmissionStore. Once queued, it waits for
 // the commit even if ctx ends, so its answer is always the truth.
 func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
+	if !sub.ClaimedUntil.IsZero() && s.claimant == "" {
+		// Written unclaimed, a handed-off delivery could be sent twice.
+		return nil, errors.New("submission store: deliveries handed off with no claimant (ClaimingFor)")
+	}
 	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
 	select {
 	case s.laneOf(sub) <- p:

@@ -191,6 +191,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		}
 		defer stopMetrics()
 	}
+	// The first heartbeat is written before anything claims: a process
+	// killed before its first beat would hold its claims (a submission's
+	// handed-off deliveries among them) for the whole lease, where once it
+	// has beaten, other processes release them within DeadAfter.
+	if err := svc.Deliveries.Heartbeat(ctx, time.Now()); err != nil {
+		return fmt.Errorf("formd: recording this process's delivery heartbeat: %w", err)
+	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
 	routers := &runningRouter{current: svc.Router}
 	go routers.run(ctx, svc.NewRouter, log)

@@ -16,6 +16,7 @@ type deliveryRounds interface {
 	Claim(ctx context.Context, limit int) ([]application.DueDelivery, error)
 	Attempt(ctx context.Context, d application.DueDelivery) (application.Attempt, error)
 	Record(ctx context.Context, attempts []application.Attempt) error
+	HandOff() *application.DeliveryHandOff
 }
 
 // claimPerSender is how many claimed deliveries a process holds per
@@ -60,11 +61,12 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 		return
 	}
 	capacity := n * claimPerSender
-	// The buffers hold every delivery the claimer can have out, so no send
-	// on them blocks.
-	work := make(chan application.DueDelivery, capacity)
-	outcomes := make(chan application.Attempt, capacity)
-	freed := make(chan int, capacity)
+	// The hand-off counts the slots of deliveries out (claimed, or handed
+	// off by a submission's commit, and not yet recorded) and holds the
+	// work; outcomes holds as many as can be out, so no send blocks.
+	handOff := rounds.HandOff()
+	work := handOff.Open(capacity)
+	outcomes := make(chan application.Attempt, 2*capacity)
 
 	var senders sync.WaitGroup
 	for range n {
@@ -73,7 +75,7 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 			defer senders.Done()
 			for d := range work {
 				if ctx.Err() != nil { // shutting down: left for Leave to release
-					freed <- 1
+					handOff.Release(1)
 					continue
 				}
 				// An attempt under way finishes even if ctx ends meanwhile: a
@@ -81,7 +83,7 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 				a, err := rounds.Attempt(context.WithoutCancel(ctx), d)
 				if err != nil {
 					log.Warn("delivery attempt", "deliveryId", d.DeliveryID, "err", err)
-					freed <- 1
+					handOff.Release(1)
 					continue
 				}
 				outcomes <- a
@@ -91,42 +93,37 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
-		recordOutcomes(ctx, rounds, outcomes, freed, capacity, log)
+		recordOutcomes(ctx, rounds, outcomes, handOff, capacity, log)
 	}()
 
-	claimDue(ctx, rounds, due, capacity, work, freed, log)
-	close(work)
+	claimDue(ctx, rounds, due, handOff, log)
+	handOff.Close() // no more work: the senders finish what the channel holds
 	senders.Wait()
 	close(outcomes)
 	<-recorded
 }
 
-// claimDue is the claimer: it keeps up to capacity deliveries claimed and
-// not yet recorded, claiming again at once while claims come back full (more
-// may be due) and otherwise when woken.
-func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, capacity int,
-	work chan<- application.DueDelivery, freed <-chan int, log *slog.Logger) {
-	out := 0 // claimed and not yet recorded (or given up)
+// claimDue is the claimer: it claims as many due deliveries as there are
+// free slots, claiming again at once while claims come back full (more may
+// be due) and otherwise when woken. A submission's deliveries that its
+// commit handed off need no claim, and no wake-up.
+func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, handOff *application.DeliveryHandOff, log *slog.Logger) {
 	for ctx.Err() == nil {
-		out -= drain(freed)
-		if out >= capacity {
+		want := handOff.Free()
+		if want <= 0 {
 			select {
 			case <-ctx.Done():
-			case k := <-freed:
-				out -= k
+			case <-handOff.Freed():
 			}
 			continue
 		}
 		wake := due()
-		want := capacity - out
 		claimed, err := rounds.Claim(ctx, want)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("claiming due deliveries", "err", err)
 		}
-		out += len(claimed)
-		for _, d := range claimed {
-			work <- d
-		}
+		handOff.Take(len(claimed))
+		handOff.Hand(claimed...)
 		if err == nil && len(claimed) == want {
 			continue
 		}
@@ -140,8 +137,8 @@ func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, cap
 
 // recordOutcomes is the recorder: it records every outcome that has arrived
 // in one transaction (a group commit of outcomes) until outcomes closes, and
-// frees their room for the claimer.
-func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan application.Attempt, freed chan<- int,
+// frees their slots.
+func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan application.Attempt, handOff *application.DeliveryHandOff,
 	most int, log *slog.Logger) {
 	for a := range outcomes {
 		batch := []application.Attempt{a}
@@ -166,19 +163,6 @@ func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan 
 			// attempted again.
 			log.Warn("recording delivery attempts", "count", len(batch), "err", err)
 		}
-		freed <- len(batch)
-	}
-}
-
-// drain takes whatever counts are waiting on freed without blocking.
-func drain(freed <-chan int) int {
-	total := 0
-	for {
-		select {
-		case k := <-freed:
-			total += k
-		default:
-			return total
-		}
+		handOff.Release(len(batch))
 	}
 }

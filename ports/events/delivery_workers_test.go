@@ -28,11 +28,14 @@ type rounds struct {
 	attempt    func(id string) // called inside Attempt, outside the lock
 	record     func(n int)     // called inside Record, outside the lock, with the call's number
 	recordings int
+	handOff    *application.DeliveryHandOff
 }
 
 func newRounds(n int) *rounds {
-	return &rounds{queue: ids(n)}
+	return &rounds{queue: ids(n), handOff: application.NewDeliveryHandOff()}
 }
+
+func (r *rounds) HandOff() *application.DeliveryHandOff { return r.handOff }
 
 func (r *rounds) Claim(_ context.Context, limit int) ([]application.DueDelivery, error) {
 	r.mu.Lock()
@@ -280,4 +283,54 @@ func TestAFailingClaimIsNotRetriedInATightLoop(t *testing.T) {
 	}
 	w.wake()
 	waitFor(t, "a claim after the wake-up", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.claims) == 2 })
+}
+
+// A submission's deliveries that its commit handed off are attempted and
+// recorded with no claim and no wake-up.
+func TestHandedOffDeliveriesAreAttemptedWithoutAClaim(t *testing.T) {
+	r, w := newRounds(0), newWakes()
+	run(t, r, w, 2)
+	waitFor(t, "the first claim", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.claims) == 1 })
+	if !r.handOff.Reserve(3) {
+		t.Fatal("an idle pipeline refused to reserve 3 of its 32 slots")
+	}
+	var due []application.DueDelivery
+	for _, id := range []string{"h0", "h1", "h2"} {
+		due = append(due, application.DueDelivery{ClaimedDelivery: application.ClaimedDelivery{
+			Queued: delivery.Queued{DeliveryID: id, Kind: delivery.KindEmail}}})
+	}
+	r.handOff.Hand(due...)
+	waitFor(t, "the handed-off deliveries recorded", func() bool { return len(r.recorded()) == 3 })
+	time.Sleep(50 * time.Millisecond) // room for a stray claim to show
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Equal(r.recordedLocked(), []string{"h0", "h1", "h2"}) || len(r.claims) != 1 {
+		t.Fatalf("recorded %v after %d claims; want h0-h2 after only the first, empty claim", r.recordedLocked(), len(r.claims))
+	}
+	if free := r.handOff.Free(); free != 2*claimPerSender {
+		t.Fatalf("%d slots free after the records; want all %d back", free, 2*claimPerSender)
+	}
+}
+
+// A submission is handed off only into slots that are free: while the
+// senders' slots are all out, its deliveries are left for a claim, and once
+// outcomes are recorded there is room again.
+func TestNoSubmissionIsHandedOffPastTheSendersRoom(t *testing.T) {
+	r, w := newRounds(claimPerSender), newWakes()
+	release := make(chan struct{})
+	r.attempt = func(string) { <-release }
+	run(t, r, w, 1)
+	waitFor(t, "the backlog claimed", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.out == claimPerSender })
+	if r.handOff.Reserve(1) {
+		t.Fatal("reserved a slot while all of them were out")
+	}
+	close(release)
+	waitFor(t, "the backlog recorded", func() bool { return len(r.recorded()) == claimPerSender })
+	waitFor(t, "a slot reserved once the outcomes are recorded", func() bool {
+		if r.handOff.Reserve(1) {
+			r.handOff.Release(1)
+			return true
+		}
+		return false
+	})
 }

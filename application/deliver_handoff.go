@@ -1,0 +1,128 @@
+package application
+
+import (
+	"sync"
+	"time"
+)
+
+// DeliveryHandOff carries the deliveries that a submission's own commit
+// claimed for this process straight to this process's delivery workers, so
+// a fresh delivery costs no claim statement and no wake-up: the commit
+// writes it claimed by this process, under the same lease a claim takes,
+// and its sealed payload is still in memory. It also counts the delivery
+// workers' slots: a delivery is handed off only into a slot reserved before
+// its commit, so the workers never hold more than their capacity and a
+// hand-off never waits. A delivery that finds no free slot is committed
+// unclaimed and claimed as before.
+//
+// The claim is in PostgreSQL either way: if this process dies before the
+// attempt, its claims are released as any claim of a dead process is.
+type DeliveryHandOff struct {
+	mu    sync.Mutex
+	free  int
+	open  bool
+	work  chan DueDelivery
+	freed chan struct{}
+}
+
+// NewDeliveryHandOff builds a hand-off with no slots: nothing is reserved
+// until the delivery workers open it.
+func NewDeliveryHandOff() *DeliveryHandOff {
+	return &DeliveryHandOff{freed: make(chan struct{}, 1)}
+}
+
+// Open gives the hand-off capacity slots and returns the channel the
+// delivery workers take their work from. It holds twice the slots: a claim
+// asks for the slots free when it starts (Free) and takes what it got
+// (Take), while submissions may reserve some of the same slots meanwhile,
+// so up to twice the capacity can be out, and no hand-off ever blocks.
+func (h *DeliveryHandOff) Open(capacity int) <-chan DueDelivery {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.free, h.open = capacity, true
+	h.work = make(chan DueDelivery, 2*capacity)
+	return h.work
+}
+
+// Close stops reservations and hand-offs and closes the work channel once
+// what it holds is taken. A delivery reserved before Close and committed
+// after it stays claimed by this process until its release at the process's
+// leaving (or, failing that, its lease).
+func (h *DeliveryHandOff) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open {
+		h.open = false
+		close(h.work)
+	}
+}
+
+// Reserve takes n slots if that many are free, or none: a submission's
+// deliveries are handed off together or claimed as before.
+func (h *DeliveryHandOff) Reserve(n int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.open || n <= 0 || h.free < n {
+		return false
+	}
+	h.free -= n
+	return true
+}
+
+// Free is how many slots are free now (none once closed): how many
+// deliveries the workers' claimer asks for.
+func (h *DeliveryHandOff) Free() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.open {
+		return 0
+	}
+	return h.free
+}
+
+// Take takes n slots for deliveries the claimer claimed, even if
+// submissions reserved some of them since it asked (see Open). The claimer
+// does not reserve before it claims: a claim in flight holding every free
+// slot would send each submission meanwhile to the claimer, whose wake-up
+// would hold them again.
+func (h *DeliveryHandOff) Take(n int) {
+	h.mu.Lock()
+	h.free -= n
+	h.mu.Unlock()
+}
+
+// Release gives back n slots: an attempt recorded or given up, a reserved
+// submission that did not commit, a claim that found less than it asked.
+func (h *DeliveryHandOff) Release(n int) {
+	if n <= 0 {
+		return
+	}
+	h.mu.Lock()
+	h.free += n
+	h.mu.Unlock()
+	select {
+	case h.freed <- struct{}{}:
+	default:
+	}
+}
+
+// Freed is signalled when slots were released.
+func (h *DeliveryHandOff) Freed() <-chan struct{} { return h.freed }
+
+// Hand gives the workers deliveries for slots reserved earlier. Once the
+// hand-off is closed they are not attempted here: their slots no longer
+// matter, and their claims are released when the process leaves.
+func (h *DeliveryHandOff) Hand(due ...DueDelivery) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.open {
+		return
+	}
+	for _, d := range due {
+		h.work <- d
+	}
+}
+
+// handOffDeadline is when an attempt at a delivery claimed at claimedAt
+// must end: half the lease, as for a claimed one (DeliverHandler.Claim).
+func handOffDeadline(claimedAt time.Time) time.Time { return claimedAt.Add(DeliveryLease / 2) }
