@@ -46,7 +46,7 @@ func commitPath(f func(*SubmissionStore, context.Context, []*pendingSubmission) 
 // NewSubmissionStoreWithWorkers is NewSubmissionStore with n commit
 // workers, so a test can hold them all and have a batch fill up.
 func NewSubmissionStoreWithWorkers(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, n int) (*SubmissionStore, func()) {
-	s := newSubmissionStore(pool, store, log, noCommitObserver{}, n)
+	s := newSubmissionStore(pool, store, NewDeliveryStore(pool, store), log, noCommitObserver{}, n)
 	return s, s.Close
 }
 

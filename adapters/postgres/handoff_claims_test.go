@@ -17,9 +17,8 @@ func TestHandedOffDeliveriesAreCommittedClaimedByTheProcess(t *testing.T) {
 	g := newGroupEnv(t)
 	events := postgres.NewEventStore()
 	mine, other := postgres.NewDeliveryStore(g.pool, events), postgres.NewDeliveryStore(g.pool, events)
-	subs, closeStore := postgres.NewSubmissionStore(g.pool, events, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	subs, closeStore := postgres.NewSubmissionStore(g.pool, events, mine, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(closeStore)
-	subs = subs.ClaimingFor(mine)
 	now := time.Now().UTC()
 	for _, s := range []*postgres.DeliveryStore{mine, other} {
 		if err := s.Heartbeat(g.ctx, now); err != nil {
@@ -67,17 +66,14 @@ func TestHandedOffDeliveriesAreCommittedClaimedByTheProcess(t *testing.T) {
 	}
 }
 
-// A store that does not know which process it claims for refuses a
-// submission that hands its deliveries off: written unclaimed, they could
+// A store cannot be built without the delivery store whose process its
+// hand-offs are claimed for: written unclaimed, a handed-off delivery could
 // be claimed by another process too and sent twice.
-func TestAHandOffWithoutAClaimantIsRefused(t *testing.T) {
-	g := newGroupEnv(t)
-	s := g.accepted(g.version, "")
-	s.ClaimedUntil = time.Now().Add(time.Minute)
-	if _, err := g.subs.Accept(g.ctx, s); err == nil {
-		t.Fatal("committed handed-off deliveries with no claimant")
-	}
-	if g.committed(t, s) {
-		t.Fatal("the refused submission is stored")
-	}
+func TestASubmissionStoreNeedsTheProcessItsHandOffsAreClaimedFor(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("built a submission store with no delivery store to claim hand-offs for")
+		}
+	}()
+	postgres.NewSubmissionStore(nil, postgres.NewEventStore(), nil, slog.New(slog.DiscardHandler))
 }

@@ -168,7 +168,8 @@ func TestGroupCommitChargesThePlanTheAccountIsOnNow(t *testing.T) {
 func TestTwoStoresNeverOverrunAQuota(t *testing.T) {
 	t.Parallel()
 	g := newGroupEnv(t)
-	other, closeOther := postgres.NewSubmissionStore(g.pool, postgres.NewEventStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	events := postgres.NewEventStore()
+	other, closeOther := postgres.NewSubmissionStore(g.pool, events, postgres.NewDeliveryStore(g.pool, events), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(closeOther)
 	quotas := account.Quotas{Free: 25, Pro: 100, Lifetime: 100}
 	g.setUsed(t, 15)

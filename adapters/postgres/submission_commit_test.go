@@ -31,7 +31,8 @@ func newGroupEnv(t *testing.T) groupEnv {
 	t.Helper()
 	e := newUoWEnv(t)
 	accountID, formID := e.seedForm(t)
-	subs, closeStore := postgres.NewSubmissionStore(e.pool, postgres.NewEventStore(),
+	events := postgres.NewEventStore()
+	subs, closeStore := postgres.NewSubmissionStore(e.pool, events, postgres.NewDeliveryStore(e.pool, events),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(closeStore)
 	return groupEnv{uowEnv: e, subs: subs, accountID: accountID, formID: formID, version: 1}

@@ -66,36 +66,37 @@ type acceptResult struct {
 }
 
 // NewSubmissionStore starts the commit workers; Close stops them after the
-// queue is drained.
-func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger) (*SubmissionStore, func()) {
-	return NewObservedSubmissionStore(pool, store, log, noCommitObserver{})
+// queue is drained. The deliveries a submission hands off
+// (AcceptedSubmission.ClaimedUntil) are written claimed by the process of
+// deliveries, so no other process claims them and that process's leaving or
+// death releases them like its other claims.
+func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger) (*SubmissionStore, func()) {
+	return NewObservedSubmissionStore(pool, store, deliveries, log, noCommitObserver{})
 }
 
 // NewObservedSubmissionStore is NewSubmissionStore reporting every group
 // commit to commits.
-func NewObservedSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, commits CommitObserver) (*SubmissionStore, func()) {
-	s := newSubmissionStore(pool, store, log, commits, defaultCommitWorkers)
+func NewObservedSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger,
+	commits CommitObserver) (*SubmissionStore, func()) {
+	s := newSubmissionStore(pool, store, deliveries, log, commits, defaultCommitWorkers)
 	return s, s.Close
 }
 
 // newSubmissionStore starts workers commit workers, each with its lane.
-func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, commits CommitObserver, workers int) *SubmissionStore {
-	s := &SubmissionStore{pool: pool, store: store, log: log, stop: make(chan struct{}), commits: commits}
+func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger, commits CommitObserver,
+	workers int) *SubmissionStore {
+	if deliveries == nil {
+		// Written unclaimed, a handed-off delivery could be claimed by
+		// another process too, and sent twice.
+		panic("postgres: a submission store needs the delivery store its hand-offs are claimed for")
+	}
+	s := &SubmissionStore{pool: pool, store: store, log: log, stop: make(chan struct{}), commits: commits, claimant: deliveries.instance}
 	for range workers {
 		lane := make(chan *pendingSubmission, 4*maxBatch)
 		s.lanes = append(s.lanes, lane)
 		s.wg.Add(1)
 		go s.work(lane)
 	}
-	return s
-}
-
-// ClaimingFor makes the store write the deliveries that a submission hands
-// off (AcceptedSubmission.ClaimedUntil) claimed by deliveries' process, so
-// that no other worker claims them and that process's leaving or death
-// releases them like its other claims.
-func (s *SubmissionStore) ClaimingFor(deliveries *DeliveryStore) *SubmissionStore {
-	s.claimant = deliveries.instance
 	return s
 }
 
@@ -108,10 +109,6 @@ func (s *SubmissionStore) Close() {
 // Accept implements application.SubmissionStore. Once queued, it waits for
 // the commit even if ctx ends, so its answer is always the truth.
 func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
-	if !sub.ClaimedUntil.IsZero() && s.claimant == "" {
-		// Written unclaimed, a handed-off delivery could be sent twice.
-		return nil, errors.New("submission store: deliveries handed off with no claimant (ClaimingFor)")
-	}
 	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
 	select {
 	case s.laneOf(sub) <- p:

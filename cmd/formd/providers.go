@@ -42,7 +42,7 @@ var adapterSet = wire.NewSet(
 	provideEventStore,
 	postgres.NewTransactor,
 	postgres.NewReadModel,
-	provideSubmissionStore,
+	postgres.NewObservedSubmissionStore,
 	postgres.NewFormCache,
 	provideDeliveryStore,
 	provideFailedPayloadRetention,
@@ -183,15 +183,6 @@ var portSet = wire.NewSet(
 // retention of failed submissions' payloads.
 func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retention application.FailedPayloadRetention) *postgres.DeliveryStore {
 	return postgres.NewDeliveryStore(pool, store).WithFailedPayloadRetention(time.Duration(retention))
-}
-
-// provideSubmissionStore builds the group commit, writing the deliveries a
-// submission hands to this process's workers claimed by the delivery
-// store's process.
-func provideSubmissionStore(pool *pgxpool.Pool, store *postgres.EventStore, log *slog.Logger, commits postgres.CommitObserver,
-	deliveries *postgres.DeliveryStore) (*postgres.SubmissionStore, func()) {
-	s, stop := postgres.NewObservedSubmissionStore(pool, store, log, commits)
-	return s.ClaimingFor(deliveries), stop
 }
 
 // provideDeliveryHandOff is the delivery workers' hand-off, through which

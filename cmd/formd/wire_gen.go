@@ -61,7 +61,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	deliveryStore := provideDeliveryStore(pool, eventStore, failedPayloadRetention)
 	sources := provideMetricSources(pool, deliveryStore)
 	metrics := prometheus.New(sources)
-	submissionStore, cleanup3 := provideSubmissionStore(pool, eventStore, log, metrics, deliveryStore)
+	submissionStore, cleanup3 := postgres.NewObservedSubmissionStore(pool, eventStore, deliveryStore, log, metrics)
 	valueHasher := secrets.NewValueHasher(keyring)
 	autoresponderLimits := postgres.NewAutoresponderLimits(pool)
 	formFloodLimits := provideFormFloods(cfg)
