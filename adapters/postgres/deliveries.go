@@ -403,7 +403,7 @@ func (DeliveryQueue) Queue(ctx context.Context, q delivery.Queued) error {
 // NOTIFY wakes idle delivery workers when that transaction commits.
 func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	var rows queuedRows
-	rows.add(q, time.Time{}, "")
+	rows.add(q, time.Time{})
 	// One statement, one round trip: the insert and the wake-up.
 	_, err := ex.ExecContext(ctx, `WITH queued AS (`+insertQueued+`) SELECT pg_notify($11, $12)`,
 		append(rows.args(), NotifyChannel, DeliveriesDue)...)
@@ -411,19 +411,19 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 }
 
 // insertQueued writes queued deliveries ($1-$10: queuedRows.args), due when
-// they were queued, each unclaimed or claimed by a process until a time (a
-// submission's deliveries that its commit hands to this process's workers:
-// application.DeliveryHandOff); one already written (a message handled
-// twice) is left as it is. The group commit writes a batch's deliveries
+// they were queued, each unclaimed or claimed until a time by the
+// claimant, $10 (a submission's deliveries that its commit hands to this
+// process's workers: application.DeliveryHandOff); one already written (a
+// message handled twice) is left as it is. The group commit writes a batch's deliveries
 // with it, the delivery queue's consumer the others one at a time.
 const insertQueued = `
 	INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, test, status, attempts, next_attempt_at,
 	                        updated_at, created_at, claimed_until, claimed_by)
 	SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.target, d.test,
-	       'queued', 0, d.at, d.at, d.at, d.until, NULLIF(d.by, '')::uuid
+	       'queued', 0, d.at, d.at, d.at, d.until, CASE WHEN d.until IS NOT NULL THEN NULLIF($10::text, '')::uuid END
 	FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[],
-	            $9::timestamptz[], $10::text[])
-	     AS d(id, sub, form, ver, kind, target, test, at, until, by)
+	            $9::timestamptz[])
+	     AS d(id, sub, form, ver, kind, target, test, at, until)
 	ON CONFLICT (id) DO NOTHING`
 
 // queuedRows are queued deliveries as the columns insertQueued takes.
@@ -432,14 +432,15 @@ type queuedRows struct {
 	tests                                  []bool
 	at                                     []time.Time
 	claimedUntil                           []*time.Time
-	claimedBy                              []string
+	// claimant is the process the claimed rows are claimed by.
+	claimant string
 	// unclaimed counts the rows no process claims: the delivery workers
 	// must be woken for them.
 	unclaimed int
 }
 
-// add adds q, claimed by the process by until (no claim: the zero time).
-func (r *queuedRows) add(q delivery.Queued, until time.Time, by string) {
+// add adds q, claimed by the claimant until until (no claim: the zero time).
+func (r *queuedRows) add(q delivery.Queued, until time.Time) {
 	r.ids, r.subs, r.forms, r.vers = append(r.ids, q.DeliveryID), append(r.subs, q.SubmissionID), append(r.forms, q.FormID), append(r.vers, q.VerificationID)
 	r.kinds, r.targets = append(r.kinds, q.Kind), append(r.targets, q.Target)
 	r.tests, r.at = append(r.tests, q.Test), append(r.at, q.At)
@@ -447,14 +448,13 @@ func (r *queuedRows) add(q delivery.Queued, until time.Time, by string) {
 	if !until.IsZero() {
 		claimed = &until
 	} else {
-		by = ""
 		r.unclaimed++
 	}
-	r.claimedUntil, r.claimedBy = append(r.claimedUntil, claimed), append(r.claimedBy, by)
+	r.claimedUntil = append(r.claimedUntil, claimed)
 }
 
 func (r queuedRows) args() []any {
-	return []any{r.ids, r.subs, r.forms, r.vers, r.kinds, r.targets, r.tests, r.at, r.claimedUntil, r.claimedBy}
+	return []any{r.ids, r.subs, r.forms, r.vers, r.kinds, r.targets, r.tests, r.at, r.claimedUntil, r.claimant}
 }
 
 // DeliveriesDue is the NOTIFY payload that wakes idle delivery workers.

@@ -152,7 +152,7 @@ type writeRows struct {
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
-	var w writeRows
+	w := writeRows{deliveries: queuedRows{claimant: claimant}}
 	for i, p := range batch {
 		if !live[i] {
 			continue
@@ -164,7 +164,7 @@ func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) write
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
 		for _, q := range sub.Queued {
-			w.deliveries.add(q, sub.ClaimedUntil, claimant)
+			w.deliveries.add(q, sub.ClaimedUntil)
 		}
 	}
 	return w
