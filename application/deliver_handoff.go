@@ -18,9 +18,10 @@ import (
 // The claim is in PostgreSQL either way: if this process dies before the
 // attempt, its claims are released as any claim of a dead process is.
 type DeliveryHandOff struct {
-	mu    sync.Mutex
-	free  int
-	open  bool
+	mu   sync.Mutex
+	free int
+	// work is the workers' channel while they run: nil before Open and
+	// after Close.
 	work  chan DueDelivery
 	freed chan struct{}
 }
@@ -39,7 +40,7 @@ func NewDeliveryHandOff() *DeliveryHandOff {
 func (h *DeliveryHandOff) Open(capacity int) <-chan DueDelivery {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.free, h.open = capacity, true
+	h.free = capacity
 	h.work = make(chan DueDelivery, 2*capacity)
 	return h.work
 }
@@ -51,9 +52,9 @@ func (h *DeliveryHandOff) Open(capacity int) <-chan DueDelivery {
 func (h *DeliveryHandOff) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.open {
-		h.open = false
+	if h.work != nil {
 		close(h.work)
+		h.work = nil
 	}
 }
 
@@ -62,7 +63,7 @@ func (h *DeliveryHandOff) Close() {
 func (h *DeliveryHandOff) Reserve(n int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.open || n <= 0 || h.free < n {
+	if h.work == nil || n <= 0 || h.free < n {
 		return false
 	}
 	h.free -= n
@@ -74,7 +75,7 @@ func (h *DeliveryHandOff) Reserve(n int) bool {
 func (h *DeliveryHandOff) Free() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.open {
+	if h.work == nil {
 		return 0
 	}
 	return h.free
@@ -115,7 +116,7 @@ func (h *DeliveryHandOff) Freed() <-chan struct{} { return h.freed }
 func (h *DeliveryHandOff) Hand(due ...DueDelivery) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.open {
+	if h.work == nil {
 		return
 	}
 	for _, d := range due {
