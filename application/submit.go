@@ -78,18 +78,19 @@ type SubmitHandler struct {
 	uploads        *UploadIntake
 	tests          *TestInbox
 	// handOff takes the deliveries whose commit claimed them for this
-	// process's delivery workers; nil claims none.
+	// process's delivery workers.
 	handOff *DeliveryHandOff
 }
 
-// NewSubmitHandler builds the handler; every dependency but handOff is
-// required, and every plan needs a quota of at least one. With a nil
-// handOff, every delivery is left for the delivery workers to claim.
+// NewSubmitHandler builds the handler; every dependency is required, and
+// every plan needs a quota of at least one. While no delivery workers have
+// opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
 	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) *SubmitHandler {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil {
+		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
+		handOff == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {

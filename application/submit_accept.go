@@ -53,7 +53,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	}
 	// The deliveries go to this process's workers from the commit when
 	// they have room for all of them, with the lease a claim takes.
-	handOff := h.handOff != nil && len(queued) > 0 && h.handOff.Reserve(len(queued))
+	handOff := len(queued) > 0 && h.handOff.Reserve(len(queued))
 	var claimedUntil time.Time
 	if handOff {
 		claimedUntil = now.Add(DeliveryLease)

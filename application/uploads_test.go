@@ -228,7 +228,7 @@ func (s *takenStore) Accept(context.Context, AcceptedSubmission) (*StoredRespons
 func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) *SubmitHandler {
 	f := uploadForm()
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, uploadsEntitled{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
-		freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), intake, newMemoryTestInbox(), nil)
+		freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), intake, newMemoryTestInbox(), NewDeliveryHandOff())
 }
 
 func postWithKey(key string) Submit {
