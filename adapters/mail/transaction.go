@@ -73,7 +73,7 @@ func transact(conn *smtp.Client, msg *gomail.Msg, timeout time.Duration) (usable
 		if !errors.As(err, &refused) || dataAccepted {
 			return false, err
 		}
-		if _, _, resetErr := exchange(conn, "RSET", 250); resetErr != nil {
+		if resetErr := exchange(conn, "RSET", 250); resetErr != nil {
 			return false, err
 		}
 		return true, err
@@ -98,7 +98,7 @@ func transact(conn *smtp.Client, msg *gomail.Msg, timeout time.Duration) (usable
 func sendCommands(conn *smtp.Client, commands []string) (dataAccepted bool, err error) {
 	if ok, _ := conn.Extension("PIPELINING"); !ok {
 		for _, c := range commands {
-			if _, _, err := exchange(conn, c, expectedReply(c)); err != nil {
+			if err := exchange(conn, c, expectedReply(c)); err != nil {
 				return false, err
 			}
 		}
@@ -130,16 +130,17 @@ func sendCommands(conn *smtp.Client, commands []string) (dataAccepted bool, err 
 	return dataAccepted, first
 }
 
-// exchange sends one command and reads its reply.
-func exchange(conn *smtp.Client, command string, expect int) (int, string, error) {
+// exchange sends one command and reads its reply: a reply other than
+// expect is a refusal.
+func exchange(conn *smtp.Client, command string, expect int) error {
 	if err := conn.Text.PrintfLine("%s", command); err != nil {
-		return 0, "", err
+		return err
 	}
-	code, text, err := conn.Text.ReadResponse(expect)
-	if err != nil {
+	if _, _, err := conn.Text.ReadResponse(expect); err != nil {
 		_, err = refusalOf(verb(command), err)
+		return err
 	}
-	return code, text, err
+	return nil
 }
 
 // refusalOf turns a reply other than the expected one into a refusal;
