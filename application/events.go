@@ -19,8 +19,13 @@ const (
 var Topics = []string{TopicForm, TopicAccount, TopicVerification, TopicSubmission, TopicDelivery}
 
 // EventMessage is the envelope of a stored event as the event store publishes
-// it and the event router receives it. Data is the event's stored JSON,
-// which the router decodes into the domain event its type names.
+// it and the event router receives it. The event store publishes a
+// reference: the stream, version and type of the event, without its Data
+// and Metadata, which stay in the event store alone; a consumer that needs
+// them reads them there by stream and version (IsReference), in the
+// transaction that acknowledges the message. Messages published before
+// that carry both. Data is the event's stored JSON, which the router decodes
+// into the domain event its type names.
 type EventMessage struct {
 	StreamType string `json:"streamType"`
 	StreamID   string `json:"streamId"`
@@ -29,8 +34,8 @@ type EventMessage struct {
 	// SchemaVersion is the version of Data's stored shape; the event store's
 	// codec upcasts older shapes when it decodes.
 	SchemaVersion int             `json:"schemaVersion"`
-	Data          json.RawMessage `json:"data"`
-	Metadata      Metadata        `json:"metadata"`
+	Data          json.RawMessage `json:"data,omitempty"`
+	Metadata      Metadata        `json:"metadata,omitzero"`
 	RecordedAt    time.Time       `json:"recordedAt"`
 	// AlreadyQueued says, of a delivery.queued event, that its delivery was
 	// written to the delivery queue in the event's own transaction, so the
@@ -41,3 +46,7 @@ type EventMessage struct {
 	// queued by the consumer as before.
 	AlreadyQueued bool `json:"alreadyQueued,omitempty"`
 }
+
+// IsReference says the message refers to its stored event without carrying
+// its data (see EventMessage).
+func (e EventMessage) IsReference() bool { return len(e.Data) == 0 }

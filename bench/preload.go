@@ -295,7 +295,8 @@ FROM (SELECT delivery_id AS id, NULL::uuid AS submission_id, NULL::uuid AS form_
 ORDER BY at, id`
 
 // outboxSQL publishes the last seven days' submission events to their
-// Watermill topic, as the event store did when it appended them: no consumer
+// Watermill topic, as the event store did when it appended them (messages
+// that refer to their events, without data or metadata): no consumer
 // group reads that topic, so formd prunes its messages only after seven
 // days (watermillpg.UnconsumedRetention). Older topics' messages, and the
 // delivery topic's acknowledged ones, are gone as pruning leaves them. $1 is now.
@@ -303,8 +304,7 @@ var outboxSQL = `
 INSERT INTO watermill_submission (uuid, created_at, payload, metadata, transaction_id)
 SELECT gen_random_uuid()::text, e.recorded_at::timestamp,
        convert_to(jsonb_build_object('streamType', e.stream_type, 'streamId', e.stream_id, 'version', e.version,
-           'type', e.event_type, 'schemaVersion', e.schema_version, 'data', e.data, 'metadata', e.metadata,
-           'recordedAt', ` + jsonTime("e.recorded_at") + `)::text, 'UTF8'),
+           'type', e.event_type, 'schemaVersion', e.schema_version, 'recordedAt', ` + jsonTime("e.recorded_at") + `)::text, 'UTF8'),
        json_build_object('event_type', e.event_type), pg_current_xact_id()
 FROM preload_submissions s JOIN events e ON e.stream_id = s.id
 WHERE s.at > $1::timestamptz - interval '7 days'

@@ -46,12 +46,16 @@ func TestDeliveryQueueWritesInTheAcknowledgingTransaction(t *testing.T) {
 		select {
 		case msg := <-msgs:
 			var e postgres.StoredEvent
-			var got delivery.Queued
 			if err := json.Unmarshal(msg.Payload, &e); err != nil {
 				t.Fatal(err)
 			}
-			if err := json.Unmarshal(e.Data, &got); err != nil {
+			decoded, err := postgres.DecodeMessage(msg.Context(), e)
+			if err != nil {
 				t.Fatal(err)
+			}
+			got, ok := decoded.(delivery.Queued)
+			if !ok {
+				t.Fatalf("decoded %T, want delivery.Queued", decoded)
 			}
 			if err := queue.Queue(msg.Context(), got); err != nil {
 				t.Fatalf("Queue: %v", err)

@@ -343,6 +343,12 @@ func consume(t *testing.T, ctx context.Context, sub *wsql.Subscriber, topic, ins
 			if err := json.Unmarshal(msg.Payload, &e); err != nil {
 				t.Errorf("%s: payload is not a StoredEvent: %v: %s", instance, err, msg.Payload)
 			}
+			// The message refers to its event: its data and metadata are
+			// read from the store in the message's transaction.
+			e, err := postgres.ResolveMessage(msg.Context(), e)
+			if err != nil {
+				t.Errorf("%s: reading the event of %s: %v", instance, msg.Payload, err)
+			}
 			// Recorded before the ack: the next message of the group is only
 			// delivered after it, so the record order is the delivery order.
 			record(&messageEvent{StoredEvent: e, instance: instance, uuid: msg.UUID})

@@ -80,6 +80,16 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 	stuck := request(verification.KindAccount, uuid.NewString(), "refused@example.com")
 	formID := uuid.NewString()
 	behind := request(verification.KindRecipient, formID, "inbox@example.com")
+	// Messages then carried their event's data and metadata, where today's
+	// refer to the event (application.EventMessage).
+	if _, err := pool.Exec(ctx, `
+		UPDATE watermill_verification m SET payload = convert_to((convert_from(m.payload, 'UTF8')::jsonb
+		       || jsonb_build_object('data', e.data, 'metadata', e.metadata))::text, 'UTF8')
+		FROM events e
+		WHERE e.stream_id = (convert_from(m.payload, 'UTF8')::jsonb->>'streamId')::uuid
+		  AND e.version = (convert_from(m.payload, 'UTF8')::jsonb->>'version')::int`); err != nil {
+		t.Fatal(err)
+	}
 	// The old group acknowledged the first message, then kept failing on the second.
 	if _, err := pool.Exec(ctx, `
 		INSERT INTO watermill_offsets_verification (consumer_group, offset_acked, last_processed_transaction_id)

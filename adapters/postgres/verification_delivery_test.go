@@ -60,7 +60,7 @@ func TestAVerificationMailGoesThroughTheDeliveryQueue(t *testing.T) {
 	if err := json.Unmarshal(msg.Payload, &stored); err != nil {
 		t.Fatal(err)
 	}
-	decoded, err := postgres.Decode(stored)
+	decoded, err := postgres.DecodeMessage(msg.Context(), stored)
 	if err != nil {
 		t.Fatal(err)
 	}

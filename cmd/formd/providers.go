@@ -289,9 +289,7 @@ func provideSubscribe(pool *pgxpool.Pool, t watermillpg.Transport, wakers *water
 }
 
 // provideDecode gives the event router the event store's decoding.
-func provideDecode() events.Decode {
-	return func(e application.EventMessage) (any, error) { return postgres.Decode(e) }
-}
+func provideDecode() events.Decode { return postgres.DecodeMessage }
 
 // provideDeliveriesDue wakes idle delivery workers when a delivery is queued.
 func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {

@@ -4,6 +4,7 @@
 package events
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -37,10 +38,12 @@ type Subscribe func(topic, group string) (message.Subscriber, error)
 // become due (a delivery was queued); take it before looking for work.
 type DeliveriesDue func() <-chan struct{}
 
-// Decode turns a stored event into its domain event through the event
-// store's stored shapes (upcasting older schema versions). cmd/formd provides
-// it, so this port reads events as the store wrote them without knowing how.
-type Decode func(application.EventMessage) (any, error)
+// Decode turns the event a message carries into its domain event through
+// the event store's stored shapes (upcasting older schema versions), reading
+// the event from the store when the message only refers to it, in the
+// message's transaction (on ctx). cmd/formd provides it, so this port reads
+// events as the store wrote them without knowing how.
+type Decode func(ctx context.Context, e application.EventMessage) (any, error)
 
 // Router runs the event handlers.
 type Router struct {
@@ -79,7 +82,7 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 		if err != nil || e.Type != delivery.QueuedType || e.AlreadyQueued {
 			return err
 		}
-		q, err := decodeAs[delivery.Queued](decodeEvent, e)
+		q, err := decodeAs[delivery.Queued](msg.Context(), decodeEvent, e)
 		if err != nil {
 			return err
 		}
@@ -100,9 +103,9 @@ func decode(msg *message.Message) (application.EventMessage, error) {
 
 // decodeAs decodes e into the domain event type E; like decode, a failure is
 // permanent (an unknown type or schema version is for an operator to see).
-func decodeAs[E any](decodeEvent Decode, e application.EventMessage) (E, error) {
+func decodeAs[E any](ctx context.Context, decodeEvent Decode, e application.EventMessage) (E, error) {
 	var zero E
-	v, err := decodeEvent(e)
+	v, err := decodeEvent(ctx, e)
 	if err != nil {
 		return zero, fmt.Errorf("%w: decode %s: %v", application.ErrPermanent, e.Type, err)
 	}

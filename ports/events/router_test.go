@@ -64,7 +64,7 @@ func startRouter(t *testing.T, rec *recorder) message.Publisher {
 		RecordPoisonedMessage: application.NewRecordPoisonedMessageHandler(rec),
 	}}
 	subscribe := func(string, string) (message.Subscriber, error) { return ps, nil }
-	decodeEvent := func(e application.EventMessage) (any, error) {
+	decodeEvent := func(_ context.Context, e application.EventMessage) (any, error) {
 		if e.Type != delivery.QueuedType {
 			return nil, fmt.Errorf("unknown event type %q", e.Type)
 		}
