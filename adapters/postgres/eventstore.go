@@ -191,7 +191,7 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			datas, metas = append(datas, stored.Data), append(metas, meta)
 			recorded = append(recorded, now)
 			// The message refers to the event rather than repeat it: the data
-			// and metadata were a third of the WAL a submission writes, and
+			// and metadata were a quarter of the WAL a submission wrote, and
 			// most messages are read by no consumer group.
 			payload, err := json.Marshal(StoredEvent{
 				StreamType: st.StreamType, StreamID: st.StreamID, Version: version, Type: stored.Type,

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -14,7 +13,7 @@ import (
 )
 
 // A published message refers to its stored event instead of repeating its
-// data and metadata (a third of the WAL a submission wrote); a consumer
+// data and metadata (a quarter of the WAL a submission wrote); a consumer
 // reads them from the store in the transaction that acknowledges the
 // message. A message that still carries them (published before) is used as
 // it is, and a reference to an event the store lacks is a permanent failure.
@@ -47,15 +46,7 @@ func TestAMessageRefersToItsStoredEvent(t *testing.T) {
 	}
 
 	// The message as a consumer group gets it, with its transaction.
-	sub := newSubscriber(t, db.pool, "message-reference-test")
-	t.Cleanup(func() { _ = sub.Close() })
-	ctx, cancel := context.WithTimeout(db.ctx, 20*time.Second)
-	defer cancel()
-	msgs, err := sub.Subscribe(ctx, postgres.StreamForm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	delivered := nextMessage(t, ctx, msgs)
+	delivered := firstMessage(t, db.ctx, db.pool, "message-reference-test", postgres.StreamForm)
 	defer delivered.Ack()
 	e, err := postgres.ResolveMessage(delivered.Context(), msg)
 	if err != nil {

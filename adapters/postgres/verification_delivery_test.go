@@ -8,6 +8,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/application"
@@ -25,6 +26,22 @@ func nextMessage(t *testing.T, ctx context.Context, msgs <-chan *message.Message
 		t.Fatal("no message")
 		return nil
 	}
+}
+
+// firstMessage subscribes consumer group to topic and returns the first
+// message it receives, within 20 s, not yet acknowledged: its context holds
+// the transaction that acknowledges it.
+func firstMessage(t *testing.T, ctx context.Context, pool *pgxpool.Pool, group, topic string) *message.Message {
+	t.Helper()
+	sub := newSubscriber(t, pool, group)
+	t.Cleanup(func() { _ = sub.Close() })
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	t.Cleanup(cancel)
+	msgs, err := sub.Subscribe(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nextMessage(t, ctx, msgs)
 }
 
 // A verification mail is a delivery like a submission's: queued with the
@@ -47,15 +64,7 @@ func TestAVerificationMailGoesThroughTheDeliveryQueue(t *testing.T) {
 	})
 
 	// The delivery-queue consumer group's part.
-	sub := newSubscriber(t, env.pool, "verification-delivery-test")
-	t.Cleanup(func() { _ = sub.Close() })
-	ctx, cancel := context.WithTimeout(env.ctx, 20*time.Second)
-	defer cancel()
-	msgs, err := sub.Subscribe(ctx, postgres.StreamDelivery)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := nextMessage(t, ctx, msgs)
+	msg := firstMessage(t, env.ctx, env.pool, "verification-delivery-test", postgres.StreamDelivery)
 	var stored postgres.StoredEvent
 	if err := json.Unmarshal(msg.Payload, &stored); err != nil {
 		t.Fatal(err)
@@ -133,14 +142,6 @@ func TestPoisonedMessagesAreRecordedWithTheirAcknowledgement(t *testing.T) {
 	appendCommitted(t, db, postgres.NewEventStore(), time.Now(), postgres.StreamEvents{StreamType: postgres.StreamDelivery, StreamID: id,
 		Events:   []postgres.Event{delivery.Queued{DeliveryID: id, SubmissionID: uuid.NewString(), Kind: delivery.KindEmail, At: time.Now()}},
 		Metadata: testMetadata("poison")})
-	sub := newSubscriber(t, db.pool, "poison-test")
-	t.Cleanup(func() { _ = sub.Close() })
-	ctx, cancel := context.WithTimeout(db.ctx, 20*time.Second)
-	defer cancel()
-	msgs, err := sub.Subscribe(ctx, postgres.StreamDelivery)
-	if err != nil {
-		t.Fatal(err)
-	}
 	count := func() int {
 		var n int
 		if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM poisoned_messages WHERE message_uuid = $1`, p.MessageID).Scan(&n); err != nil {
@@ -148,7 +149,7 @@ func TestPoisonedMessagesAreRecordedWithTheirAcknowledgement(t *testing.T) {
 		}
 		return n
 	}
-	msg := nextMessage(t, ctx, msgs)
+	msg := firstMessage(t, db.ctx, db.pool, "poison-test", postgres.StreamDelivery)
 	p.MessageID, p.Payload = msg.UUID, msg.Payload
 	if err := poisoned.Record(msg.Context(), p); err != nil {
 		t.Fatalf("Record: %v", err)
