@@ -43,26 +43,35 @@ func quotaChargesOf(batch []*pendingSubmission, live []bool) quotaCharges {
 	return q
 }
 
-// chargeQuery calls formd_charge_quota with q's charges; strict makes a
-// quota without room for all of them raise.
-func (q quotaCharges) chargeQuery(strict bool) (string, []any) {
-	plans := make([]string, len(account.Plans))
-	limits := make([]int32, len(account.Plans))
+// planQuotas are the quota of every plan, as formd_charge_quota and
+// formd_admit_submissions take them.
+func (q quotaCharges) planQuotas() (plans []string, limits []int32) {
+	plans = make([]string, len(account.Plans))
+	limits = make([]int32, len(account.Plans))
 	for i, p := range account.Plans {
 		plans[i], limits[i] = string(p), int32(min(q.quotas.Of(p), 1<<31-1))
 	}
-	return `SELECT charged_account::text, charged_month, granted, used_after, plan_name, plan_quota
-		FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], $6)`,
-		[]any{q.accounts, q.months, q.wants, plans, limits, strict}
+	return plans, limits
 }
 
-// queueCharges adds the strict charge to a pipelined group commit.
-func (q quotaCharges) queueCharges(b *pgx.Batch) {
-	if len(q.idx) == 0 {
-		return
-	}
-	sql, args := q.chargeQuery(true)
-	b.Queue(sql, args...)
+// chargeQuery calls formd_charge_quota with q's charges, charging what room
+// there is (the careful path).
+func (q quotaCharges) chargeQuery() (string, []any) {
+	plans, limits := q.planQuotas()
+	return `SELECT charged_account::text, charged_month, granted, used_after, plan_name, plan_quota
+		FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], false)`,
+		[]any{q.accounts, q.months, q.wants, plans, limits}
+}
+
+// queueAdmission adds to a pipelined group commit the check that its forms
+// are at the versions the submissions were judged on, and the charge of
+// every quota, in one call (formd_admit_submissions, migration 00029): a
+// changed form or a quota without room for all of an account's submissions
+// raises, and the careful path sorts the batch out.
+func (q quotaCharges) queueAdmission(b *pgx.Batch, formIDs []string, formVersions []int32) {
+	plans, limits := q.planQuotas()
+	b.Queue(`SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::text[], $6::int[])`,
+		formIDs, formVersions, q.accounts, q.months, plans, limits)
 }
 
 // chargeKey is an (account, month) pair; the month as 2006-01, which
@@ -79,7 +88,7 @@ func (s *SubmissionStore) chargeQuotas(ctx context.Context, tx pgx.Tx, batch []*
 	if len(q.idx) == 0 {
 		return nil
 	}
-	sql, args := q.chargeQuery(false)
+	sql, args := q.chargeQuery()
 	rows, err := tx.Query(ctx, sql, args...)
 	if err != nil {
 		return err

@@ -66,6 +66,49 @@ func TestGroupCommitPipelinedChargesTheQuotaOrFailsAsAWhole(t *testing.T) {
 	}
 }
 
+// A month's first group commit charges by inserting the account's row: a
+// batch bigger than the whole quota fails the pipeline with nothing counted,
+// as a batch bigger than the room left does.
+func TestGroupCommitPipelinedRefusesAFreshMonthMoreThanItsQuota(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	quotas := account.Quotas{Free: 1, Pro: 100, Lifetime: 100}
+	over := []application.AcceptedSubmission{g.charged("", quotas), g.charged("", quotas)}
+	if _, _, err := postgres.CommitPipelined(g.subs, g.ctx, over); err == nil {
+		t.Fatal("CommitPipelined of two submissions in a fresh month with a quota of one succeeded")
+	}
+	if g.committed(t, over[0]) || g.committed(t, over[1]) || g.used(t) != 0 {
+		t.Fatalf("a failed pipeline committed or counted something: used %d", g.used(t))
+	}
+	one := []application.AcceptedSubmission{g.charged("", quotas)}
+	if _, errs, err := postgres.CommitPipelined(g.subs, g.ctx, one); err != nil || errs[0] != nil {
+		t.Fatalf("CommitPipelined of one submission within the quota: %v %v", err, errs)
+	}
+	if !g.committed(t, one[0]) || g.used(t) != 1 {
+		t.Fatalf("the submission within the quota: committed %v, used %d; want committed and 1", g.committed(t, one[0]), g.used(t))
+	}
+}
+
+// A pipelined commit for an account on a plan with no quota fails, and the
+// careful path then refuses it with a clear error rather than counting it.
+func TestGroupCommitOfAPlanWithoutAQuotaIsRefused(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	if _, err := g.pool.Exec(g.ctx, `UPDATE accounts SET plan = 'retired' WHERE id = $1`, g.accountID); err != nil {
+		t.Fatal(err)
+	}
+	sub := g.charged("", account.Quotas{Free: 10, Pro: 10, Lifetime: 10})
+	if _, _, err := postgres.CommitPipelined(g.subs, g.ctx, []application.AcceptedSubmission{sub}); err == nil {
+		t.Fatal("CommitPipelined charged an account whose plan has no quota")
+	}
+	if _, err := g.subs.Accept(g.ctx, sub); err == nil || !strings.Contains(err.Error(), "no quota for the plan") {
+		t.Fatalf("Accept on a plan without a quota: %v; want the careful path's 'no quota for the plan'", err)
+	}
+	if g.committed(t, sub) || g.used(t) != 0 {
+		t.Fatalf("a submission on a plan without a quota was committed or counted: used %d", g.used(t))
+	}
+}
+
 // Where an account has room for only some of a batch's submissions, the
 // first ones commit and the others are refused with the quota, on the
 // careful path and when the pipeline falls back to it.
@@ -257,6 +300,49 @@ func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
 	for i, plan := range got {
 		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using accounts_pkey") {
 			t.Errorf("charge %d reads more accounts than it charges:\n%s", i+1, plan)
+		}
+	}
+}
+
+// The pipelined admission (migration 00029) is planned once per connection
+// too, and reads only the forms and accounts of its group commit, by key,
+// whatever their number when its plans were made.
+func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	asksForItsGenericPlan(t, g.pool, "formd_admit_submissions")
+	conn, plans := explainedConn(t, g.pool)
+	var version int32
+	if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	admit := func() {
+		if _, err := conn.Exec(g.ctx, `SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::text[], $6::int[])`,
+			[]string{g.formID}, []int32{version}, []string{g.accountID}, []time.Time{quotaMonth.Start()},
+			[]string{"free", "pro", "lifetime"}, []int32{1000, 1000, 1000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admit() // planned on this database's one account and form
+	if _, err := g.pool.Exec(g.ctx, `INSERT INTO accounts (id, email, created_at, plan)
+		SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, 5000);
+		ANALYZE accounts; ANALYZE forms; ANALYZE submission_quota_usage`); err != nil {
+		t.Fatal(err)
+	}
+	admit()
+	admit()
+	if n := g.used(t); n != 3 {
+		t.Fatalf("used %d after three admissions of one submission, want 3", n)
+	}
+	for _, table := range []string{"forms f", "submission_quota_usage"} {
+		got := plans(table)
+		if len(got) < 3 {
+			t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
+		}
+		for i, plan := range got {
+			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
+				t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
+			}
 		}
 	}
 }

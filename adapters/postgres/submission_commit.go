@@ -26,11 +26,11 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 }
 
 // commitPipelined sends the whole group commit as one pipeline, which
-// PostgreSQL runs as one implicit transaction: expected form versions
-// (formd_expect_form_versions raises otherwise), Idempotency-Keys (a stored
-// one violates the key), payloads, events, messages, the NOTIFY and the
-// quota charges (formd_charge_quota raises when a quota lacks room for all
-// of an account's submissions).
+// PostgreSQL runs as one implicit transaction: Idempotency-Keys (a stored
+// one violates the key), payloads, deliveries, events, messages, the NOTIFY
+// and, in one call, the expected form versions and the quota charges
+// (formd_admit_submissions raises when a form changed or a quota lacks room
+// for all of an account's submissions).
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	live := allLive(batch)
 	twins := markTwins(batch, live)
@@ -53,7 +53,6 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 		return nil, err
 	}
 	writes := &pgx.Batch{}
-	writes.Queue(`SELECT formd_expect_form_versions($1::uuid[], $2::int[])`, formIDs, formVersions)
 	if len(keys.idx) > 0 {
 		writes.Queue(insertKeys, keys.args()...)
 	}
@@ -65,7 +64,8 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	if err != nil {
 		return nil, err
 	}
-	quotaChargesOf(batch, live).queueCharges(b) // last: the quota rows stay locked only until the commit
+	// Last: the quota rows stay locked only from here to the commit.
+	quotaChargesOf(batch, live).queueAdmission(b, formIDs, formVersions)
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}

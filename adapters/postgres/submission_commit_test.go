@@ -163,6 +163,21 @@ func TestGroupCommitPipelinedFailsAsAWhole(t *testing.T) {
 	}
 }
 
+// A batch judged as a whole on a form version that has since changed fails
+// in the database: the spoilers above share a form with a fresh submission,
+// which the store catches before it sends anything.
+func TestGroupCommitPipelinedFailsOnAStaleFormVersion(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	batch := []application.AcceptedSubmission{g.accepted(0, ""), g.accepted(0, "")}
+	if _, _, err := postgres.CommitPipelined(g.subs, g.ctx, batch); err == nil {
+		t.Fatal("CommitPipelined of submissions judged on an old form version succeeded")
+	}
+	if g.committed(t, batch[0]) || g.committed(t, batch[1]) {
+		t.Fatal("a submission judged on an old form version was committed")
+	}
+}
+
 // The careful path and the fallback to it answer each submission precisely.
 func TestGroupCommitCarefulPathAnswersEachSubmission(t *testing.T) {
 	t.Parallel()
