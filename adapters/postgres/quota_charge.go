@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -70,8 +73,35 @@ func (q quotaCharges) chargeQuery() (string, []any) {
 // raises, and the careful path sorts the batch out.
 func (q quotaCharges) queueAdmission(b *pgx.Batch, formIDs []string, formVersions []int32) {
 	plans, limits := q.planQuotas()
-	b.Queue(`SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::text[], $6::int[])`,
-		formIDs, formVersions, q.accounts, q.months, plans, limits)
+	accounts, months, wants := q.perAccountMonth()
+	b.Queue(`SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::int[], $6::text[], $7::int[])`,
+		formIDs, formVersions, accounts, months, wants, plans, limits)
+}
+
+// perAccountMonth sums q's charges per account and month, ordered by both:
+// the order in which formd_admit_submissions locks their rows.
+func (q quotaCharges) perAccountMonth() (accounts []string, months []time.Time, wants []int32) {
+	type group struct {
+		account string
+		month   time.Time
+		want    int32
+	}
+	var groups []group
+	for n := range q.accounts {
+		i := slices.IndexFunc(groups, func(g group) bool { return g.account == q.accounts[n] && g.month.Equal(q.months[n]) })
+		if i < 0 {
+			groups = append(groups, group{account: q.accounts[n], month: q.months[n]})
+			i = len(groups) - 1
+		}
+		groups[i].want += q.wants[n]
+	}
+	slices.SortFunc(groups, func(a, b group) int {
+		return cmp.Or(strings.Compare(a.account, b.account), a.month.Compare(b.month))
+	})
+	for _, g := range groups {
+		accounts, months, wants = append(accounts, g.account), append(months, g.month), append(wants, g.want)
+	}
+	return accounts, months, wants
 }
 
 // chargeKey is an (account, month) pair; the month as 2006-01, which

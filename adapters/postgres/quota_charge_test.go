@@ -317,8 +317,8 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 		t.Fatal(err)
 	}
 	admit := func() {
-		if _, err := conn.Exec(g.ctx, `SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::text[], $6::int[])`,
-			[]string{g.formID}, []int32{version}, []string{g.accountID}, []time.Time{quotaMonth.Start()},
+		if _, err := conn.Exec(g.ctx, `SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::int[], $6::text[], $7::int[])`,
+			[]string{g.formID}, []int32{version}, []string{g.accountID}, []time.Time{quotaMonth.Start()}, []int32{1},
 			[]string{"free", "pro", "lifetime"}, []int32{1000, 1000, 1000}); err != nil {
 			t.Fatal(err)
 		}
