@@ -36,6 +36,7 @@ func Connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	if err := ensureDatabase(ctx, cfg.ConnConfig); err != nil {
 		return nil, err
 	}
+	cfg.AfterConnect = registerUUIDStrings
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
