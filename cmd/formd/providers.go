@@ -222,9 +222,10 @@ func provideCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) (*postgres.Comm
 }
 
 // provideEventStore builds the event store whose hot-path appends wake
-// listeners after their commits, not inside them.
+// listeners after their commits, not inside them, and only the subscribers
+// of the topics formd's consumer groups read.
 func provideEventStore(n *postgres.CommitNotifier) *postgres.EventStore {
-	return postgres.NewEventStore().WithCommitNotifier(n)
+	return postgres.NewEventStore().WithCommitNotifier(n).WakingOnly(events.ConsumedTopics...)
 }
 
 // provideKeys loads the keyring and logs its key ids (never the keys), so an

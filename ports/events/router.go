@@ -22,6 +22,10 @@ const (
 	GroupDeliveryQueue = "delivery-queue"
 )
 
+// ConsumedTopics are the topics formd's consumer groups read: the only ones
+// whose subscribers a commit needs to wake (cmd/formd tells the event store).
+var ConsumedTopics = []string{application.TopicDelivery}
+
 // GroupVerificationMailer was the consumer group that mailed verification
 // links from the ordered verification topic; those mails are deliveries now,
 // and migration 00005 queued the ones it had not sent and removed its

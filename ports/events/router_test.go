@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -201,5 +202,34 @@ func TestTheQueueSkipsDeliveriesTheirCommitAlreadyQueued(t *testing.T) {
 	queued, poisoned := rec.state()
 	if len(queued) != 1 || queued[0].DeliveryID != "d-old" || len(poisoned) != 0 {
 		t.Errorf("queued %+v, poisoned %+v; want only d-old queued", queued, poisoned)
+	}
+}
+
+// Commits wake the subscribers of ConsumedTopics only, so the router must
+// read no other topic: a group on another would wait for its poll.
+func TestTheRouterReadsOnlyTheConsumedTopics(t *testing.T) {
+	logger := watermill.NopLogger{}
+	ps := gochannel.NewGoChannel(gochannel.Config{}, logger)
+	t.Cleanup(func() { _ = ps.Close() })
+	var read []string
+	subscribe := func(topic, _ string) (message.Subscriber, error) {
+		read = append(read, topic)
+		return ps, nil
+	}
+	app := &application.Application{Commands: application.Commands{
+		QueueDelivery:         application.NewQueueDeliveryHandler(&recorder{}),
+		RecordPoisonedMessage: application.NewRecordPoisonedMessageHandler(&recorder{}),
+	}}
+	decodeEvent := func(context.Context, application.EventMessage) (any, error) { return nil, nil }
+	if _, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger); err != nil {
+		t.Fatal(err)
+	}
+	if len(read) == 0 {
+		t.Fatal("the router subscribed to no topic")
+	}
+	for _, topic := range read {
+		if !slices.Contains(ConsumedTopics, topic) {
+			t.Errorf("the router reads %q, which is not in ConsumedTopics %v: its commits would wake no one", topic, ConsumedTopics)
+		}
 	}
 }
