@@ -9,8 +9,11 @@ import (
 )
 
 // UnconsumedRetention is how long messages of a topic that no consumer group
-// reads are kept. The events table keeps every event for good; the Watermill
-// tables are only transport.
+// reads are kept by default (FORMD_UNREAD_MESSAGE_RETENTION): a consumer
+// group added later, such as a forwarder to another transport, finds a week
+// of them. The events table keeps every event for good; the Watermill
+// tables are only transport. A message takes about 360 bytes with its key,
+// so a week of them is about 218 MB per submission a second.
 const UnconsumedRetention = 7 * 24 * time.Hour
 
 // PruneChunk is the most messages one prune statement deletes. At a
@@ -22,14 +25,13 @@ const PruneChunk = 10000
 
 // Prune deletes the messages of topic that every consumer group has
 // acknowledged (or, when no group reads the topic, that are older than
-// UnconsumedRetention), PruneChunk at a time. It returns how many it
-// deleted.
-func Prune(ctx context.Context, pool *pgxpool.Pool, topic string) (int64, error) {
-	return PruneInChunks(ctx, pool, topic, PruneChunk)
+// unread), PruneChunk at a time. It returns how many it deleted.
+func Prune(ctx context.Context, pool *pgxpool.Pool, topic string, unread time.Duration) (int64, error) {
+	return PruneInChunks(ctx, pool, topic, PruneChunk, unread)
 }
 
 // PruneInChunks is Prune with chunks of the given size.
-func PruneInChunks(ctx context.Context, pool *pgxpool.Pool, topic string, chunk int) (int64, error) {
+func PruneInChunks(ctx context.Context, pool *pgxpool.Pool, topic string, chunk int, unread time.Duration) (int64, error) {
 	messages := fmt.Sprintf(`"watermill_%s"`, topic)
 	offsets := fmt.Sprintf(`"watermill_offsets_%s"`, topic)
 	var groups int
@@ -61,7 +63,7 @@ func PruneInChunks(ctx context.Context, pool *pgxpool.Pool, topic string, chunk 
 			DELETE FROM ` + messages + ` m USING doomed
 			WHERE m.transaction_id = doomed.transaction_id AND m."offset" = doomed."offset"
 			  AND doomed.created_at < LOCALTIMESTAMP - $2::interval`
-		args = append(args, UnconsumedRetention.String())
+		args = append(args, unread.String())
 	}
 	var total int64
 	for {

@@ -28,7 +28,7 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&events); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := watermillpg.Prune(ctx, pool, pruneTopic); err != nil || n != 0 {
+	if n, err := watermillpg.Prune(ctx, pool, pruneTopic, watermillpg.UnconsumedRetention); err != nil || n != 0 {
 		t.Fatalf("with no group and fresh messages nothing may be pruned: n=%d err=%v", n, err)
 	}
 	// Group "fast" acknowledged everything, group "slow" the first two messages.
@@ -53,7 +53,7 @@ func TestPruneKeepsWhatTheSlowestGroupHasNotAcknowledged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := watermillpg.Prune(ctx, pool, pruneTopic)
+	n, err := watermillpg.Prune(ctx, pool, pruneTopic, watermillpg.UnconsumedRetention)
 	if err != nil || n != 2 {
 		t.Fatalf("pruned %d (err %v), want the 2 messages both groups acknowledged", n, err)
 	}
@@ -104,7 +104,7 @@ func TestPruneDeletesAnAcknowledgedBacklogInChunks(t *testing.T) {
 		SELECT 'only', "offset", transaction_id FROM watermill_form ORDER BY transaction_id DESC, "offset" DESC LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
-	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2)
+	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2, watermillpg.UnconsumedRetention)
 	if err != nil || n != 7 {
 		t.Fatalf("pruned %d (err %v), want all 7 acknowledged messages in chunks of 2", n, err)
 	}
@@ -125,11 +125,35 @@ func TestPruneDeletesUnconsumedMessagesPastTheirRetention(t *testing.T) {
 		(watermillpg.UnconsumedRetention + time.Hour).String()); err != nil {
 		t.Fatal(err)
 	}
-	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2)
+	n, err := watermillpg.PruneInChunks(ctx, pool, pruneTopic, 2, watermillpg.UnconsumedRetention)
 	if err != nil || n != 3 {
 		t.Fatalf("pruned %d (err %v), want the 3 messages past the retention", n, err)
 	}
 	if left := countMessages(t, ctx, pool); left != 3 {
 		t.Fatalf("%d messages left, want the 3 recent ones", left)
+	}
+}
+
+// A shorter retention (FORMD_UNREAD_MESSAGE_RETENTION) prunes unread
+// messages past it and keeps the newer ones; 0 prunes every unread message
+// committed before the prune.
+func TestPruneKeepsUnconsumedMessagesForTheRetentionItIsGiven(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool := pgtest.Open(t)
+	publishN(t, ctx, pool, 4)
+	if _, err := pool.Exec(ctx, `UPDATE watermill_form SET created_at = LOCALTIMESTAMP - interval '2 hours'
+		WHERE "offset" IN (SELECT "offset" FROM watermill_form ORDER BY transaction_id, "offset" LIMIT 2)`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := watermillpg.Prune(ctx, pool, pruneTopic, time.Hour)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d (err %v) with an hour's retention, want the 2 messages two hours old", n, err)
+	}
+	if n, err := watermillpg.Prune(ctx, pool, pruneTopic, 0); err != nil || n != 2 {
+		t.Fatalf("pruned %d (err %v) with no retention, want the 2 left", n, err)
+	}
+	if left := countMessages(t, ctx, pool); left != 0 {
+		t.Fatalf("%d messages left, want none", left)
 	}
 }

@@ -73,6 +73,9 @@ type Config struct {
 	// FailedPayloadRetention is how long a submission with a failed delivery
 	// keeps its sealed payload, so the delivery can be retried by hand.
 	FailedPayloadRetention time.Duration `env:"FORMD_FAILED_PAYLOAD_RETENTION" envDefault:"168h"`
+	// UnreadMessageRetention is how long the Watermill messages of topics
+	// no consumer group reads are kept (the events table keeps every event).
+	UnreadMessageRetention time.Duration `env:"FORMD_UNREAD_MESSAGE_RETENTION" envDefault:"168h"`
 	// WebhookAllowPrivate and WebhookCAFile exist for tests: they let webhooks
 	// reach loopback receivers with a test certificate authority.
 	WebhookAllowPrivate bool   `env:"FORMD_WEBHOOK_ALLOW_PRIVATE"`

@@ -375,6 +375,21 @@ func TestFailedPayloadRetention(t *testing.T) {
 	}
 }
 
+func TestUnreadMessageRetention(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"a duration":          {env: map[string]string{"FORMD_UNREAD_MESSAGE_RETENTION": "24h"}},
+		"zero: prune at once": {env: map[string]string{"FORMD_UNREAD_MESSAGE_RETENTION": "0"}},
+		"negative":            {env: map[string]string{"FORMD_UNREAD_MESSAGE_RETENTION": "-1h"}, want: []string{"FORMD_UNREAD_MESSAGE_RETENTION", "negative"}},
+		"not a duration":      {env: map[string]string{"FORMD_UNREAD_MESSAGE_RETENTION": "a week"}, want: []string{"FORMD_UNREAD_MESSAGE_RETENTION"}},
+	})
+	unsetFormdEnv(t)
+	t.Setenv("FORMD_SECRET_KEY", strings.Repeat("ab", 32))
+	cfg, err := loadConfig()
+	if err != nil || cfg.UnreadMessageRetention != 7*24*time.Hour {
+		t.Fatalf("default retention %v, %v; want 168h", cfg.UnreadMessageRetention, err)
+	}
+}
+
 func TestMetricsAddrIsChecked(t *testing.T) {
 	checkConfigCases(t, map[string]configCase{
 		"off":           {},

@@ -208,7 +208,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}()
 	go keepClaimsAlive(ctx, svc.Deliveries, log)
 	go maintain(ctx, svc.Pool, svc.Deliveries, log)
-	go pruneMessages(ctx, svc.Pool, log)
+	go pruneMessages(ctx, svc.Pool, cfg.UnreadMessageRetention, log)
 	go sweep(ctx, svc.CleanUploads, svc.TestInbox, cfg.UploadSweepInterval, log)
 
 	srv := &http.Server{Handler: svc.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
@@ -333,12 +333,12 @@ func (r *runningRouter) close() {
 // load a topic gains millions of messages an hour, and an hourly prune made
 // one large burst of deletes; each minute's share is a few short chunks.
 // Several processes may run it at once: the deletes are idempotent.
-func pruneMessages(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+func pruneMessages(ctx context.Context, pool *pgxpool.Pool, unread time.Duration, log *slog.Logger) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
 		for _, topic := range application.Topics {
-			if n, err := watermillpg.Prune(ctx, pool, topic); err != nil && ctx.Err() == nil {
+			if n, err := watermillpg.Prune(ctx, pool, topic, unread); err != nil && ctx.Err() == nil {
 				log.Warn("pruning acknowledged messages", "topic", topic, "err", err)
 			} else if n > 0 {
 				log.Debug("pruned acknowledged messages", "topic", topic, "count", n)

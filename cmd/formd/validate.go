@@ -514,10 +514,14 @@ func cause(err error) error {
 }
 
 // checkRetention: how long failed deliveries' payloads are kept for a retry
-// by hand; 0 shreds them at once, as when every delivery is final.
+// by hand (0 shreds them at once, as when every delivery is final), and how
+// long unread Watermill messages are (0 prunes them on the next sweep).
 func (c *Config) checkRetention() error {
 	if c.FailedPayloadRetention < 0 {
 		return fmt.Errorf("FORMD_FAILED_PAYLOAD_RETENTION is negative (%s): use a duration such as 168h, or 0 to shred at once", c.FailedPayloadRetention)
+	}
+	if c.UnreadMessageRetention < 0 {
+		return fmt.Errorf("FORMD_UNREAD_MESSAGE_RETENTION is negative (%s): use a duration such as 168h, or 0 to prune unread messages at once", c.UnreadMessageRetention)
 	}
 	return nil
 }
