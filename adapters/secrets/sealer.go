@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"sync"
 
 	"github.com/formd/formd/application"
 )
@@ -112,7 +114,19 @@ func (s *Sealer) Open(submissionID string, p application.SealedPayload) ([]byte,
 }
 
 // ValueHasher implements application.ValueHasher with HMAC-SHA256.
-type ValueHasher struct{ key []byte }
+type ValueHasher struct {
+	key []byte
+	// macs keeps keyed HMACs for reuse: hmac.New hashes the key's pads
+	// anew, and in a CPU profile of intake at 128 clients value hashes were
+	// 4.7% of formd's CPU, most of it in hmac.New.
+	macs sync.Pool
+}
+
+// valueMAC is a keyed HMAC and the buffer its input is written from.
+type valueMAC struct {
+	mac hash.Hash
+	in  []byte
+}
 
 // NewValueHasher derives the hashing key from the current key only: hashes
 // are compared with each other, never opened, so old keys have no use here.
@@ -122,13 +136,21 @@ func NewValueHasher(r Keyring) *ValueHasher {
 	return &ValueHasher{key: r.Current.Derive("value-hashes")}
 }
 
-// HashValue returns 128 bits of HMAC(key, form id, field, value) in hex.
+// HashValue returns 128 bits of HMAC(key, form id, field, value) in hex,
+// each part followed by a zero byte but the last.
 func (v *ValueHasher) HashValue(formID, field, value string) string {
-	mac := hmac.New(sha256.New, v.key)
-	mac.Write([]byte(formID))
-	mac.Write([]byte{0})
-	mac.Write([]byte(field))
-	mac.Write([]byte{0})
-	mac.Write([]byte(value))
-	return hex.EncodeToString(mac.Sum(nil)[:16])
+	m, _ := v.macs.Get().(*valueMAC)
+	if m == nil {
+		m = &valueMAC{mac: hmac.New(sha256.New, v.key)}
+	} else {
+		m.mac.Reset()
+	}
+	m.in = append(append(append(append(append(m.in[:0], formID...), 0), field...), 0), value...)
+	m.mac.Write(m.in)
+	var sum [sha256.Size]byte
+	out := hex.EncodeToString(m.mac.Sum(sum[:0])[:16])
+	if cap(m.in) <= 64<<10 { // a huge value's buffer is not worth keeping
+		v.macs.Put(m)
+	}
+	return out
 }

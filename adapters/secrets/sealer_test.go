@@ -2,8 +2,12 @@ package secrets_test
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/formd/formd/adapters/secrets"
@@ -124,6 +128,35 @@ func TestSealerOpensUnderAnOldKeyAfterRotation(t *testing.T) {
 	if strings.Contains(err.Error(), hex.EncodeToString(key(1))) || strings.Contains(err.Error(), hex.EncodeToString(key(2))) {
 		t.Fatalf("an error shows a key: %v", err)
 	}
+}
+
+// A value's hash is HMAC-SHA256 under the derived key of the form id, the
+// field and the value, each but the last followed by a zero byte: hashes
+// stored by an earlier formd stay comparable, however the hasher computes
+// them, and from many goroutines at once.
+func TestValueHashesAreHMACsOfTheirParts(t *testing.T) {
+	r := ring(t, key(1))
+	h := secrets.NewValueHasher(r)
+	want := func(form, field, value string) string {
+		mac := hmac.New(sha256.New, r.Current.Derive("value-hashes"))
+		mac.Write([]byte(form + "\x00" + field + "\x00" + value))
+		return hex.EncodeToString(mac.Sum(nil)[:16])
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				form, value := fmt.Sprint("form-", g), strings.Repeat("v", i*37)
+				if got, w := h.HashValue(form, "email", value), want(form, "email", value); got != w {
+					t.Errorf("HashValue(%s, email, %d bytes) = %s, want %s", form, len(value), got, w)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestValueHasher(t *testing.T) {
