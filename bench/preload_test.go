@@ -210,21 +210,37 @@ func TestFillDatabaseWritesHistoryFormdReads(t *testing.T) {
 func TestComparePreloadDividesPreloadedByEmpty(t *testing.T) {
 	empty := &OpenResult{P50Ms: 2, P99Ms: 8}
 	pre := &OpenResult{P50Ms: 2.1, P99Ms: 10}
-	c := comparePreload(empty, pre, &StepResult{Concurrency: 64, AcceptedPerSecond: 2000}, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
+	c := comparePreload(empty, nil, pre, &StepResult{Concurrency: 64, AcceptedPerSecond: 2000}, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
 	if !near(c.P50Ratio, 1.05) || !near(c.P99Ratio, 1.25) || c.Concurrency != 64 || !near(c.AcceptedRatio, 0.9) {
 		t.Fatalf("comparison %+v, want p50 ×1.05, p99 ×1.25, c=64 accepted ×0.9", c)
 	}
 	// A missing side gives no ratio rather than a division by zero.
-	c = comparePreload(nil, pre, nil, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
+	c = comparePreload(nil, nil, pre, nil, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
 	if c.P50Ratio != 0 || c.P99Ratio != 0 || c.Concurrency != 0 || c.AcceptedRatio != 0 {
 		t.Fatalf("comparison without the empty run %+v, want no ratios", c)
+	}
+}
+
+// The baseline is the mean of the empty runs before and after the preloaded
+// one, so a machine that slows down (or speeds up) over the bench moves it
+// with the preloaded run.
+func TestComparePreloadTakesTheMeanOfTheEmptyRunsAroundIt(t *testing.T) {
+	before, after := &OpenResult{P50Ms: 2, P99Ms: 8}, &OpenResult{P50Ms: 3, P99Ms: 12}
+	c := comparePreload(before, after, &OpenResult{P50Ms: 2.75, P99Ms: 10}, nil, nil)
+	if !near(c.EmptyP50Ms, 2.5) || !near(c.EmptyP99Ms, 10) || !near(c.P50Ratio, 1.1) || !near(c.P99Ratio, 1) || len(c.EmptyRuns) != 2 {
+		t.Fatalf("comparison %+v; want a baseline of 2.5 / 10 ms from both runs, ratios ×1.10 and ×1.00", c)
+	}
+	// A second run that failed leaves the first as the baseline.
+	c = comparePreload(before, nil, &OpenResult{P50Ms: 2.2, P99Ms: 8}, nil, nil)
+	if !near(c.EmptyP50Ms, 2) || !near(c.P50Ratio, 1.1) || len(c.EmptyRuns) != 1 {
+		t.Fatalf("comparison %+v; want the first run alone as the baseline", c)
 	}
 }
 
 func TestPreloadGoalNeedsBothQuantilesWithinTheRatioAndNoErrors(t *testing.T) {
 	judge := func(emptyP50, emptyP99, p50, p99 float64, sent, accepted int) Goal {
 		pre := &OpenResult{P50Ms: p50, P99Ms: p99, Counts: Counts{Sent: sent, Accepted: accepted}}
-		return preloadGoal(&PreloadResult{OpenLoop: pre, Comparison: comparePreload(&OpenResult{P50Ms: emptyP50, P99Ms: emptyP99}, pre, nil, nil)}, 1.10)
+		return preloadGoal(&PreloadResult{OpenLoop: pre, Comparison: comparePreload(&OpenResult{P50Ms: emptyP50, P99Ms: emptyP99}, nil, pre, nil, nil)}, 1.10)
 	}
 	for name, tc := range map[string]struct {
 		g           Goal
