@@ -36,11 +36,11 @@ type PreloadComparison struct {
 	// by more than the goal's 10% (README: Figures).
 	EmptyRuns      []EmptyRun `json:"emptyRuns,omitempty"`
 	EmptyP50Ms     float64    `json:"emptyP50Ms"`
-	PreloadedP50Ms float64 `json:"preloadedP50Ms"`
-	P50Ratio       float64 `json:"p50Ratio"`
-	EmptyP99Ms     float64 `json:"emptyP99Ms"`
-	PreloadedP99Ms float64 `json:"preloadedP99Ms"`
-	P99Ratio       float64 `json:"p99Ratio"`
+	PreloadedP50Ms float64    `json:"preloadedP50Ms"`
+	P50Ratio       float64    `json:"p50Ratio"`
+	EmptyP99Ms     float64    `json:"emptyP99Ms"`
+	PreloadedP99Ms float64    `json:"preloadedP99Ms"`
+	P99Ratio       float64    `json:"p99Ratio"`
 	// Mail delivered per second during each open loop (0: unknown).
 	EmptyDeliveredPerSecond     float64 `json:"emptyDeliveredPerSecond,omitempty"`
 	PreloadedDeliveredPerSecond float64 `json:"preloadedDeliveredPerSecond,omitempty"`
