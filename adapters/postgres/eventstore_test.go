@@ -390,19 +390,7 @@ func TestEventStoreRollbackPublishesNothing(t *testing.T) {
 	id := uuid.NewString()
 
 	// A plain LISTEN connection shows that NOTIFY, too, follows the transaction.
-	listener, err := pgx.Connect(db.ctx, db.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = listener.Close(context.Background()) })
-	if _, err := listener.Exec(db.ctx, "LISTEN "+postgres.NotifyChannel); err != nil {
-		t.Fatal(err)
-	}
-	waitNotification := func(timeout time.Duration) (*pgconn.Notification, error) {
-		ctx, cancel := context.WithTimeout(db.ctx, timeout)
-		defer cancel()
-		return listener.WaitForNotification(ctx)
-	}
+	waitNotification := notifications(t, db)
 
 	tx, err := db.pool.Begin(db.ctx)
 	if err != nil {
@@ -698,19 +686,7 @@ func TestEventStoreWakesOnlyTheTopicsItIsToldAreRead(t *testing.T) {
 	t.Parallel()
 	db := newTestDB(t)
 	store := postgres.NewEventStore().WakingOnly(postgres.StreamAccount)
-	listener, err := pgx.Connect(db.ctx, db.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = listener.Close(context.Background()) })
-	if _, err := listener.Exec(db.ctx, "LISTEN "+postgres.NotifyChannel); err != nil {
-		t.Fatal(err)
-	}
-	waitNotification := func(timeout time.Duration) (*pgconn.Notification, error) {
-		ctx, cancel := context.WithTimeout(db.ctx, timeout)
-		defer cancel()
-		return listener.WaitForNotification(ctx)
-	}
+	waitNotification := notifications(t, db)
 
 	formID := uuid.NewString()
 	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamForm, formID, 0, testMetadata("unread"), noted{Text: "unread", N: 1}))
@@ -731,5 +707,17 @@ func TestEventStoreWakesOnlyTheTopicsItIsToldAreRead(t *testing.T) {
 	}
 	if n.Payload != postgres.StreamAccount {
 		t.Errorf("notified %q, want %q", n.Payload, postgres.StreamAccount)
+	}
+}
+
+// notifications listens on the event store's channel (listen) and returns
+// a wait for the next notification.
+func notifications(t *testing.T, db testDB) func(timeout time.Duration) (*pgconn.Notification, error) {
+	t.Helper()
+	listener := listen(t, db)
+	return func(timeout time.Duration) (*pgconn.Notification, error) {
+		ctx, cancel := context.WithTimeout(db.ctx, timeout)
+		defer cancel()
+		return listener.WaitForNotification(ctx)
 	}
 }
