@@ -61,7 +61,7 @@ func run() int {
 
 	if opts.PrivatePG {
 		progress("starting a private PostgreSQL cluster with pg_stat_statements")
-		pg, err := startPrivatePG(ctx)
+		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
 			return 1

@@ -61,8 +61,9 @@ func pgMajor(binDir string) int {
 }
 
 // startPrivatePG creates a cluster in a new temporary folder and starts it on
-// a free loopback port; Stop stops it and removes the folder.
-func startPrivatePG(ctx context.Context) (*privatePG, error) {
+// a free loopback port, with sharedBuffers as its shared_buffers unless
+// empty; Stop stops it and removes the folder.
+func startPrivatePG(ctx context.Context, sharedBuffers string) (*privatePG, error) {
 	bin, err := postgresBinDir()
 	if err != nil {
 		return nil, err
@@ -96,11 +97,15 @@ func startPrivatePG(ctx context.Context) (*privatePG, error) {
 		pg.remove()
 		return nil, err
 	}
-	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", port, "-k", dir,
+	args := []string{"-D", data, "-p", port, "-k", dir,
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "shared_preload_libraries=pg_stat_statements",
 		"-c", "pg_stat_statements.track=all",
-		"-c", "pg_stat_statements.track_planning=on")
+		"-c", "pg_stat_statements.track_planning=on"}
+	if sharedBuffers != "" {
+		args = append(args, "-c", "shared_buffers="+sharedBuffers)
+	}
+	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	pg.cmd.Stdout, pg.cmd.Stderr = pg.log, pg.log
 	runAs(pg.cmd, acct)
 	if err := pg.cmd.Start(); err != nil {
