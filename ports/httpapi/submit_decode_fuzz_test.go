@@ -3,11 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/formd/formd/domain/submission"
 )
 
 // checkDecoded holds for every body the decoder accepts: limits kept, text
@@ -70,4 +74,55 @@ func FuzzDecodeMultipartSubmission(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkDecoded(t, "multipart/form-data; boundary="+boundary, body) })
+}
+
+// The flat path (flatJSONFields) answers every body exactly as the general
+// one does: the same fields in the same order, or the same error.
+func FuzzFlatJSONFieldsMatchTheGeneralPath(f *testing.F) {
+	for _, seed := range []string{
+		`{"access_key":"k","name":"Ada","email":"ada@example.com"}`,
+		`{"botcheck":false,"n":-1.5e+3,"tags":["a", "b" ,1,true,null],"none":null,"empty":[]}`,
+		` { "a" : "1" , "a" : "2" } `, `{"nested":{"x":1}}`, `{"l":[[1]]}`, `{"l":[{}]}`, `[1,2]`, `"x"`, `{}`,
+		`{"a":"\u0000"}`, `{"esc\"aped\\":"t\tab\u00e9\ud83d\ude00"}`, `{`, `{"a":"b"} trailing`, `{"":"x"}`,
+		`{"a\r\nb":"v"}`, `{"a":"x","b":{"c":1},"d":"\u00zz"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, fastErr := decodeJSONFields(body)
+		general, generalErr := decodeJSONFieldsGeneral(body)
+		if fmt.Sprint(fastErr) != fmt.Sprint(generalErr) || !slices.Equal(fast, general) {
+			t.Fatalf("body %q:\nflat path    %v %q\ngeneral path %v %q", body, fast, fastErr, general, generalErr)
+		}
+	})
+}
+
+// A value past the limit is refused alike on both paths (too big a seed for
+// the fuzzer, which spends its time minimizing it).
+func TestFlatJSONFieldsRefuseALongValueAsTheGeneralPathDoes(t *testing.T) {
+	body := []byte(`{"a":"ok","b":["` + strings.Repeat("v", MaxFieldValueBytes/2) + `","` + strings.Repeat("w", MaxFieldValueBytes/2) + `"]}`)
+	_, fastErr := decodeJSONFields(body)
+	_, generalErr := decodeJSONFieldsGeneral(body)
+	if fastErr == nil || fmt.Sprint(fastErr) != fmt.Sprint(generalErr) {
+		t.Fatalf("flat path %v, general path %v; want the same refusal of field b", fastErr, generalErr)
+	}
+}
+
+// BenchmarkDecodeJSONFields compares the flat path with the general one on
+// a typical contact form.
+func BenchmarkDecodeJSONFields(b *testing.B) {
+	body := []byte(`{"access_key":"0b0f3c2e-5a6d-4c5e-9f1a-2b3c4d5e6f70","name":"Ada Lovelace","email":"ada@example.com",` +
+		`"subject":"Hello","message":"A few lines about the analytical engine, and a question.","botcheck":false,"tags":["a","b"]}`)
+	for name, decode := range map[string]func([]byte) ([]submission.Field, error){
+		"flat": decodeJSONFields, "general": decodeJSONFieldsGeneral,
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := decode(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
