@@ -178,32 +178,13 @@ func runPreloaded(ctx context.Context, bin, dir string, env []string, opts Optio
 	progress(fmt.Sprintf("preload: filled in %.1f s (VACUUM ANALYZE %.1f s); database %s MiB", fill.Seconds, fill.VacuumSeconds,
 		thousands(float64(fill.DatabaseBytes)/(1<<20))))
 
-	key, err := setUp(ctx, bin, dir, dbURL)
-	if err != nil {
-		return nil, "", err
-	}
-	sink, err := startSMTPSink() // as in the empty database's phases
-	if err != nil {
-		return nil, "", err
-	}
-	defer sink.Close()
-	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), sink.formdEnv())...)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Stop()
-	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
-		return nil, f.StderrTail(), err
-	}
 	peak := rep.ClosedLoop.AtConcurrency
-	load := newLoader(f.URL, key, max(peak, opts.OpenWorkers), opts.ClientIPs)
-	defer load.client.CloseIdleConnections()
-	if err := load.probe(ctx); err != nil {
-		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (preloaded database): %w", err)
+	pf, tail, err := startPhaseFormd(ctx, bin, dir, dbURL, env, opts, max(peak, opts.OpenWorkers), "preloaded database")
+	if err != nil {
+		return nil, tail, err
 	}
-	if opts.WarmupRequests > 0 {
-		load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
-	}
+	defer pf.stop()
+	f, load := pf.f, pf.load
 	var stats *statementStats
 	if rep.StatementsUnavailable == "" {
 		if stats, err = openStatementStats(ctx, dbURL); err != nil {
@@ -271,38 +252,18 @@ func rerunEmptyOpenLoop(ctx context.Context, bin, dir string, env []string, opts
 		return nil, err
 	}
 	defer drop()
-	key, err := setUp(ctx, bin, dir, dbURL)
+	pf, _, err := startPhaseFormd(ctx, bin, dir, dbURL, env, opts, opts.OpenWorkers, "second empty database")
 	if err != nil {
 		return nil, err
 	}
-	sink, err := startSMTPSink()
-	if err != nil {
-		return nil, err
-	}
-	defer sink.Close()
-	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), sink.formdEnv())...)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Stop()
-	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
-		return nil, err
-	}
-	load := newLoader(f.URL, key, opts.OpenWorkers, opts.ClientIPs)
-	defer load.client.CloseIdleConnections()
-	if err := load.probe(ctx); err != nil {
-		return nil, fmt.Errorf("live POST /submit (second empty database): %w", err)
-	}
-	if opts.WarmupRequests > 0 {
-		load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
-	}
+	defer pf.stop()
 	// The preloaded phase's writes, like the fill's before it, are written
 	// back now rather than during this run (a second full run's empty open
 	// loop after it took 8.2 / 56 ms at p50 / p99 against 1.7 / 7.7 before).
 	// Best effort, as after the fill: CHECKPOINT needs a superuser.
 	_ = checkpoint(ctx, dbURL)
 	progress(fmt.Sprintf("preload: the empty database's open loop again, %.0f/s for %s", opts.Rate, opts.Open))
-	ol := load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
+	ol := pf.load.openLoop(ctx, opts.Rate, opts.Open, opts.OpenWorkers, nil)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -361,6 +322,61 @@ func preloadLines(p *PreloadResult, o Options) []string {
 		verdict = "NOT met"
 	}
 	return append(lines, cmp+fmt.Sprintf("; goal p50 and p99 ≤ ×%.2f of the empty database: %s", o.GoalPreloadRatio, verdict))
+}
+
+// phaseFormd is a formd of its own for a phase, on a database the bench's
+// account and form were set up in, mailing to an SMTP sink, warmed up, and
+// the load generator aimed at it.
+type phaseFormd struct {
+	f    *Formd
+	load *loader
+	sink *smtpSink
+}
+
+// startPhaseFormd sets up the bench's account and form on dbURL through the
+// API, starts formd on it with env and an SMTP sink, as in the empty
+// database's phases, and warms it up as they do; on failure it also returns
+// formd's log tail, when there is one.
+func startPhaseFormd(ctx context.Context, bin, dir, dbURL string, env []string, opts Options, workers int, what string) (*phaseFormd, string, error) {
+	key, err := setUp(ctx, bin, dir, dbURL)
+	if err != nil {
+		return nil, "", err
+	}
+	pf := &phaseFormd{}
+	if pf.sink, err = startSMTPSink(); err != nil {
+		return nil, "", err
+	}
+	if pf.f, err = startFormd(bin, dir, dbURL, append(slices.Clone(env), pf.sink.formdEnv())...); err != nil {
+		pf.stop()
+		return nil, "", err
+	}
+	fail := func(err error) (*phaseFormd, string, error) {
+		tail := pf.f.StderrTail()
+		pf.stop()
+		return nil, tail, err
+	}
+	if err := pf.f.WaitHealthy(ctx, 30*time.Second); err != nil {
+		return fail(err)
+	}
+	pf.load = newLoader(pf.f.URL, key, workers, opts.ClientIPs)
+	if err := pf.load.probe(ctx); err != nil {
+		return fail(fmt.Errorf("live POST /submit (%s): %w", what, err))
+	}
+	if opts.WarmupRequests > 0 {
+		pf.load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
+	}
+	return pf, "", nil
+}
+
+// stop stops formd and the sink, and closes the load generator's connections.
+func (pf *phaseFormd) stop() {
+	if pf.load != nil {
+		pf.load.client.CloseIdleConnections()
+	}
+	if pf.f != nil {
+		pf.f.Stop()
+	}
+	_ = pf.sink.Close()
 }
 
 // checkpoint runs CHECKPOINT on the cluster of dbURL.
