@@ -32,11 +32,9 @@ AS $$
 DECLARE
     charged int;
 BEGIN
-    IF EXISTS (SELECT 1 FROM unnest(p_forms, p_versions) AS e(id, version)
-               LEFT JOIN forms f ON f.id = e.id
-               WHERE f.version IS DISTINCT FROM e.version) THEN
-        RAISE EXCEPTION 'a form changed since it was read' USING ERRCODE = 'FD001';
-    END IF;
+    -- The careful path's check, raising FD001; it runs under this
+    -- function's settings, so its plan is generic too.
+    PERFORM formd_expect_form_versions(p_forms, p_versions);
     -- One row per (account, month), in that order: every commit locks
     -- quota rows in one order, so two commits never deadlock.
     INSERT INTO submission_quota_usage AS u (account_id, month, used)
