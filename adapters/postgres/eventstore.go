@@ -75,21 +75,20 @@ func (s *EventStore) WakingOnly(topics ...string) *EventStore {
 	return s
 }
 
-// wakes names the topics the streams publish to whose subscribers a commit
-// wakes.
-func (s *EventStore) wakes(streams []StreamEvents) []string {
-	topics := topicsOf(streams)
+// wakes names those of topics whose subscribers a commit wakes, in a slice
+// of its own.
+func (s *EventStore) wakes(topics []string) []string {
 	if s.woken == nil {
-		return topics
+		return slices.Clone(topics)
 	}
-	return slices.DeleteFunc(topics, func(t string) bool { return !slices.Contains(s.woken, t) })
+	return slices.DeleteFunc(slices.Clone(topics), func(t string) bool { return !slices.Contains(s.woken, t) })
 }
 
 // Committed wakes the subscribers of the streams' topics in every process,
 // after the commit of an append built by AppendBatch. Without a notifier
 // the NOTIFY was part of the transaction, and there is nothing to do.
 func (s *EventStore) Committed(streams ...StreamEvents) {
-	if topics := s.wakes(streams); len(topics) > 0 {
+	if topics := s.wakes(topicsOf(streams)); len(topics) > 0 {
 		s.wakeAfterCommit(topics...)
 	}
 }
@@ -255,8 +254,10 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 		}
 		b.Queue(q.Query, q.Args...)
 	}
-	if woken := s.wakes(streams); notifyInTx && len(woken) > 0 {
-		queueNotify(b, woken)
+	if notifyInTx {
+		if woken := s.wakes(topics); len(woken) > 0 {
+			queueNotify(b, woken)
+		}
 	}
 	return b, nil
 }
