@@ -221,12 +221,9 @@ func decodeJSONFields(raw []byte) ([]submission.Field, error) {
 	return decodeJSONFieldsGeneral(raw)
 }
 
-// decodeJSONFieldsGeneral is decodeJSONFields for any body, with a
-// json.Decoder: it gives every error its message.
+// decodeJSONFieldsGeneral is decodeJSONFields for any valid UTF-8 body,
+// with a json.Decoder: it gives every error its message.
 func decodeJSONFieldsGeneral(raw []byte) ([]submission.Field, error) {
-	if !utf8.Valid(raw) {
-		return nil, badRequest("Request body is not valid UTF-8.")
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	invalid := badRequest("Request body is not valid JSON: a JSON object of fields is required.")
@@ -341,18 +338,17 @@ func flatJSONFields(raw []byte, add func(name, value string) error) (flat bool, 
 		values = values[:0]
 		if r.next() == '[' {
 			r.i++
-			if r.next() == ']' {
-				r.i++
-			}
-			for r.raw[r.i-1] != ']' {
+			for r.next() != ']' {
 				v, ok := r.scalar()
 				if !ok {
 					return false, nil
 				}
 				values = append(values, v)
-				r.next() // ',' or ']'
-				r.i++
+				if r.next() == ',' {
+					r.i++
+				}
 			}
+			r.i++ // the ']'
 		} else {
 			v, ok := r.scalar()
 			if !ok {
