@@ -19,6 +19,7 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/formd/formd/adapters/secrets"
+	"github.com/formd/formd/adapters/watermillpg"
 )
 
 // Regression (issue 8, item 10): without FORMD_SECRET_KEY formd generated a
@@ -385,8 +386,9 @@ func TestUnreadMessageRetention(t *testing.T) {
 	unsetFormdEnv(t)
 	t.Setenv("FORMD_SECRET_KEY", strings.Repeat("ab", 32))
 	cfg, err := loadConfig()
-	if err != nil || cfg.UnreadMessageRetention != 7*24*time.Hour {
-		t.Fatalf("default retention %v, %v; want 168h", cfg.UnreadMessageRetention, err)
+	// The default is the one watermillpg documents, a week.
+	if err != nil || cfg.UnreadMessageRetention != watermillpg.UnconsumedRetention {
+		t.Fatalf("default retention %v, %v; want watermillpg.UnconsumedRetention (%v)", cfg.UnreadMessageRetention, err, watermillpg.UnconsumedRetention)
 	}
 }
 
