@@ -61,14 +61,18 @@ type DeliveryResult struct {
 	notes      []string
 }
 
-// IntakeBaseline is the closed-loop step at formd's peak concurrency run
-// again with FORMD_DELIVERY_WORKERS=0: intake without delivery competing.
+// IntakeBaseline is the closed loop run again with FORMD_DELIVERY_WORKERS=0:
+// intake without delivery competing, at every step (compared with the naive
+// peer's) and, in its head fields, at formd's peak concurrency.
 type IntakeBaseline struct {
 	Concurrency int         `json:"concurrency"`
 	WorkersOn   float64     `json:"acceptedPerSecondWorkersOn"`
 	WorkersOff  float64     `json:"acceptedPerSecondWorkersOff"`
 	Ratio       float64     `json:"ratio"`
 	Step        *StepResult `json:"workersOffStep"`
+	// Steps are every concurrency's step without delivery workers, the
+	// peak's (Step) among them.
+	Steps []*StepResult `json:"workersOffSteps"`
 	// Memory goes to the report's list of all phases.
 	Memory *MemoryUse `json:"-"`
 }
@@ -76,10 +80,11 @@ type IntakeBaseline struct {
 // never stands for a mail that did not arrive: it sorts after every latency.
 const never = time.Duration(math.MaxInt64)
 
-// runIntakeBaseline runs one closed-loop step at concurrency c against a
-// formd without delivery workers on the same database; the formd that
-// measured the closed loop must be stopped first.
-func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []string, opts Options, c int, on float64) (*IntakeBaseline, error) {
+// runIntakeBaseline runs the closed loop's steps again against a formd
+// without delivery workers on the same database; the formd that measured
+// the closed loop must be stopped first. peak is the closed loop's peak
+// concurrency and on its accepted/s there.
+func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []string, opts Options, peak int, on float64) (*IntakeBaseline, error) {
 	f, err := startFormd(bin, dir, dbURL, append(slices.Clone(env), "FORMD_DELIVERY_WORKERS=0")...)
 	if err != nil {
 		return nil, err
@@ -88,21 +93,31 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
-	load := newLoader(f.URL, key, c, opts.ClientIPs)
+	load := newLoader(f.URL, key, maxOf(opts.Concurrency), opts.ClientIPs)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
 		return nil, fmt.Errorf("live POST /submit (delivery workers off): %w\n%s", err, f.StderrTail())
 	}
 	load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
-	cpu := markCPU(f.PID())
-	st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
-	st.CPU = cpuSince(cpu, f.PID())
-	b := &IntakeBaseline{Concurrency: c, WorkersOn: on, WorkersOff: st.AcceptedPerSecond, Step: st,
-		Memory: formdMemory("intake baseline", f.PID())}
-	if st.AcceptedPerSecond > 0 {
-		b.Ratio = on / st.AcceptedPerSecond
+	b := &IntakeBaseline{Concurrency: peak, WorkersOn: on}
+	for _, c := range opts.Concurrency {
+		progress(fmt.Sprintf("intake baseline: c=%d for %s with FORMD_DELIVERY_WORKERS=0", c, opts.Step))
+		cpu := markCPU(f.PID())
+		st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		st.CPU = cpuSince(cpu, f.PID())
+		b.Steps = append(b.Steps, st)
+		if c == peak {
+			b.Step, b.WorkersOff = st, st.AcceptedPerSecond
+		}
 	}
-	return b, ctx.Err()
+	if b.WorkersOff > 0 {
+		b.Ratio = on / b.WorkersOff
+	}
+	b.Memory = formdMemory("intake baseline", f.PID())
+	return b, nil
 }
 
 // deliveryRun is one run of the delivery measurement: the delivery phase,

@@ -31,8 +31,11 @@ type Options struct {
 	// DeliveryRate overrides half of the closed loop's peak (0: no override).
 	DeliveryRate    float64       `json:"deliveryRate,omitempty"`
 	GoalDeliveryP99 time.Duration `json:"-"`
-	// IntakeBaseline runs the peak closed-loop step again without delivery workers.
+	// IntakeBaseline runs the closed loop again without delivery workers.
 	IntakeBaseline bool `json:"intakeBaseline"`
+	// NaivePeer runs the closed loop's steps against the naive peer
+	// (bench/naivepeer), for formd's intake ÷ its rate at each concurrency.
+	NaivePeer bool `json:"naivePeer"`
 	// PrivatePG runs the whole benchmark on a throwaway PostgreSQL cluster
 	// that preloads pg_stat_statements.
 	PrivatePG bool `json:"privatePostgres"`
@@ -97,7 +100,8 @@ func parseFlags() (Options, error) {
 	flag.DurationVar(&o.DeliveryWait, "delivery-wait", 30*time.Second, "delivery phase: longest wait for the mails after the load")
 	flag.Float64Var(&o.DeliveryRate, "delivery-rate", 0, "delivery phase: open-loop rate (0: half of the closed loop's maximum accepted/s)")
 	flag.DurationVar(&o.GoalDeliveryP99, "goal-delivery-p99", 100*time.Millisecond, "goal: accept-to-SMTP-received p99 in the delivery phase")
-	flag.BoolVar(&o.IntakeBaseline, "intake-baseline", true, "rerun the closed-loop step at the peak concurrency with FORMD_DELIVERY_WORKERS=0, for the intake ratio with delivery on and off")
+	flag.BoolVar(&o.IntakeBaseline, "intake-baseline", true, "rerun the closed loop with FORMD_DELIVERY_WORKERS=0, for the intake ratio with delivery on and off at the peak and the naive peer comparison at every step")
+	flag.BoolVar(&o.NaivePeer, "naive-peer", true, "run the closed loop's steps against the naive peer (Go, Gin, one autocommit INSERT per request, no mail) and compare formd's intake with it at each")
 	flag.BoolVar(&o.PrivatePG, "private-pg", false,
 		"run on a throwaway PostgreSQL cluster (initdb in a temporary folder, free port, default durability) that preloads pg_stat_statements, for statement time per submission; removed at the end")
 	flag.StringVar(&o.PrivatePGSharedBuffers, "private-pg-shared-buffers", "1GB",
@@ -113,7 +117,7 @@ func parseFlags() (Options, error) {
 	flag.DurationVar(&o.KeepUpConfirm, "keep-up-confirm", defaultKeepUpConfirm, "keep-up search: load duration of the run that confirms the result")
 	flag.Float64Var(&o.GoalKeepUp, "goal-keep-up", 0.5, "goal: highest rate that keeps up ÷ pgbench tps at formd's peak concurrency")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
-		"hard bound on the whole run, build included (a default run takes about 2.5 min; -preload adds "+preloadDeadline.String()+
+		"hard bound on the whole run, build included (a default run takes about 3.5 min; -preload adds "+preloadDeadline.String()+
 			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")

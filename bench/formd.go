@@ -33,20 +33,27 @@ func moduleRoot(ctx context.Context) (string, error) {
 
 // buildFormd builds ./cmd/formd into dir and returns the binary's path.
 func buildFormd(ctx context.Context, dir string) (string, error) {
+	return buildCommand(ctx, dir, "./cmd/formd", "formd")
+}
+
+// buildCommand builds the module's package pkg into dir/name and returns
+// the binary's path.
+func buildCommand(ctx context.Context, dir, pkg, name string) (string, error) {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "formd")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/formd")
+	bin := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/formd: %w\n%s", err, out)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 	}
 	return bin, nil
 }
 
-// Formd is one formd process started by the benchmark.
+// Formd is one formd process started by the benchmark (or the naive peer,
+// which serves GET /healthz and POST /submit too).
 type Formd struct {
 	// URL is http://127.0.0.1:<port>.
 	URL string
@@ -70,14 +77,7 @@ func startFormd(bin, dir, dbURL string, extraEnv ...string) (*Formd, error) {
 	}
 	var secret [32]byte
 	_, _ = rand.Read(secret[:])
-	f := &Formd{
-		URL:    "http://127.0.0.1:" + port,
-		Spool:  filepath.Join(dir, "mail"),
-		stderr: &tailBuffer{max: 16 << 10},
-		exited: make(chan struct{}),
-		client: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{Proxy: nil},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-	}
+	spool := filepath.Join(dir, "mail")
 	data := filepath.Join(dir, "data")
 	if err := os.MkdirAll(data, 0o750); err != nil {
 		return nil, err
@@ -88,24 +88,43 @@ func startFormd(bin, dir, dbURL string, extraEnv ...string) (*Formd, error) {
 			env = append(env, kv)
 		}
 	}
-	f.cmd = exec.Command(bin, "serve") // not CommandContext: Stop ends it gracefully
-	f.cmd.Env = append(env,
+	cmd := exec.Command(bin, "serve") // not CommandContext: Stop ends it gracefully
+	cmd.Env = append(env,
 		"FORMD_DATABASE_URL="+dbURL,
 		"FORMD_LISTEN_ADDR=127.0.0.1:"+port,
 		"FORMD_DATA_DIR="+data,
-		"FORMD_MAIL_SPOOL="+f.Spool,
+		"FORMD_MAIL_SPOOL="+spool,
 		"FORMD_SECRET_KEY="+hex.EncodeToString(secret[:]),
 		"FORMD_LOG_LEVEL=error",
 	)
-	f.cmd.Env = append(f.cmd.Env, extraEnv...)
-	f.cmd.Stdout = f.stderr
-	f.cmd.Stderr = f.stderr
-	endWithParent(f.cmd)
-	if err := f.cmd.Start(); err != nil {
+	cmd.Env = append(cmd.Env, extraEnv...)
+	f, err := startServer(cmd, port)
+	if err != nil {
 		return nil, fmt.Errorf("start formd: %w", err)
 	}
+	f.Spool = spool
+	return f, nil
+}
+
+// startServer starts cmd, which serves on 127.0.0.1:port, keeping the tail
+// of its output; it ends with the benchmark.
+func startServer(cmd *exec.Cmd, port string) (*Formd, error) {
+	f := &Formd{
+		URL:    "http://127.0.0.1:" + port,
+		cmd:    cmd,
+		stderr: &tailBuffer{max: 16 << 10},
+		exited: make(chan struct{}),
+		client: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{Proxy: nil},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+	}
+	cmd.Stdout = f.stderr
+	cmd.Stderr = f.stderr
+	endWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
 	f.started = time.Now()
-	go func() { _ = f.cmd.Wait(); close(f.exited) }()
+	go func() { _ = cmd.Wait(); close(f.exited) }()
 	return f, nil
 }
 

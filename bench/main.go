@@ -7,8 +7,10 @@
 // It builds ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
 // real API, then runs an open loop at a fixed rate (latency measured from each
-// request's scheduled time), a closed loop at rising concurrency, the peak
-// step again without delivery workers (intake with delivery on ÷ off), a
+// request's scheduled time), a closed loop at rising concurrency, the same
+// steps against the naive peer (bench/naivepeer: one INSERT per request) and
+// again without delivery workers (intake with delivery on ÷ off, and ÷ the
+// naive peer at each step), a
 // delivery phase (on a second fresh database, an open loop at half the peak
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
 // accept-to-SMTP-received latency), and pgbench.

@@ -197,6 +197,17 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	f.Stop()
 
 	stats.Close()
+	if opts.NaivePeer {
+		progress("naive peer: Go, Gin and one INSERT per request, on the same database")
+		r, err := runNaivePeer(ctx, tmp, dbURL, key, opts)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			rep.Warnings = append(rep.Warnings, "naive peer failed: "+err.Error())
+		}
+		rep.NaivePeer = r
+	}
 	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
 		return err
 	}
@@ -272,7 +283,6 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 	case peak == 0:
 		rep.Warnings = append(rep.Warnings, "formd accepted nothing in the closed loop: no intake baseline")
 	default:
-		progress(fmt.Sprintf("intake baseline: c=%d for %s with FORMD_DELIVERY_WORKERS=0", peak, opts.Step))
 		b, err := runIntakeBaseline(ctx, bin, tmp, dbURL, key, env, opts, peak, rep.ClosedLoop.MaxAcceptedPerSecond)
 		if ctx.Err() != nil {
 			return ctx.Err()

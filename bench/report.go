@@ -24,8 +24,10 @@ type Report struct {
 	OpenLoop        *OpenResult       `json:"openLoop"`
 	ClosedLoop      ClosedReport      `json:"closedLoop"`
 	Deliveries      []PhaseDeliveries `json:"deliveries"`
-	// IntakeBaseline is the peak closed-loop step rerun without delivery workers.
+	// IntakeBaseline is the closed loop rerun without delivery workers.
 	IntakeBaseline *IntakeBaseline `json:"intakeBaseline,omitempty"`
+	// NaivePeer is the naive peer's closed loop and formd's intake beside it.
+	NaivePeer *NaivePeerResult `json:"naivePeer,omitempty"`
 	// Delivery is the end-to-end mail phase at a real SMTP server.
 	Delivery *DeliveryResult `json:"delivery,omitempty"`
 	// Preload is the open loop and peak step again on a preloaded database (-preload).
@@ -106,6 +108,12 @@ func judge(opts Options, rep *Report) {
 	}
 	rep.Goals = append(rep.Goals, Goal{Name: "ratio", Target: fmt.Sprintf(">= %.2f", opts.GoalRatio),
 		Value: rep.Ratio, Known: atPeak > 0, Pass: atPeak > 0 && rep.Ratio >= opts.GoalRatio})
+	if opts.NaivePeer {
+		if rep.NaivePeer != nil {
+			rep.NaivePeer.compare(intakeWithoutDelivery(opts, rep), rep.ClosedLoop.Steps)
+		}
+		rep.Goals = append(rep.Goals, naivePeerGoal(rep.NaivePeer, len(opts.Concurrency)))
+	}
 	o := rep.OpenLoop
 	known := o != nil && o.Sent > 0
 	pass := known && o.P99Ms <= ms(opts.GoalP99) && o.Errors() == 0
@@ -193,9 +201,14 @@ func printReport(w io.Writer, rep *Report) {
 			d.Phase, thousands(d.AcceptedPerSecond), thousands(d.DeliveredPerSecond), thousands(float64(d.BacklogBefore)), thousands(float64(d.BacklogAfter)))
 	}
 	if b := rep.IntakeBaseline; b != nil {
-		p("intake with delivery on ÷ off at c=%d: %s ÷ %s accepted/s = %.2f (closed-loop peak step vs the same step rerun with FORMD_DELIVERY_WORKERS=0; %s)",
-			b.Concurrency, thousands(b.WorkersOn), thousands(b.WorkersOff), b.Ratio, b.Step.CPU)
+		var cpu *CPUUse
+		if b.Step != nil {
+			cpu = b.Step.CPU
+		}
+		p("intake with delivery on ÷ off at c=%d: %s ÷ %s accepted/s = %.2f (closed-loop peak step vs the closed loop rerun with FORMD_DELIVERY_WORKERS=0; %s)",
+			b.Concurrency, thousands(b.WorkersOn), thousands(b.WorkersOff), b.Ratio, cpu)
 	}
+	printNaivePeer(p, rep.NaivePeer)
 	if d := rep.Delivery; d != nil {
 		lat := func(x float64) string {
 			if x < 0 {
