@@ -4,12 +4,14 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"time"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
 )
 
 // CommitPath is one of the group commit's ways to the database, opened to
@@ -97,4 +99,17 @@ func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (m
 		return nil
 	})
 	return out, err
+}
+
+// AdmitQuery is the pipelined group commit's admission statement.
+const AdmitQuery = admitQuery
+
+// QueueAdmission adds to b the pipelined group commit's admission of one
+// submission to each of forms (at versions), charged to accounts in month.
+func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
+	q := quotaCharges{quotas: quotas}
+	for _, a := range accounts {
+		q.accounts, q.months, q.wants = append(q.accounts, a), append(q.months, month), append(q.wants, 1)
+	}
+	q.queueAdmission(b, forms, versions)
 }

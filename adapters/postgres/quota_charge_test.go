@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
@@ -304,22 +306,22 @@ func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
 	}
 }
 
-// The pipelined admission (migration 00029) is planned once per connection
-// too, and reads only the forms and accounts of its group commit, by key,
-// whatever their number when its plans were made.
+// The pipelined admission (admitQuery) is planned once per connection,
+// generic, and reads only the forms and accounts of its group commit, by
+// key, whatever their number when its plan was made.
 func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 	t.Parallel()
 	g := newGroupEnv(t)
-	asksForItsGenericPlan(t, g.pool, "formd_admit_submissions")
 	conn, plans := explainedConn(t, g.pool)
 	var version int32
 	if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
 		t.Fatal(err)
 	}
 	admit := func() {
-		if _, err := conn.Exec(g.ctx, `SELECT formd_admit_submissions($1::uuid[], $2::int[], $3::uuid[], $4::date[], $5::int[], $6::text[], $7::int[])`,
-			[]string{g.formID}, []int32{version}, []string{g.accountID}, []time.Time{quotaMonth.Start()}, []int32{1},
-			[]string{"free", "pro", "lifetime"}, []int32{1000, 1000, 1000}); err != nil {
+		b := &pgx.Batch{} // as the group commit sends it: one implicit transaction
+		postgres.QueueAdmission(b, []string{g.formID}, []int32{version}, []string{g.accountID}, quotaMonth.Start(),
+			account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000})
+		if err := conn.SendBatch(g.ctx, b).Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -334,7 +336,7 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 	if n := g.used(t); n != 3 {
 		t.Fatalf("used %d after three admissions of one submission, want 3", n)
 	}
-	for _, table := range []string{"forms f", "submission_quota_usage"} {
+	for _, table := range []string{"forms f", "accounts a", "submission_quota_usage"} {
 		got := plans(table)
 		if len(got) < 3 {
 			t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
@@ -344,5 +346,17 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 				t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
 			}
 		}
+	}
+	var generic, custom int64
+	if err := conn.QueryRow(g.ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
+		postgres.AdmitQuery).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic != 3 || custom != 0 {
+		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
+	}
+	var setting string
+	if err := conn.QueryRow(g.ctx, `SELECT current_setting('enable_seqscan')`).Scan(&setting); err != nil || setting != "on" {
+		t.Fatalf("the admission's settings outlived its transaction: enable_seqscan %q (%v)", setting, err)
 	}
 }

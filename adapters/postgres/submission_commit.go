@@ -28,9 +28,9 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 // commitPipelined sends the whole group commit as one pipeline, which
 // PostgreSQL runs as one implicit transaction: Idempotency-Keys (a stored
 // one violates the key), payloads, deliveries, events, messages, the NOTIFY
-// and, in one call, the expected form versions and the quota charges
-// (formd_admit_submissions raises when a form changed or a quota lacks room
-// for all of an account's submissions).
+// and, in one statement, the expected form versions and the quota charges
+// (admitQuery raises when a form changed or a quota lacks room for all of an
+// account's submissions).
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	live := allLive(batch)
 	twins := markTwins(batch, live)
