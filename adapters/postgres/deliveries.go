@@ -410,23 +410,30 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 	return err
 }
 
-// insertQueued writes queued deliveries ($1-$10: queuedRows.args), due when
-// they were queued, each unclaimed or claimed until a time by the
+// insertNewDeliveries writes queued deliveries ($1-$10: queuedRows.args),
+// due when they were queued, each unclaimed or claimed until a time by the
 // claimant, $10 (a submission's deliveries that its commit hands to this
-// process's workers: application.DeliveryHandOff); one already written (a
-// message handled twice) is left as it is. The group commit writes a batch's deliveries
-// with it, the delivery queue's consumer the others one at a time.
-const insertQueued = `
+// process's workers: application.DeliveryHandOff). The group commit writes
+// a batch's deliveries with it: their ids are new, so it takes no
+// ON CONFLICT, whose speculative insertion cost the statement about 15 µs
+// of its 70 for one delivery (an existing id fails the commit instead).
+const insertNewDeliveries = `
 	INSERT INTO deliveries (id, submission_id, form_id, verification_id, kind, target, test, status, attempts, next_attempt_at,
 	                        updated_at, created_at, claimed_until, claimed_by)
 	SELECT d.id, NULLIF(d.sub, '')::uuid, NULLIF(d.form, '')::uuid, NULLIF(d.ver, '')::uuid, d.kind, d.target, d.test,
 	       'queued', 0, d.at, d.at, d.at, d.until, CASE WHEN d.until IS NOT NULL THEN NULLIF($10::text, '')::uuid END
 	FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::timestamptz[],
 	            $9::timestamptz[])
-	     AS d(id, sub, form, ver, kind, target, test, at, until)
+	     AS d(id, sub, form, ver, kind, target, test, at, until)`
+
+// insertQueued is insertNewDeliveries for the delivery queue's consumer,
+// which writes the deliveries of delivery.queued events one at a time: one
+// already written (a message handled twice) is left as it is.
+const insertQueued = insertNewDeliveries + `
 	ON CONFLICT (id) DO NOTHING`
 
-// queuedRows are queued deliveries as the columns insertQueued takes.
+// queuedRows are queued deliveries as the columns insertNewDeliveries and
+// insertQueued take.
 type queuedRows struct {
 	ids, subs, forms, vers, kinds, targets []string
 	tests                                  []bool

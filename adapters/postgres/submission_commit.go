@@ -180,7 +180,7 @@ func (w writeRows) queueDeliveries(b *pgx.Batch, store *EventStore) {
 	if len(w.deliveries.ids) == 0 {
 		return
 	}
-	b.Queue(insertQueued, w.deliveries.args()...)
+	b.Queue(insertNewDeliveries, w.deliveries.args()...)
 	if w.deliveries.unclaimed > 0 {
 		store.queueWake(b, DeliveriesDue)
 	}

@@ -299,3 +299,33 @@ func TestGroupCommitQueuesTheDeliveriesWithTheSubmission(t *testing.T) {
 		}
 	}
 }
+
+// A group commit writes its deliveries as new rows: a delivery id already
+// in the queue fails the submission on both paths rather than leaving it
+// accepted without a delivery of its own (the consumer's insert, which
+// skips a delivery written twice, would have).
+func TestGroupCommitRefusesADeliveryIdAlreadyQueued(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	first := g.accepted(g.version, "")
+	if _, errs, err := postgres.CommitPipelined(g.subs, g.ctx, []application.AcceptedSubmission{first}); err != nil || errs[0] != nil {
+		t.Fatalf("first commit: %v %v", err, errs)
+	}
+	for name, path := range map[string]postgres.CommitPath{"pipelined": postgres.CommitPipelined, "careful": postgres.CommitCarefully} {
+		again := g.accepted(g.version, "")
+		again.Queued[0].DeliveryID = first.Queued[0].DeliveryID
+		_, errs, err := path(g.subs, g.ctx, []application.AcceptedSubmission{again})
+		if err == nil && errs[0] == nil {
+			t.Fatalf("%s: a submission whose delivery id is taken was committed", name)
+		}
+		var rows int
+		if err := g.pool.QueryRow(g.ctx, `SELECT
+			(SELECT count(*) FROM events WHERE stream_id = $1) + (SELECT count(*) FROM submission_payloads WHERE submission_id = $1)
+			+ (SELECT count(*) FROM deliveries WHERE submission_id = $1)`, again.Accepted.SubmissionID).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 0 {
+			t.Fatalf("%s: the refused submission left %d rows", name, rows)
+		}
+	}
+}
