@@ -240,9 +240,14 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			b.Queue(q.SQL, q.Arguments...)
 		}
 	}
+	// The arrays are unnested in the select list (zipped, as the arrays are
+	// of one length), not as unnest(...) in FROM, whose function scan
+	// stores each array's elements before reading them back: measured with
+	// one event, 33 against 38-55 µs a statement (change 32).
 	b.Queue(`
 		INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
-		SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::timestamptz[])`,
+		SELECT unnest($1::text[]), unnest($2::uuid[]), unnest($3::int[]), unnest($4::text[]), unnest($5::int[]),
+		       unnest($6::jsonb[]), unnest($7::jsonb[]), unnest($8::timestamptz[])`,
 		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.

@@ -198,7 +198,7 @@ func (w writeRows) committed(store *EventStore) {
 func (w writeRows) queuePayloads(b *pgx.Batch) {
 	b.Queue(`
 		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id)
-		SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::bytea[], $5::int[], $6::text[])`,
+		SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::bytea[]), unnest($4::bytea[]), unnest($5::int[]), unnest($6::text[])`,
 		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs)
 }
 
