@@ -99,17 +99,13 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 		return nil, fmt.Errorf("live POST /submit (delivery workers off): %w\n%s", err, f.StderrTail())
 	}
 	load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
-	b := &IntakeBaseline{Concurrency: peak, WorkersOn: on}
-	for _, c := range opts.Concurrency {
-		progress(fmt.Sprintf("intake baseline: c=%d for %s with FORMD_DELIVERY_WORKERS=0", c, opts.Step))
-		cpu := markCPU(f.PID())
-		st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		st.CPU = cpuSince(cpu, f.PID())
-		b.Steps = append(b.Steps, st)
-		if c == peak {
+	steps, err := load.closedSteps(ctx, f.PID(), opts, "intake baseline with FORMD_DELIVERY_WORKERS=0")
+	if err != nil {
+		return nil, err
+	}
+	b := &IntakeBaseline{Concurrency: peak, WorkersOn: on, Steps: steps}
+	for _, st := range steps {
+		if st.Concurrency == peak {
 			b.Step, b.WorkersOff = st, st.AcceptedPerSecond
 		}
 	}

@@ -366,3 +366,20 @@ func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, wo
 	r.ServiceP50Ms, r.ServiceP99Ms = ms(svc.Quantile(0.5)), ms(svc.Quantile(0.99))
 	return r
 }
+
+// closedSteps runs a closed-loop step at each of opts.Concurrency against
+// the server of pid (formd or the naive peer), with the CPU each used.
+func (l *loader) closedSteps(ctx context.Context, pid int, opts Options, label string) ([]*StepResult, error) {
+	var steps []*StepResult
+	for _, c := range opts.Concurrency {
+		progress(fmt.Sprintf("%s: c=%d for %s", label, c, opts.Step))
+		cpu := markCPU(pid)
+		st := l.closedStep(ctx, c, opts.Step, opts.StepRequests)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		st.CPU = cpuSince(cpu, pid)
+		steps = append(steps, st)
+	}
+	return steps, nil
+}

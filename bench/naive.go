@@ -61,18 +61,11 @@ func runNaivePeer(ctx context.Context, dir, dbURL, key string, opts Options) (*N
 	if opts.WarmupRequests > 0 {
 		load.closedStep(ctx, 8, 10*time.Second, opts.WarmupRequests)
 	}
-	r := &NaivePeerResult{}
-	for _, c := range opts.Concurrency {
-		progress(fmt.Sprintf("naive peer: c=%d for %s", c, opts.Step))
-		cpu := markCPU(peer.PID())
-		st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		st.CPU = cpuSince(cpu, peer.PID())
-		r.Steps = append(r.Steps, st)
+	steps, err := load.closedSteps(ctx, peer.PID(), opts, "naive peer")
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return &NaivePeerResult{Steps: steps}, nil
 }
 
 // compare fills the comparison with formd's rates at each concurrency:

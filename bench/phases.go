@@ -162,19 +162,16 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "open loop", before, rep.OpenLoop.Accepted))
 
 	before = mon.Snapshot(ctx)
+	steps, err := load.closedSteps(ctx, f.PID(), opts, "closed loop")
+	if err != nil {
+		return fail(err)
+	}
 	accepted := 0
-	for _, c := range opts.Concurrency {
-		progress(fmt.Sprintf("closed loop: c=%d for %s", c, opts.Step))
-		cpu := markCPU(f.PID())
-		st := load.closedStep(ctx, c, opts.Step, opts.StepRequests)
-		if ctx.Err() != nil {
-			return fail(ctx.Err())
-		}
-		st.CPU = cpuSince(cpu, f.PID())
+	for _, st := range steps {
 		accepted += st.Accepted
 		rep.ClosedLoop.Steps = append(rep.ClosedLoop.Steps, st)
 		if st.AcceptedPerSecond > rep.ClosedLoop.MaxAcceptedPerSecond {
-			rep.ClosedLoop.MaxAcceptedPerSecond, rep.ClosedLoop.AtConcurrency = st.AcceptedPerSecond, c
+			rep.ClosedLoop.MaxAcceptedPerSecond, rep.ClosedLoop.AtConcurrency = st.AcceptedPerSecond, st.Concurrency
 		}
 	}
 	rep.Deliveries = append(rep.Deliveries, mon.Phase(ctx, "closed loop", before, accepted))
