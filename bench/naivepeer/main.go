@@ -26,11 +26,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-)
 
-// maxConns matches formd's pool (postgres.DefaultMaxConns), so neither side
-// wins by holding more connections.
-const maxConns = 24
+	"github.com/formd/formd/adapters/postgres"
+)
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8090", "address to serve on")
@@ -76,7 +74,8 @@ func connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.MaxConns = maxConns
+	// formd's pool size, so neither side wins by holding more connections.
+	cfg.MaxConns = postgres.DefaultMaxConns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
