@@ -135,7 +135,6 @@ func printNaivePeer(p func(string, ...any), r *NaivePeerResult) {
 			cpu = r.Steps[i].CPU
 		}
 		p("  c=%-4d naive %8s  formd delivery off %8s (÷ naive %s)  delivery on %8s  naive's %s",
-			c.Concurrency, thousands(c.Naive), thousands(c.FormdWorkersOff), ratio, thousands(c.FormdWorkersOn),
-			strings.Replace(cpu.String(), "formd", "peer", 1))
+			c.Concurrency, thousands(c.Naive), thousands(c.FormdWorkersOff), ratio, thousands(c.FormdWorkersOn), cpu.of("peer"))
 	}
 }

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func steps(rates map[int]float64, order ...int) []*StepResult {
 	var out []*StepResult
@@ -49,5 +53,17 @@ func TestFormdWithoutDeliveryIsTheClosedLoopWhenItsWorkersAreOff(t *testing.T) {
 	}
 	if got := intakeWithoutDelivery(Options{FormdEnv: "FORMD_DELIVERY_WORKERS=0"}, rep); len(got) != 1 || got[0] != closed[0] {
 		t.Fatalf("with workers off, the closed loop's steps: %v", got)
+	}
+}
+
+func TestTheNaivePeersLinesNameItsCPUAsThePeers(t *testing.T) {
+	naive := &NaivePeerResult{Steps: steps(map[int]float64{8: 2000}, 8)}
+	naive.Steps[0].CPU = &CPUUse{FormdCores: 0.5, BenchCores: 0.25, MachineCores: 1}
+	naive.compare(steps(map[int]float64{8: 1000}, 8), nil)
+	var out strings.Builder
+	printNaivePeer(func(format string, a ...any) { fmt.Fprintf(&out, format+"\n", a...) }, naive)
+	want := "c=8    naive    2,000  formd delivery off    1,000 (÷ naive 0.50)  delivery on        0  naive's cpu peer 0.50, load generator 0.25, machine 1.00 cores"
+	if !strings.Contains(out.String(), want) {
+		t.Fatalf("printed:\n%s\nwant a line with:\n%s", out.String(), want)
 	}
 }

@@ -71,11 +71,15 @@ type CPUUse struct {
 	MachineCores float64 `json:"machineBusyCores"`
 }
 
-func (u *CPUUse) String() string {
+func (u *CPUUse) String() string { return u.of("formd") }
+
+// of words u with server naming the measured process (formd, or the naive
+// peer in its steps).
+func (u *CPUUse) of(server string) string {
 	if u == nil {
 		return "cpu n/a"
 	}
-	return fmt.Sprintf("cpu formd %.2f, load generator %.2f, machine %.2f cores", u.FormdCores, u.BenchCores, u.MachineCores)
+	return fmt.Sprintf("cpu %s %.2f, load generator %.2f, machine %.2f cores", server, u.FormdCores, u.BenchCores, u.MachineCores)
 }
 
 // Goal is one pass/fail target of the run.
