@@ -26,9 +26,17 @@ import (
 // A wake-up lost to a crash between a commit and its NOTIFY costs latency
 // only: subscribers poll (watermillpg.PollInterval) and idle delivery
 // workers look again every second.
+//
+// After each send the notifier waits out notifyInterval before the next, so
+// the wake-ups of the commits in between share one statement. A process
+// without delivery workers woke the others after every group commit: at
+// one client, a NOTIFY transaction (and every listener's wake-up) for each
+// submission; coalescing them raised that process's intake at 8 clients by
+// 12% (change 33). The first wake-up after a quiet spell goes at once.
 type CommitNotifier struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
+	pool     *pgxpool.Pool
+	log      *slog.Logger
+	interval time.Duration
 
 	mu      sync.Mutex
 	pending map[notification]struct{}
@@ -40,9 +48,18 @@ type CommitNotifier struct {
 
 type notification struct{ channel, payload string }
 
+// notifyInterval is the shortest time between two NOTIFY statements of one
+// notifier: at most 200 a second, and a wake-up later by at most this.
+const notifyInterval = 5 * time.Millisecond
+
 // NewCommitNotifier starts a notifier on pool; Close stops it.
 func NewCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) *CommitNotifier {
-	n := &CommitNotifier{pool: pool, log: log, pending: map[notification]struct{}{},
+	return newCommitNotifier(pool, log, notifyInterval)
+}
+
+// newCommitNotifier starts a notifier that sends at most once per interval.
+func newCommitNotifier(pool *pgxpool.Pool, log *slog.Logger, interval time.Duration) *CommitNotifier {
+	n := &CommitNotifier{pool: pool, log: log, interval: interval, pending: map[notification]struct{}{},
 		signal: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go n.run()
 	return n
@@ -71,11 +88,23 @@ func (n *CommitNotifier) Close() {
 
 func (n *CommitNotifier) run() {
 	defer close(n.done)
+	quiet := time.NewTimer(n.interval)
+	quiet.Stop()
 	for {
 		select {
 		case <-n.signal:
 			n.flush()
 		case <-n.stop:
+			n.flush()
+			return
+		}
+		// Wake-ups asked for meanwhile wait for the next send; Close sends
+		// them at once.
+		quiet.Reset(n.interval)
+		select {
+		case <-quiet.C:
+		case <-n.stop:
+			quiet.Stop()
 			n.flush()
 			return
 		}

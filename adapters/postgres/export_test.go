@@ -113,3 +113,9 @@ func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []s
 	}
 	q.queueAdmission(b, forms, versions)
 }
+
+// NewCommitNotifierEvery is NewCommitNotifier with the shortest time
+// between two sends given.
+func NewCommitNotifierEvery(pool *pgxpool.Pool, log *slog.Logger, interval time.Duration) *CommitNotifier {
+	return newCommitNotifier(pool, log, interval)
+}
