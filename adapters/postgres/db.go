@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultMaxConns sizes the pool when the URL does not (pool_max_conns):
-// group-commit workers, delivery workers, subscribers, LISTEN and request
+// group-commit lanes, delivery workers, subscribers, LISTEN and request
 // queries each hold connections.
 const DefaultMaxConns = 24
 

@@ -45,18 +45,20 @@ func commitPath(f func(*SubmissionStore, context.Context, []*pendingSubmission) 
 	}
 }
 
-// NewSubmissionStoreWithWorkers is NewSubmissionStore with n commit
-// workers, so a test can hold them all and have a batch fill up.
-func NewSubmissionStoreWithWorkers(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, n int) (*SubmissionStore, func()) {
+// NewSubmissionStoreWithLanes is NewSubmissionStore with n commit lanes,
+// so a test can hold them all and have a batch fill up.
+func NewSubmissionStoreWithLanes(pool *pgxpool.Pool, store *EventStore, log *slog.Logger, n int) (*SubmissionStore, func()) {
 	s := newSubmissionStore(pool, store, NewDeliveryStore(pool, store), log, noCommitObserver{}, n)
 	return s, s.Close
 }
 
-// QueuedSubmissions is how many submissions wait for a commit worker.
+// QueuedSubmissions is how many submissions wait for their lane's commit.
 func QueuedSubmissions(s *SubmissionStore) int {
 	n := 0
-	for _, lane := range s.lanes {
-		n += len(lane)
+	for _, l := range s.lanes {
+		l.mu.Lock()
+		n += len(l.queue)
+		l.mu.Unlock()
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -13,19 +14,26 @@ import (
 )
 
 // Group commit: concurrent submissions share one transaction, so one WAL
-// flush makes many of them durable. A worker takes whatever is queued (up to
-// maxBatch) as soon as it is free; nothing waits for a batch to fill, and no
-// submission is answered before the commit that holds it.
+// flush makes many of them durable. Whoever commits takes whatever is queued
+// (up to maxBatch) as soon as the lane is free; nothing waits for a batch to
+// fill, and no submission is answered before the commit that holds it.
 //
-// Each worker has a lane of its own, and an account's submissions always
-// take the same lane. The commit locks the account's quota row from its
-// charge until the commit's WAL flush is done, so two workers committing
-// for one account took turns on that lock (pg_stat_statements showed the
-// quota charge waiting for most of its 1.7 ms per call); in one lane the
-// account's submissions share a batch and one flush instead.
+// An account's submissions always take the same lane, and a lane commits one
+// group at a time. The commit locks the account's quota row from its charge
+// until the commit's WAL flush is done, so two commits for one account took
+// turns on that lock (pg_stat_statements showed the quota charge waiting for
+// most of its 1.7 ms per call); in one lane the account's submissions share
+// a batch and one flush instead.
+//
+// A lane has no goroutine of its own: the submission that finds it idle
+// commits the group itself, on its request's goroutine, and then hands the
+// lane to the first submission that queued meanwhile (change 34). A commit
+// worker per lane cost two goroutine hand-offs per group, each a thread
+// woken on another core: with one client, the machine's second core ran
+// the worker while the first went idle.
 const (
-	defaultCommitWorkers = 4
-	maxBatch             = 256
+	defaultCommitLanes = 4
+	maxBatch           = 256
 )
 
 // SubmissionStore implements application.SubmissionStore with group commit.
@@ -33,15 +41,23 @@ type SubmissionStore struct {
 	pool    *pgxpool.Pool
 	store   *EventStore
 	log     *slog.Logger
-	lanes   []chan *pendingSubmission
-	wg      sync.WaitGroup
-	stop    chan struct{}
-	once    sync.Once
+	lanes   []*lane
+	leaders sync.WaitGroup // lanes being committed; Close waits for them
 	commits CommitObserver
 	// claimant is the process that a submission's handed-off deliveries
 	// are written claimed by (application.DeliveryHandOff): the delivery
 	// store's, whose heartbeat keeps its claims.
 	claimant string
+}
+
+// lane is one account's line of submissions to commit. Whenever its queue
+// is not empty, one submission leads it: commits its groups in turn.
+type lane struct {
+	mu      sync.Mutex
+	queue   []*pendingSubmission
+	leading bool
+	closed  bool
+	batch   []*pendingSubmission // the leader's, reused
 }
 
 // CommitObserver hears about each group commit: how many submissions it
@@ -58,6 +74,8 @@ func (noCommitObserver) ObserveCommit(int, time.Duration) {}
 type pendingSubmission struct {
 	sub  application.AcceptedSubmission
 	done chan acceptResult
+	// lead tells a queued submission that the lane is now its to commit.
+	lead chan struct{}
 }
 
 type acceptResult struct {
@@ -65,11 +83,11 @@ type acceptResult struct {
 	err   error
 }
 
-// NewSubmissionStore starts the commit workers; Close stops them after the
-// queue is drained. The deliveries a submission hands off
-// (AcceptedSubmission.ClaimedUntil) are written claimed by the process of
-// deliveries, so no other process claims them and that process's leaving or
-// death releases them like its other claims.
+// NewSubmissionStore returns a store whose lanes commit on the submitters'
+// goroutines; Close waits for the commits under way. The deliveries a
+// submission hands off (AcceptedSubmission.ClaimedUntil) are written claimed
+// by the process of deliveries, so no other process claims them and that
+// process's leaving or death releases them like its other claims.
 func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger) (*SubmissionStore, func()) {
 	return NewObservedSubmissionStore(pool, store, deliveries, log, noCommitObserver{})
 }
@@ -78,52 +96,72 @@ func NewSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *Deliv
 // commit to commits.
 func NewObservedSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger,
 	commits CommitObserver) (*SubmissionStore, func()) {
-	s := newSubmissionStore(pool, store, deliveries, log, commits, defaultCommitWorkers)
+	s := newSubmissionStore(pool, store, deliveries, log, commits, defaultCommitLanes)
 	return s, s.Close
 }
 
-// newSubmissionStore starts workers commit workers, each with its lane.
+// newSubmissionStore makes a store of n lanes.
 func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *DeliveryStore, log *slog.Logger, commits CommitObserver,
-	workers int) *SubmissionStore {
+	n int) *SubmissionStore {
 	if deliveries == nil {
 		// Written unclaimed, a handed-off delivery could be claimed by
 		// another process too, and sent twice.
 		panic("postgres: a submission store needs the delivery store its hand-offs are claimed for")
 	}
-	s := &SubmissionStore{pool: pool, store: store, log: log, stop: make(chan struct{}), commits: commits, claimant: deliveries.instance}
-	for range workers {
-		lane := make(chan *pendingSubmission, 4*maxBatch)
-		s.lanes = append(s.lanes, lane)
-		s.wg.Add(1)
-		go s.work(lane)
+	s := &SubmissionStore{pool: pool, store: store, log: log, commits: commits, claimant: deliveries.instance}
+	for range n {
+		s.lanes = append(s.lanes, &lane{batch: make([]*pendingSubmission, 0, maxBatch)})
 	}
 	return s
 }
 
-// Close drains the queue and stops the workers.
+// Close refuses new submissions and waits until every queued one is
+// committed.
 func (s *SubmissionStore) Close() {
-	s.once.Do(func() { close(s.stop) })
-	s.wg.Wait()
+	for _, l := range s.lanes {
+		l.mu.Lock()
+		l.closed = true
+		l.mu.Unlock()
+	}
+	s.leaders.Wait()
 }
 
 // Accept implements application.SubmissionStore. Once queued, it waits for
 // the commit even if ctx ends, so its answer is always the truth.
 func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
-	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
-	select {
-	case s.laneOf(sub) <- p:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-s.stop:
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1), lead: make(chan struct{}, 1)}
+	l := s.laneOf(sub)
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
 		return nil, errors.New("submission store is closed")
 	}
-	r := <-p.done
-	return r.prior, r.err
+	l.queue = append(l.queue, p)
+	idle := !l.leading
+	if idle {
+		l.leading = true
+		s.leaders.Add(1)
+	}
+	l.mu.Unlock()
+	if idle {
+		s.lead(l)
+	}
+	select {
+	case r := <-p.done:
+		return r.prior, r.err
+	case <-p.lead:
+		s.lead(l)
+		r := <-p.done
+		return r.prior, r.err
+	}
 }
 
 // laneOf is the lane of the submission's account (of its form, for one that
 // charges no quota): an FNV-1a hash of the id.
-func (s *SubmissionStore) laneOf(sub application.AcceptedSubmission) chan *pendingSubmission {
+func (s *SubmissionStore) laneOf(sub application.AcceptedSubmission) *lane {
 	key := sub.Charge.AccountID
 	if key == "" {
 		key = sub.FormID
@@ -135,34 +173,51 @@ func (s *SubmissionStore) laneOf(sub application.AcceptedSubmission) chan *pendi
 	return s.lanes[h%uint32(len(s.lanes))]
 }
 
-func (s *SubmissionStore) work(lane chan *pendingSubmission) {
-	defer s.wg.Done()
-	batch := make([]*pendingSubmission, 0, maxBatch)
-	for {
-		var first *pendingSubmission
-		select {
-		case first = <-lane:
-		case <-s.stop:
-			select { // drain what is already queued
-			case first = <-lane:
-			default:
-				return
+// lead commits one group of l's queue, the leader's own submission among
+// it, then passes the lane on to the first submission queued meanwhile, or
+// leaves it idle. The leader answers its own request once its group is
+// committed rather than commit the others' groups too.
+func (s *SubmissionStore) lead(l *lane) {
+	l.mu.Lock()
+	n := min(len(l.queue), maxBatch)
+	batch := append(l.batch[:0], l.queue[:n]...)
+	left := copy(l.queue, l.queue[n:])
+	clear(l.queue[left:])
+	l.queue = l.queue[:left]
+	l.mu.Unlock()
+
+	// Deferred, so a panic on the commit path (which the HTTP port's
+	// recovery turns into a 500 for the leader) cannot leave the lane led
+	// by nobody and its queue waiting for ever.
+	defer s.passOn(l)
+	defer func() {
+		if r := recover(); r != nil {
+			for _, p := range batch {
+				select {
+				case p.done <- acceptResult{err: fmt.Errorf("group commit panicked: %v", r)}:
+				default: // answered before the panic
+				}
 			}
+			panic(r)
 		}
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case p := <-lane:
-				batch = append(batch, p)
-			default:
-				break fill
-			}
-		}
-		start := time.Now()
-		s.commitBatch(batch)
-		s.commits.ObserveCommit(len(batch), time.Since(start))
+	}()
+	start := time.Now()
+	s.commitBatch(batch)
+	s.commits.ObserveCommit(len(batch), time.Since(start))
+	clear(batch)
+}
+
+// passOn gives l to the first submission queued meanwhile, or leaves it
+// idle.
+func (s *SubmissionStore) passOn(l *lane) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.queue) == 0 {
+		l.leading = false
+		s.leaders.Done()
+		return
 	}
+	l.queue[0].lead <- struct{}{}
 }
 
 // commitBatch commits a batch; if the shared transaction fails, each

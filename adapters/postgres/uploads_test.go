@@ -347,12 +347,12 @@ func TestSubmissionsRacingForAnUploadKeyOneWins(t *testing.T) {
 		u := newUploadEnv(t)
 		race(t, u, u.subs, u.cleanKey(t), func() {})
 	})
-	// The store's one worker is held on a locked reservation while all the
+	// The store's one lane is held on a locked reservation while all the
 	// submissions queue up: they are committed as one batch.
 	t.Run("in one batch", func(t *testing.T) {
 		t.Parallel()
 		u := newUploadEnv(t)
-		store, closeStore := postgres.NewSubmissionStoreWithWorkers(u.pool, postgres.NewEventStore(), slog.New(slog.NewTextHandler(io.Discard, nil)), 1)
+		store, closeStore := postgres.NewSubmissionStoreWithLanes(u.pool, postgres.NewEventStore(), slog.New(slog.NewTextHandler(io.Discard, nil)), 1)
 		t.Cleanup(closeStore)
 		held := u.cleanKey(t)
 		blocker, err := u.pool.Begin(u.ctx)
@@ -368,7 +368,7 @@ func TestSubmissionsRacingForAnUploadKeyOneWins(t *testing.T) {
 			_, err := store.Accept(u.ctx, u.using(u.accepted(1, ""), now().Add(time.Hour), held))
 			decoy <- err
 		}()
-		u.waitFor(t, "the worker to wait for the held reservation", func() bool {
+		u.waitFor(t, "the lane's commit to wait for the held reservation", func() bool {
 			var waiting int
 			err := u.pool.QueryRow(u.ctx, `SELECT count(*) FROM pg_stat_activity
 				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
