@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,7 +58,6 @@ type lane struct {
 	queue   []*pendingSubmission
 	leading bool
 	closed  bool
-	batch   []*pendingSubmission // the leader's, reused
 }
 
 // CommitObserver hears about each group commit: how many submissions it
@@ -72,15 +72,16 @@ type noCommitObserver struct{}
 func (noCommitObserver) ObserveCommit(int, time.Duration) {}
 
 type pendingSubmission struct {
-	sub  application.AcceptedSubmission
+	sub application.AcceptedSubmission
+	// done carries the submission's answer, or first the lane's turn.
 	done chan acceptResult
-	// lead tells a queued submission that the lane is now its to commit.
-	lead chan struct{}
 }
 
 type acceptResult struct {
 	prior *application.StoredResponse
 	err   error
+	// lead is no answer: the lane is now this submission's to commit.
+	lead bool
 }
 
 // NewSubmissionStore returns a store whose lanes commit on the submitters'
@@ -110,7 +111,7 @@ func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *Deliv
 	}
 	s := &SubmissionStore{pool: pool, store: store, log: log, commits: commits, claimant: deliveries.instance}
 	for range n {
-		s.lanes = append(s.lanes, &lane{batch: make([]*pendingSubmission, 0, maxBatch)})
+		s.lanes = append(s.lanes, &lane{})
 	}
 	return s
 }
@@ -132,7 +133,7 @@ func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSu
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1), lead: make(chan struct{}, 1)}
+	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
 	l := s.laneOf(sub)
 	l.mu.Lock()
 	if l.closed {
@@ -149,14 +150,12 @@ func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSu
 	if idle {
 		s.lead(l)
 	}
-	select {
-	case r := <-p.done:
-		return r.prior, r.err
-	case <-p.lead:
+	r := <-p.done
+	if r.lead {
 		s.lead(l)
-		r := <-p.done
-		return r.prior, r.err
+		r = <-p.done
 	}
+	return r.prior, r.err
 }
 
 // laneOf is the lane of the submission's account (of its form, for one that
@@ -180,10 +179,8 @@ func (s *SubmissionStore) laneOf(sub application.AcceptedSubmission) *lane {
 func (s *SubmissionStore) lead(l *lane) {
 	l.mu.Lock()
 	n := min(len(l.queue), maxBatch)
-	batch := append(l.batch[:0], l.queue[:n]...)
-	left := copy(l.queue, l.queue[n:])
-	clear(l.queue[left:])
-	l.queue = l.queue[:left]
+	batch := slices.Clone(l.queue[:n])
+	l.queue = slices.Delete(l.queue, 0, n)
 	l.mu.Unlock()
 
 	// Deferred, so a panic on the commit path (which the HTTP port's
@@ -204,7 +201,6 @@ func (s *SubmissionStore) lead(l *lane) {
 	start := time.Now()
 	s.commitBatch(batch)
 	s.commits.ObserveCommit(len(batch), time.Since(start))
-	clear(batch)
 }
 
 // passOn gives l to the first submission queued meanwhile, or leaves it
@@ -217,7 +213,7 @@ func (s *SubmissionStore) passOn(l *lane) {
 		s.leaders.Done()
 		return
 	}
-	l.queue[0].lead <- struct{}{}
+	l.queue[0].done <- acceptResult{lead: true}
 }
 
 // commitBatch commits a batch; if the shared transaction fails, each
