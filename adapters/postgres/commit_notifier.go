@@ -88,8 +88,6 @@ func (n *CommitNotifier) Close() {
 
 func (n *CommitNotifier) run() {
 	defer close(n.done)
-	quiet := time.NewTimer(n.interval)
-	quiet.Stop()
 	for {
 		select {
 		case <-n.signal:
@@ -100,11 +98,9 @@ func (n *CommitNotifier) run() {
 		}
 		// Wake-ups asked for meanwhile wait for the next send; Close sends
 		// them at once.
-		quiet.Reset(n.interval)
 		select {
-		case <-quiet.C:
+		case <-time.After(n.interval):
 		case <-n.stop:
-			quiet.Stop()
 			n.flush()
 			return
 		}
