@@ -329,3 +329,56 @@ func TestGroupCommitRefusesADeliveryIdAlreadyQueued(t *testing.T) {
 		}
 	}
 }
+
+// Close waits for the commits under way, so a submission queued before a
+// shutdown is committed and answered, and refuses submissions after it.
+// The commit is held on an Idempotency-Key that another transaction has
+// inserted and not yet committed.
+func TestClosingTheSubmissionStoreCommitsWhatIsUnderWay(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	held := g.accepted(1, "held-key")
+	blocker, err := g.pool.Begin(g.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback(g.ctx) //nolint:errcheck
+	if _, err := blocker.Exec(g.ctx, `INSERT INTO idempotency_keys (form_id, key, request_hash, response, redirect)
+		VALUES ($1, 'held-key', '\x00', '{}', '')`, g.formID); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan error, 1)
+	go func() {
+		_, err := g.subs.Accept(g.ctx, held)
+		answered <- err
+	}()
+	for waiting := 0; waiting == 0; {
+		if err := g.pool.QueryRow(g.ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closed := make(chan struct{})
+	go func() {
+		g.subs.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a commit was under way")
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := g.subs.Accept(g.ctx, g.accepted(1, "")); err == nil {
+		t.Error("the store accepted a submission while closing")
+	}
+	if err := blocker.Rollback(g.ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-closed
+	if err := <-answered; err != nil {
+		t.Fatalf("the submission under way at Close: %v", err)
+	}
+	if !g.committed(t, held) {
+		t.Error("the submission under way at Close was answered but not committed")
+	}
+}

@@ -61,12 +61,3 @@ func TestAPanickingCommitDoesNotWedgeItsLane(t *testing.T) {
 	}
 	closeStore()
 }
-
-// Close waits for the commits under way and refuses what comes after.
-func TestAClosedSubmissionStoreRefusesSubmissions(t *testing.T) {
-	store, closeStore := postgres.NewSubmissionStoreWithLanes(nil, postgres.NewEventStore(), slog.New(slog.NewTextHandler(io.Discard, nil)), 2)
-	closeStore()
-	if _, err := store.Accept(context.Background(), application.AcceptedSubmission{FormID: uuid.NewString()}); err == nil {
-		t.Fatal("a closed store accepted a submission")
-	}
-}
