@@ -210,12 +210,12 @@ func TestFillDatabaseWritesHistoryFormdReads(t *testing.T) {
 func TestComparePreloadDividesPreloadedByEmpty(t *testing.T) {
 	empty := &OpenResult{P50Ms: 2, P99Ms: 8}
 	pre := &OpenResult{P50Ms: 2.1, P99Ms: 10}
-	c := comparePreload(empty, nil, pre, &StepResult{Concurrency: 64, AcceptedPerSecond: 2000}, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
+	c := comparePreload(empty, nil, pre, nil, &StepResult{Concurrency: 64, AcceptedPerSecond: 2000}, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
 	if !near(c.P50Ratio, 1.05) || !near(c.P99Ratio, 1.25) || c.Concurrency != 64 || !near(c.AcceptedRatio, 0.9) {
 		t.Fatalf("comparison %+v, want p50 ×1.05, p99 ×1.25, c=64 accepted ×0.9", c)
 	}
 	// A missing side gives no ratio rather than a division by zero.
-	c = comparePreload(nil, nil, pre, nil, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
+	c = comparePreload(nil, nil, pre, nil, nil, &StepResult{Concurrency: 64, AcceptedPerSecond: 1800})
 	if c.P50Ratio != 0 || c.P99Ratio != 0 || c.Concurrency != 0 || c.AcceptedRatio != 0 {
 		t.Fatalf("comparison without the empty run %+v, want no ratios", c)
 	}
@@ -226,21 +226,55 @@ func TestComparePreloadDividesPreloadedByEmpty(t *testing.T) {
 // machine that slows down over the bench, cannot pass the preloaded run.
 func TestComparePreloadTakesTheFasterOfTheEmptyRunsAroundIt(t *testing.T) {
 	before, after := &OpenResult{P50Ms: 2, P99Ms: 100}, &OpenResult{P50Ms: 3, P99Ms: 10}
-	c := comparePreload(before, after, &OpenResult{P50Ms: 2.2, P99Ms: 12}, nil, nil)
+	c := comparePreload(before, after, &OpenResult{P50Ms: 2.2, P99Ms: 12}, nil, nil, nil)
 	if !near(c.EmptyP50Ms, 2) || !near(c.EmptyP99Ms, 10) || !near(c.P50Ratio, 1.1) || !near(c.P99Ratio, 1.2) || len(c.EmptyRuns) != 2 {
 		t.Fatalf("comparison %+v; want a baseline of 2 / 10 ms, ratios ×1.10 and ×1.20", c)
 	}
 	// A second run that failed leaves the first as the baseline.
-	c = comparePreload(before, nil, &OpenResult{P50Ms: 2.2, P99Ms: 100}, nil, nil)
+	c = comparePreload(before, nil, &OpenResult{P50Ms: 2.2, P99Ms: 100}, nil, nil, nil)
 	if !near(c.EmptyP50Ms, 2) || !near(c.P50Ratio, 1.1) || !near(c.P99Ratio, 1) || len(c.EmptyRuns) != 1 {
 		t.Fatalf("comparison %+v; want the first run alone as the baseline", c)
+	}
+}
+
+// The preloaded side is estimated as the empty side is, by the faster of
+// two runs: the faster of two draws from one distribution is faster on
+// average than one draw, so a single preloaded run against the faster
+// empty run made equal databases differ.
+func TestComparePreloadTakesTheFasterOfThePreloadedRunsToo(t *testing.T) {
+	before, after := &OpenResult{P50Ms: 2, P99Ms: 12}, &OpenResult{P50Ms: 2.4, P99Ms: 10}
+	first, second := &OpenResult{P50Ms: 2.6, P99Ms: 10.5}, &OpenResult{P50Ms: 2.1, P99Ms: 30}
+	c := comparePreload(before, after, first, second, nil, nil)
+	if !near(c.PreloadedP50Ms, 2.1) || !near(c.PreloadedP99Ms, 10.5) || !near(c.P50Ratio, 1.05) || !near(c.P99Ratio, 1.05) ||
+		len(c.PreloadedRuns) != 2 || c.PreloadedRuns[1].When != "second" {
+		t.Fatalf("comparison %+v; want the preloaded 2.1 / 10.5 ms against 2 / 10, ×1.05 each", c)
+	}
+	// Without a second run the first stands alone.
+	c = comparePreload(before, after, first, nil, nil, nil)
+	if !near(c.P50Ratio, 1.3) || !near(c.P99Ratio, 1.05) || len(c.PreloadedRuns) != 1 {
+		t.Fatalf("comparison %+v; want the first preloaded run alone", c)
+	}
+}
+
+// An error in the second preloaded open loop fails the goal, as one in the
+// first does.
+func TestPreloadGoalFailsOnAnErrorInTheSecondRun(t *testing.T) {
+	clean := &OpenResult{P50Ms: 2, P99Ms: 10, Counts: Counts{Sent: 100, Accepted: 100}}
+	flawed := &OpenResult{P50Ms: 2, P99Ms: 10, Counts: Counts{Sent: 100, Accepted: 99}}
+	p := &PreloadResult{OpenLoop: clean, OpenLoopAgain: flawed, Comparison: comparePreload(clean, nil, clean, flawed, nil, nil)}
+	if g := preloadGoal(p, 1.10); !g.Known || g.Pass {
+		t.Fatalf("goal %+v; want known and failed", g)
+	}
+	p.OpenLoopAgain = clean
+	if g := preloadGoal(p, 1.10); !g.Pass {
+		t.Fatalf("goal %+v; want passed with both runs clean", g)
 	}
 }
 
 func TestPreloadGoalNeedsBothQuantilesWithinTheRatioAndNoErrors(t *testing.T) {
 	judge := func(emptyP50, emptyP99, p50, p99 float64, sent, accepted int) Goal {
 		pre := &OpenResult{P50Ms: p50, P99Ms: p99, Counts: Counts{Sent: sent, Accepted: accepted}}
-		return preloadGoal(&PreloadResult{OpenLoop: pre, Comparison: comparePreload(&OpenResult{P50Ms: emptyP50, P99Ms: emptyP99}, nil, pre, nil, nil)}, 1.10)
+		return preloadGoal(&PreloadResult{OpenLoop: pre, Comparison: comparePreload(&OpenResult{P50Ms: emptyP50, P99Ms: emptyP99}, nil, pre, nil, nil, nil)}, 1.10)
 	}
 	for name, tc := range map[string]struct {
 		g           Goal
