@@ -146,7 +146,7 @@ func (d *DeliveryStore) recordInTx(ctx context.Context, attempts []application.A
 		subs, counts = append(subs, id), append(counts, n)
 	}
 	if len(subs) > 0 {
-		first.Queue(settlePayloads, subs, counts)
+		queueSettle(first, subs, counts)
 	}
 	settled, err := sendFirst(ctx, conn, first, len(subs) > 0)
 	if err != nil {
@@ -300,22 +300,57 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 	return d.redactBatch(b, done, shredded, now)
 }
 
-// settlePayloads counts final deliveries off their submissions' payloads
-// (migration 00028). A payload whose last pending deliveries these are, none
-// of them failed, is deleted at once (deleted true): a submission with one
-// delivery, the common case, costs one delete rather than an update writing
-// a new row version and then a delete. The others are counted down and say
-// how many are still pending and whether one failed; a concurrent settle of
-// the same submission waits on the row and counts from the committed value.
+// settlePayloads counts final deliveries off their submissions' payloads. A
+// payload whose last pending deliveries these are, none of them failed, is
+// deleted at once (deleted true): a submission with one delivery, the common
+// case, costs one delete rather than an update writing a new row version and
+// then a delete. The others are counted down and say how many are still
+// pending and whether one failed; a concurrent settle of the same submission
+// waits on the row and counts from the committed value.
 //
-// It runs in a function that asks for its generic plan, reading every row by
-// key: as a statement of its own, the plan cache re-planned it on about half
-// of its calls (a third of its time in the bench). The failed check is a
-// scalar subquery per settled row through deliveries_submission; written as
-// EXISTS, the planner may hash it instead, one scan of every failed delivery
-// per call (the statement took 1.7-2.5 ms a call, the most of any in the
-// bench, before that was found).
-const settlePayloads = `SELECT * FROM formd_settle_payloads($1::uuid[], $2::int[])`
+// It is the body of formd_settle_payloads (migration 00028), sent as a
+// statement of its own after settleSettings, which give it what the
+// function's settings did: a generic plan, made once per connection, that
+// reads every row by key at any table size. As a statement without them,
+// the plan cache re-planned it on about half of its calls (a third of its
+// time in the bench). Called through the function, whose three settings are
+// saved and restored on every call, it cost 241-303 µs a call at 1,000/s in
+// the bench, against 129-160 µs for the statement within it (the admission
+// left its function for the same reason, migration 00030). The function
+// stays for a formd of an older version running beside this one. The failed
+// check is a scalar subquery per settled row through deliveries_submission;
+// written as EXISTS, the planner may hash it instead, one scan of every
+// failed delivery per call (the statement took 1.7-2.5 ms a call, the most
+// of any in the bench, before that was found).
+const settlePayloads = `
+	WITH f AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f(id, n)),
+	shredded AS (
+		DELETE FROM submission_payloads p USING f
+		WHERE p.submission_id = f.id AND p.pending <= f.n
+		  AND NOT coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false)
+		RETURNING p.submission_id),
+	counted AS (
+		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
+		FROM f WHERE p.submission_id = f.id AND p.submission_id NOT IN (SELECT s.submission_id FROM shredded s)
+		RETURNING p.submission_id, p.pending,
+		          coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false) AS failed)
+	SELECT s.submission_id::text, 0, false, true FROM shredded s
+	UNION ALL
+	SELECT c.submission_id::text, c.pending, c.failed, false FROM counted c`
+
+// settleSettings are settlePayloads' planner settings, for the rest of the
+// record's transaction: what follows it there (the redaction's deletes by
+// key and its appends) reads nothing but by key either.
+const settleSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+	set_config('plan_cache_mode', 'force_generic_plan', true)`
+
+// queueSettle adds settlePayloads, with its settings before it, to a
+// record's first pipeline, whose last statements they must be (sendFirst
+// reads the last one's rows).
+func queueSettle(b *pgx.Batch, subs []string, counts []int32) {
+	b.Queue(settleSettings)
+	b.Queue(settlePayloads, subs, counts)
+}
 
 // redact shreds the payloads of submissions (done) and records
 // submission.redacted on each of them and of those already shredded, in tx;

@@ -84,6 +84,9 @@ func OutboxSelectQuery(topic, group string) (string, []any, error) {
 // payloads, opened to the plan test.
 const SettlePayloads = settlePayloads
 
+// QueueSettle adds the settle, with its settings, to b.
+func QueueSettle(b *pgx.Batch, subs []string, counts []int32) { queueSettle(b, subs, counts) }
+
 // Payloads reads the sealed payloads of submissions, for the tests to see
 // what is stored; a redacted one is absent from the map. (formd reads a
 // delivery's payload with its claim.)
