@@ -93,7 +93,7 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
-	load := newLoader(f.URL, key, maxOf(opts.Concurrency), opts.ClientIPs)
+	load := newLoader(f.URL, key, maxOf(opts.Concurrency), opts.ClientIPs).withArrivals(opts.Arrivals)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
 		return nil, fmt.Errorf("live POST /submit (delivery workers off): %w\n%s", err, f.StderrTail())
@@ -164,7 +164,7 @@ func runDelivery(ctx context.Context, bin, dir string, env []string, opts Option
 		return nil, f.StderrTail(), err
 	}
 	workers := min(max(128, int(run.Rate)), 4096)
-	load := newLoader(f.URL, key, workers, opts.ClientIPs)
+	load := newLoader(f.URL, key, workers, opts.ClientIPs).withArrivals(opts.Arrivals)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
 		return nil, f.StderrTail(), fmt.Errorf("live POST /submit (%s): %w", run.Label, err)

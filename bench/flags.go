@@ -16,15 +16,18 @@ type Options struct {
 	StepRequests   int           `json:"stepRequestCap"`
 	WarmupRequests int           `json:"warmupRequests"`
 	Rate           float64       `json:"openLoopRate"`
-	Open           time.Duration `json:"-"`
-	OpenWorkers    int           `json:"openLoopWorkers"`
-	ClientIPs      int           `json:"clientIPs"`
-	PgbenchRef     int           `json:"pgbenchReferenceConcurrency"`
-	GoalRatio      float64       `json:"goalRatio"`
-	GoalP99        time.Duration `json:"-"`
-	Deadline       time.Duration `json:"-"`
-	Out            string        `json:"-"`
-	FormdEnv       string        `json:"formdEnv,omitempty"`
+	// Arrivals is the open loops' schedule: "periodic" (one request every
+	// 1/rate) or "poisson" (exponential gaps of mean 1/rate, as pgbench -R).
+	Arrivals    string        `json:"arrivals"`
+	Open        time.Duration `json:"-"`
+	OpenWorkers int           `json:"openLoopWorkers"`
+	ClientIPs   int           `json:"clientIPs"`
+	PgbenchRef  int           `json:"pgbenchReferenceConcurrency"`
+	GoalRatio   float64       `json:"goalRatio"`
+	GoalP99     time.Duration `json:"-"`
+	Deadline    time.Duration `json:"-"`
+	Out         string        `json:"-"`
+	FormdEnv    string        `json:"formdEnv,omitempty"`
 	// Delivery is the delivery phase's load duration (0: no delivery phase).
 	Delivery     time.Duration `json:"-"`
 	DeliveryWait time.Duration `json:"-"`
@@ -90,6 +93,8 @@ func parseFlags() (Options, error) {
 	flag.IntVar(&o.WarmupRequests, "warmup", 200, "unreported warm-up requests at concurrency 8 before the measurements")
 	flag.Float64Var(&o.Rate, "rate", 1000, "open-loop rate, requests per second")
 	flag.DurationVar(&o.Open, "open", 10*time.Second, "open-loop duration")
+	flag.StringVar(&o.Arrivals, "arrivals", arrivalsPeriodic,
+		"open-loop schedule: periodic (one request every 1/rate) or poisson (exponential gaps of mean 1/rate, as pgbench --rate schedules its transactions)")
 	flag.IntVar(&o.OpenWorkers, "open-workers", 0, "open-loop sender goroutines (0: max(128, rate), at most 4096)")
 	flag.IntVar(&o.ClientIPs, "client-ips", 16384,
 		"client addresses spread over X-Forwarded-For (formd trusts 127.0.0.1 as its proxy), so the per-IP limit sees many visitors; 0: one address and FORMD_SUBMIT_RATE=0")
@@ -139,6 +144,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.Step <= 0 || o.Open <= 0 || o.Rate <= 0 || o.StepRequests < 1 || o.PgbenchRef < 1 {
 		return o, errors.New("-step, -open, -rate, -step-requests and -pgbench-ref must be positive")
+	}
+	if o.Arrivals != arrivalsPeriodic && o.Arrivals != arrivalsPoisson {
+		return o, fmt.Errorf("-arrivals: %q is neither %s nor %s", o.Arrivals, arrivalsPeriodic, arrivalsPoisson)
 	}
 	if o.Delivery < 0 || o.DeliveryWait < 0 || o.DeliveryRate < 0 {
 		return o, errors.New("-delivery, -delivery-wait and -delivery-rate must not be negative")

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"runtime"
@@ -30,6 +32,8 @@ type loader struct {
 	client *http.Client
 	url    string
 	body   []byte
+	// arrivals is the open loop's schedule (arrivalsPeriodic when empty).
+	arrivals string
 	// ips are the client addresses sent in X-Forwarded-For, in turn (none: no header).
 	ips  []string
 	next atomic.Uint64
@@ -59,6 +63,40 @@ func newLoader(baseURL, accessKey string, maxConns, clientIPs int) *loader {
 		l.ips = append(l.ips, fmt.Sprintf("10.%d.%d.%d", (i>>16)&255, (i>>8)&255, i&255))
 	}
 	return l
+}
+
+// The open loop's schedules.
+const (
+	arrivalsPeriodic = "periodic"
+	arrivalsPoisson  = "poisson"
+)
+
+// withArrivals sets the open loop's schedule and returns l.
+func (l *loader) withArrivals(kind string) *loader {
+	l.arrivals = kind
+	return l
+}
+
+// arrivalOffsets are the send times of n requests at rate per second, from
+// the loop's start. Periodic sends one every 1/rate. Poisson draws
+// exponential gaps of mean 1/rate from a fixed seed, so every run of the same
+// rate and length sends on the same schedule: arrivals that bunch and
+// spread as independent visitors' do, and as pgbench --rate schedules its
+// transactions, whose latencies the report sets beside formd's.
+func arrivalOffsets(kind string, rate float64, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	mean := float64(time.Second) / rate
+	rng := rand.New(rand.NewPCG(15, uint64(n)))
+	var at float64
+	for i := range out {
+		out[i] = time.Duration(at)
+		if kind == arrivalsPoisson {
+			at += rng.ExpFloat64() * mean
+		} else {
+			at = float64(i+1) * mean
+		}
+	}
+	return out
 }
 
 // answer is the outcome of one request.
@@ -254,7 +292,9 @@ func (l *loader) closedStep(ctx context.Context, c int, d time.Duration, limit i
 
 // OpenResult is the open-loop phase.
 type OpenResult struct {
-	TargetRate   float64 `json:"targetRate"`
+	TargetRate float64 `json:"targetRate"`
+	// Arrivals is the schedule: periodic or poisson (-arrivals).
+	Arrivals     string  `json:"arrivals"`
 	Seconds      float64 `json:"seconds"`
 	Scheduled    int     `json:"scheduled"`
 	AchievedRate float64 `json:"achievedRate"`
@@ -292,7 +332,8 @@ func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, wo
 	counts := make([]Counts, workers)
 	var lastDone atomic.Int64 // ns since start of the last completion
 	start := time.Now().Add(20 * time.Millisecond)
-	at := func(i int) time.Time { return start.Add(time.Duration(float64(i) * float64(time.Second) / rate)) }
+	offsets := arrivalOffsets(l.arrivals, rate, total)
+	at := func(i int) time.Time { return start.Add(offsets[i]) }
 
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -344,7 +385,7 @@ func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, wo
 	close(jobs)
 	wg.Wait()
 
-	r := &OpenResult{TargetRate: rate, Seconds: d.Seconds(), Scheduled: scheduled, Workers: workers}
+	r := &OpenResult{TargetRate: rate, Arrivals: cmp.Or(l.arrivals, arrivalsPeriodic), Seconds: d.Seconds(), Scheduled: scheduled, Workers: workers}
 	for w := range workers {
 		r.Counts.merge(counts[w])
 	}

@@ -131,7 +131,7 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	}
 	rep.Setup.StartSeconds = time.Since(f.started).Seconds()
 
-	load := newLoader(f.URL, key, max(maxOf(opts.Concurrency), opts.OpenWorkers), opts.ClientIPs)
+	load := newLoader(f.URL, key, max(maxOf(opts.Concurrency), opts.OpenWorkers), opts.ClientIPs).withArrivals(opts.Arrivals)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
 		return fail(fmt.Errorf("live POST /submit after setup: %w", err))

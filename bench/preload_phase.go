@@ -313,8 +313,8 @@ func preloadLines(p *PreloadResult, o Options) []string {
 	}
 	if ol := p.OpenLoop; ol != nil {
 		lines = append(lines,
-			fmt.Sprintf("  open loop %s/s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d); %s; errors: %s",
-				thousands(ol.TargetRate), o.Open, ol.AchievedRate, ol.P50Ms, ol.P99Ms, ol.P999Ms, ol.MaxMs, ol.Late, ol.CPU, ol.errorSummary()))
+			fmt.Sprintf("  open loop %s/s%s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d); %s; errors: %s",
+				thousands(ol.TargetRate), arrivalsNote(ol.Arrivals), o.Open, ol.AchievedRate, ol.P50Ms, ol.P99Ms, ol.P999Ms, ol.MaxMs, ol.Late, ol.CPU, ol.errorSummary()))
 	}
 	if d := p.Deliveries; d != nil {
 		lines = append(lines, fmt.Sprintf("  mail delivery during the open loop: accepted %s/s, delivered %s/s (submissions awaiting delivery: %s → %s)",
@@ -385,7 +385,7 @@ func startPhaseFormd(ctx context.Context, bin, dir, dbURL string, env []string, 
 	if err := pf.f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return fail(err)
 	}
-	pf.load = newLoader(pf.f.URL, key, workers, opts.ClientIPs)
+	pf.load = newLoader(pf.f.URL, key, workers, opts.ClientIPs).withArrivals(opts.Arrivals)
 	if err := pf.load.probe(ctx); err != nil {
 		return fail(fmt.Errorf("live POST /submit (%s): %w", what, err))
 	}

@@ -184,8 +184,8 @@ func printReport(w io.Writer, rep *Report) {
 		p("clients: one address; formd's per-IP limit is off (FORMD_SUBMIT_RATE=0)")
 	}
 	if r := rep.OpenLoop; r != nil {
-		p("open loop %s/s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d)",
-			thousands(r.TargetRate), o.Open, r.AchievedRate, r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs, r.Late)
+		p("open loop %s/s%s for %s: achieved %.1f/s p50 %.1f ms p99 %.1f ms p99.9 %.1f ms max %.1f ms (late: %d)",
+			thousands(r.TargetRate), arrivalsNote(r.Arrivals), o.Open, r.AchievedRate, r.P50Ms, r.P99Ms, r.P999Ms, r.MaxMs, r.Late)
 		p("  latencies run from the scheduled time; send lag p50 %.2f ms p99 %.2f ms max %.1f ms; service time p50 %.1f ms p99 %.1f ms",
 			r.SendLagP50Ms, r.SendLagP99Ms, r.SendLagMaxMs, r.ServiceP50Ms, r.ServiceP99Ms)
 		p("  %s; errors: %s", r.CPU, r.errorSummary())
@@ -224,7 +224,7 @@ func printReport(w io.Writer, rep *Report) {
 		if d.BacklogGrowing {
 			growing = "YES"
 		}
-		p("delivery at a real SMTP server (fresh database, open loop %s/s = %s, %.0f s):", thousands(d.Rate), d.RateSource, d.Seconds)
+		p("delivery at a real SMTP server (fresh database, open loop %s/s%s = %s, %.0f s):", thousands(d.Rate), arrivalsNote(o.Arrivals), d.RateSource, d.Seconds)
 		p("  accepted %s (%s/s), delivered %s (%s/s during the load, %s/s in the wait after it), delivered ÷ accepted %.4f after waiting %.1f s; duplicates %d",
 			thousands(float64(d.Accepted)), thousands(d.AcceptedPerSecond), thousands(float64(d.Delivered)), thousands(d.DeliveredPerSecond),
 			thousands(d.WaitDeliveredPerSecond), d.DeliveredRatio, d.WaitSeconds, d.Duplicates)
@@ -406,4 +406,12 @@ func thousands(x float64) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// arrivalsNote names a schedule other than the default periodic one.
+func arrivalsNote(kind string) string {
+	if kind == arrivalsPoisson {
+		return " (Poisson arrivals)"
+	}
+	return ""
 }
