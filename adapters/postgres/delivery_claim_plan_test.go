@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 )
 
@@ -23,8 +24,7 @@ import (
 // a plan that read every due delivery and sorted them all for each claim of
 // 16: 4 ms a claim with 2,000 due, growing with the backlog. Here the
 // statistics are taken before the backlog exists, and the plans PostgreSQL
-// actually runs inside formd_claim_deliveries_with_payloads (custom and generic, as its
-// plan cache moves from one to the other) are read with auto_explain: each
+// actually runs for the claims formd sends are read with auto_explain: each
 // must be the ordered walk of the claimable index, with no sort.
 func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
 	ctx := context.Background()
@@ -48,7 +48,7 @@ func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	plans := claimPlans(t, pool, 8) // past plpgsql's five custom plans, to its generic one
+	plans := claimPlans(t, pool, 8) // past the plan cache's five custom plans, had it any
 	for i, plan := range plans {
 		if !strings.Contains(plan, "Index Scan using deliveries_claimable") || strings.Contains(plan, "Sort") ||
 			strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Bitmap") {
@@ -58,8 +58,8 @@ func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
 }
 
 // The claim's generic plan must be as good as a custom one, because the
-// function asks for it (plan_cache_mode, migration 00025) rather than plan
-// every call afresh. Written as id IN (SELECT ... LIMIT n), the generic plan,
+// claim asks for it (plan_cache_mode in its settings, as the function of
+// migration 00025 did) rather than plan every call afresh. Written as id IN (SELECT ... LIMIT n), the generic plan,
 // which cannot know n, hashed the claimed ids and joined them to a
 // sequential scan of the whole table: every claim read every delivery the
 // log keeps. And a generic plan is made once per connection, on the
@@ -82,7 +82,10 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check := func(what string, plans func(string) []string) {
+	check := func(what string, plans func(string) []string, generic, custom int64) {
+		if generic != 3 || custom != 0 {
+			t.Errorf("%s: the claim ran on %d generic and %d custom plans, want its generic plan each time (3)", what, generic, custom)
+		}
 		for i, plan := range plans("UPDATE deliveries") {
 			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using deliveries_pkey") {
 				t.Errorf("%s, claim %d reads more than the rows it claims:\n%s", what, i+1, plan)
@@ -100,47 +103,55 @@ func TestTheClaimsGenericPlanLooksUpOnlyTheRowsItClaims(t *testing.T) {
 	}
 
 	full := pgtest.Open(t)
-	asksForItsGenericPlan(t, full, "formd_claim_deliveries")
-	asksForItsGenericPlan(t, full, "formd_claim_deliveries_with_payloads")
 	fill(full, 12000)
 	analyze(full)
-	check("planned on a full table", claimsExplained(t, full, 3, func(int) {}))
+	plans, generic, custom := claimsExplained(t, full, 3, func(int) {})
+	check("planned on a full table", plans, generic, custom)
 
 	growing := pgtest.Open(t)
 	fill(growing, 60) // 20 due: the first claim's 16, and 4 left
 	analyze(growing)
-	check("planned on a nearly empty table that grew", claimsExplained(t, growing, 3, func(i int) {
+	plans, generic, custom = claimsExplained(t, growing, 3, func(i int) {
 		if i == 1 { // after the plan is cached
 			fill(growing, 12000)
 		}
-	}))
+	})
+	check("planned on a nearly empty table that grew", plans, generic, custom)
 }
 
 // claimPlans makes n claims of 16 on a connection of its own and returns
-// the plans PostgreSQL ran for the UPDATE inside formd_claim_deliveries_with_payloads, as
-// auto_explain reports them; each claim must take 16.
+// the plans PostgreSQL ran for the claim's UPDATE, as auto_explain reports
+// them; each claim must take 16.
 func claimPlans(t *testing.T, pool *pgxpool.Pool, n int) []string {
 	t.Helper()
-	got := claimsExplained(t, pool, n, func(int) {})("UPDATE deliveries")
+	plans, _, _ := claimsExplained(t, pool, n, func(int) {})
+	got := plans("UPDATE deliveries")
 	if len(got) != n {
 		t.Fatalf("auto_explain reported %d plans of the claim, want %d", len(got), n)
 	}
 	return got
 }
 
-// claimsExplained makes n claims of 16 as claimPlans does, with before(i)
-// run ahead of claim i on another connection while the claiming connection
-// keeps its cached plans, and returns the plans auto_explain reported that
-// contain the given words.
-func claimsExplained(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)) func(contains string) []string {
+// claimsExplained makes n claims of 16 as ClaimDue sends them, with
+// before(i) run ahead of claim i on another connection while the claiming
+// connection keeps its cached plans. It returns the plans auto_explain
+// reported that contain the given words, and how many times the claim ran
+// on its generic and on a custom plan.
+func claimsExplained(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)) (plans func(contains string) []string, generic, custom int64) {
 	t.Helper()
 	ctx := context.Background()
-	conn, plans := explainedConn(t, pool)
+	conn, reported := explainedConn(t, pool)
 	instance := uuid.NewString()
 	for i := range n {
 		before(i)
 		now := time.Now().Add(time.Duration(i) * time.Millisecond)
-		rows, err := conn.Query(ctx, `SELECT * FROM formd_claim_deliveries_with_payloads($1, $2, 16, $3)`, now, now.Add(10*time.Minute), instance)
+		b := &pgx.Batch{}
+		postgres.QueueClaim(b, now, now.Add(10*time.Minute), 16, instance)
+		results := conn.SendBatch(ctx, b)
+		if _, err := results.Exec(); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := results.Query()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +159,26 @@ func claimsExplained(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)
 		if rows.Err() != nil || rows.CommandTag().RowsAffected() != 16 {
 			t.Fatalf("claim %d: %d rows, %v; want 16", i+1, rows.CommandTag().RowsAffected(), rows.Err())
 		}
+		if err := results.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return plans
+	// The plans so far: auto_explain logs the next query too, with the
+	// claim's text as its parameter.
+	seen := reported("")
+	if err := conn.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
+		postgres.ClaimQuery).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	return func(contains string) []string {
+		var out []string
+		for _, p := range seen {
+			if strings.Contains(p, contains) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}, generic, custom
 }
 
 // explainedConn opens a connection of its own on which auto_explain reports

@@ -84,6 +84,14 @@ func OutboxSelectQuery(topic, group string) (string, []any, error) {
 // payloads, opened to the plan test.
 const SettlePayloads = settlePayloads
 
+// ClaimQuery is the claim's statement, for pg_prepared_statements.
+const ClaimQuery = claimQuery
+
+// QueueClaim adds a claim, with its settings, to b.
+func QueueClaim(b *pgx.Batch, due, leaseUntil time.Time, limit int, instance string) {
+	queueClaim(b, due, leaseUntil, limit, instance)
+}
+
 // QueueSettle adds the settle, with its settings, to b.
 func QueueSettle(b *pgx.Batch, subs []string, counts []int32) { queueSettle(b, subs, counts) }
 
