@@ -94,8 +94,9 @@ type keepUpOutcome struct {
 // searchKeepUp bisects between a low rate that keeps up and a high one that
 // does not, testing either first unless b says how it went, then confirms
 // the highest rate that kept up with a longer run, stepping down by
-// keepUpStepDown when the confirmation fails. It assumes a rate that keeps
-// up means every lower one does. The outcome so far comes with an error.
+// keepUpStepDown when the confirmation fails; when the confirmations run
+// out, a low bound the delivery phase confirmed is the answer. It assumes a
+// rate that keeps up means every lower one does. The outcome so far comes with an error.
 func searchKeepUp(b keepUpBounds, budget keepUpBudget, trial keepUpTrial) (keepUpOutcome, error) {
 	var out keepUpOutcome
 	failed := func(rate float64) {
@@ -160,6 +161,9 @@ func searchKeepUp(b keepUpBounds, budget keepUpBudget, trial keepUpTrial) (keepU
 			return out, nil
 		}
 		if out.Confirmations >= budget.Confirmations || rate < 1 {
+			if b.LowConfirmed { // every confirmation above it failed
+				out.Rate = b.Low
+			}
 			return out, nil
 		}
 		out.Confirmations++

@@ -176,6 +176,30 @@ func TestSearchKeepUpFromTheDeliveryPhase(t *testing.T) {
 	}
 }
 
+// A low bound the delivery phase confirmed stays the answer when every
+// confirmation above it fails: a full run on this session's machine kept up
+// for 60 s at 2,545/s in its delivery phase, found 3,340/s in 20 s runs,
+// failed to confirm 3,340 and 3,006, and reported no rate at all.
+func TestSearchKeepUpFallsBackToTheConfirmedDeliveryPhase(t *testing.T) {
+	r := &trialRecorder{keeps: func(rate float64, d time.Duration) bool {
+		if d == testBudget.Confirm {
+			return rate <= 2800 // a longer run keeps up at less
+		}
+		return rate <= 3340
+	}}
+	out, err := searchKeepUp(keepUpBounds{Low: 2545, High: 5090, LowKeptUp: true, LowConfirmed: true}, testBudget, r.trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBudget(t, r, out)
+	if r.count(true) != testBudget.Confirmations {
+		t.Fatalf("runs %+v; want the confirmations above the delivery phase's rate to run and fail", r.calls)
+	}
+	if out.Rate != 2545 {
+		t.Errorf("outcome %+v after runs %+v, want the delivery phase's 2545/s, confirmed for the full duration", out, r.calls)
+	}
+}
+
 func TestSearchKeepUpStopsAtATrialError(t *testing.T) {
 	n := 0
 	trial := func(rate float64, _ time.Duration, _ bool) (bool, error) {
