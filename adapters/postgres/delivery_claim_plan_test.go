@@ -59,10 +59,10 @@ func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
 
 // The claim's generic plan must be as good as a custom one, because the
 // claim asks for it (plan_cache_mode in its settings, as the function of
-// migration 00025 did) rather than plan every call afresh. Written as id IN (SELECT ... LIMIT n), the generic plan,
-// which cannot know n, hashed the claimed ids and joined them to a
-// sequential scan of the whole table: every claim read every delivery the
-// log keeps. And a generic plan is made once per connection, on the
+// migration 00025 did) rather than plan every call afresh. Written as id IN
+// (SELECT ... LIMIT n), the generic plan, which cannot know n, hashed the
+// claimed ids and joined them to a sequential scan of the whole table: every
+// claim read every delivery the log keeps. And a generic plan is made once per connection, on the
 // statistics of that moment: in the bench, made while the table was nearly
 // empty, it kept a sequential scan for the primary-key lookup as the table
 // grew (6-7 ms a claim). So each claim below must look up only what it
