@@ -93,7 +93,7 @@ func runIntakeBaseline(ctx context.Context, bin, dir, dbURL, key string, env []s
 	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
-	load := newLoader(f.URL, key, maxOf(opts.Concurrency), opts.ClientIPs).withArrivals(opts.Arrivals)
+	load := newLoader(f.URL, key, maxOf(opts.Concurrency), opts.ClientIPs)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {
 		return nil, fmt.Errorf("live POST /submit (delivery workers off): %w\n%s", err, f.StderrTail())

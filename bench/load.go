@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,7 +31,7 @@ type loader struct {
 	client *http.Client
 	url    string
 	body   []byte
-	// arrivals is the open loop's schedule (arrivalsPeriodic when empty).
+	// arrivals is the open loop's schedule (withArrivals; periodic unless set).
 	arrivals string
 	// ips are the client addresses sent in X-Forwarded-For, in turn (none: no header).
 	ips  []string
@@ -58,7 +57,7 @@ func newLoader(baseURL, accessKey string, maxConns, clientIPs int) *loader {
 		WriteBufferSize:     16 << 10,
 		ReadBufferSize:      16 << 10,
 	}
-	l := &loader{client: &http.Client{Transport: tr, Timeout: requestTimeout}, url: baseURL + "/submit", body: body}
+	l := &loader{client: &http.Client{Transport: tr, Timeout: requestTimeout}, url: baseURL + "/submit", body: body, arrivals: arrivalsPeriodic}
 	for i := range clientIPs {
 		l.ips = append(l.ips, fmt.Sprintf("10.%d.%d.%d", (i>>16)&255, (i>>8)&255, i&255))
 	}
@@ -385,7 +384,7 @@ func (l *loader) openLoop(ctx context.Context, rate float64, d time.Duration, wo
 	close(jobs)
 	wg.Wait()
 
-	r := &OpenResult{TargetRate: rate, Arrivals: cmp.Or(l.arrivals, arrivalsPeriodic), Seconds: d.Seconds(), Scheduled: scheduled, Workers: workers}
+	r := &OpenResult{TargetRate: rate, Arrivals: l.arrivals, Seconds: d.Seconds(), Scheduled: scheduled, Workers: workers}
 	for w := range workers {
 		r.Counts.merge(counts[w])
 	}

@@ -84,8 +84,8 @@ func ratio(a, b float64) float64 {
 // them may be nil.
 func comparePreload(before, after, preloaded, preloadedAgain *OpenResult, emptyStep, preloadedStep *StepResult) PreloadComparison {
 	var c PreloadComparison
-	c.EmptyRuns, c.EmptyP50Ms, c.EmptyP99Ms = fasterOf(map[string]*OpenResult{"before": before, "after": after}, "before", "after")
-	c.PreloadedRuns, c.PreloadedP50Ms, c.PreloadedP99Ms = fasterOf(map[string]*OpenResult{"first": preloaded, "second": preloadedAgain}, "first", "second")
+	c.EmptyRuns, c.EmptyP50Ms, c.EmptyP99Ms = fasterOf(namedRun{"before", before}, namedRun{"after", after})
+	c.PreloadedRuns, c.PreloadedP50Ms, c.PreloadedP99Ms = fasterOf(namedRun{"first", preloaded}, namedRun{"second", preloadedAgain})
 	c.P50Ratio, c.P99Ratio = ratio(c.PreloadedP50Ms, c.EmptyP50Ms), ratio(c.PreloadedP99Ms, c.EmptyP99Ms)
 	if emptyStep != nil && preloadedStep != nil {
 		c.Concurrency = preloadedStep.Concurrency
@@ -95,11 +95,17 @@ func comparePreload(before, after, preloaded, preloadedAgain *OpenResult, emptyS
 	return c
 }
 
-// fasterOf lists the runs that measured something, in the order of names,
-// with the lowest p50 and the lowest p99 among them (0 when none did).
-func fasterOf(runs map[string]*OpenResult, names ...string) (listed []OpenRun, p50, p99 float64) {
-	for _, name := range names {
-		r := runs[name]
+// namedRun is an open loop (nil if it did not run) and when it ran.
+type namedRun struct {
+	when string
+	run  *OpenResult
+}
+
+// fasterOf lists the runs that measured something, in order, with the
+// lowest p50 and the lowest p99 among them (0 when none did).
+func fasterOf(runs ...namedRun) (listed []OpenRun, p50, p99 float64) {
+	for _, e := range runs {
+		r := e.run
 		if r == nil || r.P50Ms <= 0 || r.P99Ms <= 0 {
 			continue
 		}
@@ -109,7 +115,7 @@ func fasterOf(runs map[string]*OpenResult, names ...string) (listed []OpenRun, p
 		if len(listed) == 0 || r.P99Ms < p99 {
 			p99 = r.P99Ms
 		}
-		listed = append(listed, OpenRun{When: name, P50Ms: r.P50Ms, P99Ms: r.P99Ms})
+		listed = append(listed, OpenRun{When: e.when, P50Ms: r.P50Ms, P99Ms: r.P99Ms})
 	}
 	return listed, p50, p99
 }
