@@ -96,7 +96,8 @@ type keepUpOutcome struct {
 // the highest rate that kept up with a longer run, stepping down by
 // keepUpStepDown when the confirmation fails; when the confirmations run
 // out, a low bound the delivery phase confirmed is the answer. It assumes a
-// rate that keeps up means every lower one does. The outcome so far comes with an error.
+// rate that keeps up means every lower one does. The outcome so far comes
+// with an error.
 func searchKeepUp(b keepUpBounds, budget keepUpBudget, trial keepUpTrial) (keepUpOutcome, error) {
 	var out keepUpOutcome
 	failed := func(rate float64) {
@@ -154,18 +155,9 @@ func searchKeepUp(b keepUpBounds, budget keepUpBudget, trial keepUpTrial) (keepU
 		}
 	}
 
-	rate := lo
-	for {
-		if b.LowConfirmed && rate <= b.Low {
-			out.Rate = b.Low
-			return out, nil
-		}
-		if out.Confirmations >= budget.Confirmations || rate < 1 {
-			if b.LowConfirmed { // every confirmation above it failed
-				out.Rate = b.Low
-			}
-			return out, nil
-		}
+	// Confirm above a low bound the delivery phase confirmed; at or below
+	// it, or once the confirmations run out, that bound is the answer.
+	for rate := lo; !(b.LowConfirmed && rate <= b.Low) && out.Confirmations < budget.Confirmations && rate >= 1; {
 		out.Confirmations++
 		ok, err := trial(rate, budget.Confirm, true)
 		if err != nil {
@@ -178,6 +170,10 @@ func searchKeepUp(b keepUpBounds, budget keepUpBudget, trial keepUpTrial) (keepU
 		failed(rate)
 		rate = math.Round(rate * keepUpStepDown)
 	}
+	if b.LowConfirmed {
+		out.Rate = b.Low
+	}
+	return out, nil
 }
 
 // KeepUpResult is the -keep-up search for the highest open-loop rate at
