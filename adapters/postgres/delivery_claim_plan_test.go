@@ -163,13 +163,9 @@ func claimsExplained(t *testing.T, pool *pgxpool.Pool, n int, before func(i int)
 			t.Fatal(err)
 		}
 	}
-	// The plans so far: auto_explain logs the next query too, with the
-	// claim's text as its parameter.
-	seen := reported("")
-	if err := conn.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
-		postgres.ClaimQuery).Scan(&generic, &custom); err != nil {
-		t.Fatal(err)
-	}
+	seen := reported("") // before preparedPlans, whose query auto_explain logs too
+	generic, custom = preparedPlans(t, conn, postgres.ClaimQuery)
+	settingEndedWithItsTransaction(t, conn, "the claim", "enable_bitmapscan")
 	return func(contains string) []string {
 		var out []string
 		for _, p := range seen {
@@ -217,6 +213,29 @@ func explainedConn(t *testing.T, pool *pgxpool.Pool) (*pgx.Conn, func(contains s
 			}
 		}
 		return out
+	}
+}
+
+// preparedPlans is how many times conn ran the prepared statement on its
+// generic plan and on a custom one (pg_prepared_statements). Call it after
+// reading explainedConn's plans: auto_explain logs this query too, with the
+// statement's text as its parameter.
+func preparedPlans(t *testing.T, conn *pgx.Conn, statement string) (generic, custom int64) {
+	t.Helper()
+	if err := conn.QueryRow(context.Background(), `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
+		statement).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	return generic, custom
+}
+
+// settingEndedWithItsTransaction fails the test unless the planner setting
+// name, which what sets for its transaction only, is back to on.
+func settingEndedWithItsTransaction(t *testing.T, conn *pgx.Conn, what, name string) {
+	t.Helper()
+	var setting string
+	if err := conn.QueryRow(context.Background(), `SELECT current_setting($1)`, name).Scan(&setting); err != nil || setting != "on" {
+		t.Fatalf("%s's settings outlived its transaction: %s %q (%v)", what, name, setting, err)
 	}
 }
 

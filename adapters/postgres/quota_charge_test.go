@@ -347,16 +347,8 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 			}
 		}
 	}
-	var generic, custom int64
-	if err := conn.QueryRow(g.ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
-		postgres.AdmitQuery).Scan(&generic, &custom); err != nil {
-		t.Fatal(err)
-	}
-	if generic != 3 || custom != 0 {
+	if generic, custom := preparedPlans(t, conn, postgres.AdmitQuery); generic != 3 || custom != 0 {
 		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
 	}
-	var setting string
-	if err := conn.QueryRow(g.ctx, `SELECT current_setting('enable_seqscan')`).Scan(&setting); err != nil || setting != "on" {
-		t.Fatalf("the admission's settings outlived its transaction: enable_seqscan %q (%v)", setting, err)
-	}
+	settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
 }

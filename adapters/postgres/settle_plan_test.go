@@ -97,18 +97,8 @@ func TestSettlingReadsOnlyTheSubmissionsOwnDeliveries(t *testing.T) {
 			t.Errorf("settle %d does not read deliveries by submission and payloads by key:\n%s", i+1, plan)
 		}
 	}
-	// Read after the plans: auto_explain logs this query too, with the
-	// settle's text as its parameter.
-	var generic, custom int64
-	if err := conn.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
-		postgres.SettlePayloads).Scan(&generic, &custom); err != nil {
-		t.Fatal(err)
-	}
-	if generic != 3 || custom != 0 {
+	if generic, custom := preparedPlans(t, conn, postgres.SettlePayloads); generic != 3 || custom != 0 {
 		t.Fatalf("the settle ran on %d generic and %d custom plans, want its generic plan each time (3): without its settings the plan cache plans it afresh whenever it judges the generic plan costlier", generic, custom)
 	}
-	var setting string
-	if err := conn.QueryRow(ctx, `SELECT current_setting('enable_bitmapscan')`).Scan(&setting); err != nil || setting != "on" {
-		t.Fatalf("the settle's settings outlived its transaction: enable_bitmapscan %q (%v)", setting, err)
-	}
+	settingEndedWithItsTransaction(t, conn, "the settle", "enable_bitmapscan")
 }
