@@ -24,13 +24,21 @@ type DeliveryHandOff struct {
 	// after Close.
 	work  chan DueDelivery
 	freed chan struct{}
+	// intake counts this process's submissions in progress, for the
+	// workers to give way to while intake is saturated.
+	intake *IntakeLoad
 }
 
 // NewDeliveryHandOff builds a hand-off with no slots: nothing is reserved
 // until the delivery workers open it.
 func NewDeliveryHandOff() *DeliveryHandOff {
-	return &DeliveryHandOff{freed: make(chan struct{}, 1)}
+	return &DeliveryHandOff{freed: make(chan struct{}, 1), intake: NewIntakeLoad(DefaultGiveWayAt)}
 }
+
+// Intake is the load of this process's submissions, which the delivery
+// workers give way to (IntakeLoad): the hand-off is where this process's
+// intake and its delivery workers meet.
+func (h *DeliveryHandOff) Intake() *IntakeLoad { return h.intake }
 
 // Open gives the hand-off capacity slots and returns the channel the
 // delivery workers take their work from. It holds twice the slots: a claim

@@ -117,6 +117,8 @@ const maxStaleRetries = 3
 // Handle judges the submission and, for a live one the gates accept, commits
 // it with its deliveries before returning.
 func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
+	h.handOff.intake.Begin()
+	defer h.handOff.intake.End() // deferred: a panic must not leave intake counted saturated
 	out, err := h.handle(ctx, cmd)
 	var rejected *SubmissionRejected
 	var flooded *domain.TooManyRequestsError

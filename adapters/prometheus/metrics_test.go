@@ -184,3 +184,24 @@ func TestADatabaseThatDoesNotAnswerLeavesTheOtherMetrics(t *testing.T) {
 		t.Errorf("the counters must still be served: %v", got["formd_submissions_total"])
 	}
 }
+
+func TestTheIntakeLoadIsReadAtScrapeTime(t *testing.T) {
+	m := prometheus.New(prometheus.Sources{})
+	load := application.NewIntakeLoad(2)
+	m.WatchIntake(load)
+	load.Begin()
+	load.Begin()
+	load.Begin()
+	load.GiveWay(context.Background(), time.Millisecond) // the first sample is the average: 3 ≥ 2
+	got, _ := scrape(t, m)
+	if v := value(got, "formd_submissions_in_progress"); v != 3 {
+		t.Errorf("formd_submissions_in_progress = %v, want 3", v)
+	}
+	if v := value(got, "formd_delivery_give_ways_total"); v != 1 {
+		t.Errorf("formd_delivery_give_ways_total = %v, want 1", v)
+	}
+	load.End()
+	if got, _ = scrape(t, m); value(got, "formd_submissions_in_progress") != 2 {
+		t.Errorf("the submissions in progress were not read again at the second scrape")
+	}
+}

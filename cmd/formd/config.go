@@ -70,6 +70,10 @@ type Config struct {
 	// up every other delivery; four held up the bench's in-process SMTP
 	// server too (issue 15, change 16).
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"16"`
+	// DeliveryGiveWayAt is the average of submissions in progress in one
+	// process from which its delivery senders give way to them
+	// (application.IntakeLoad); 0: never.
+	DeliveryGiveWayAt int `env:"FORMD_DELIVERY_GIVE_WAY_AT" envDefault:"40"`
 	// FailedPayloadRetention is how long a submission with a failed delivery
 	// keeps its sealed payload, so the delivery can be retried by hand.
 	FailedPayloadRetention time.Duration `env:"FORMD_FAILED_PAYLOAD_RETENTION" envDefault:"168h"`

@@ -186,9 +186,14 @@ func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retent
 }
 
 // provideDeliveryHandOff is the delivery workers' hand-off, through which
-// submissions give them the deliveries their commits claimed.
-func provideDeliveryHandOff(deliver *application.DeliverHandler) *application.DeliveryHandOff {
-	return deliver.HandOff()
+// submissions give them the deliveries their commits claimed, and whose
+// intake load they give way to from an average of FORMD_DELIVERY_GIVE_WAY_AT
+// submissions in progress; /metrics serves that load.
+func provideDeliveryHandOff(deliver *application.DeliverHandler, cfg Config, metrics *prometheus.Metrics) *application.DeliveryHandOff {
+	h := deliver.HandOff()
+	h.Intake().GiveWayAt(cfg.DeliveryGiveWayAt)
+	metrics.WatchIntake(h.Intake())
+	return h
 }
 
 func provideFailedPayloadRetention(cfg Config) application.FailedPayloadRetention {

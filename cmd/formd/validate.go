@@ -294,6 +294,8 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_SUBMIT_IN_FLIGHT must be from 0 (no bound) to %d, not %d", maxSubmissionsInFlight, c.SubmissionsInFlight)
 	case c.DeliveryWorkers < 0 || c.DeliveryWorkers > maxDeliveryWorkers:
 		return fmt.Errorf("FORMD_DELIVERY_WORKERS must be from 0 to %d, not %d", maxDeliveryWorkers, c.DeliveryWorkers)
+	case c.DeliveryGiveWayAt < 0 || c.DeliveryGiveWayAt > maxSubmissionsInFlight:
+		return fmt.Errorf("FORMD_DELIVERY_GIVE_WAY_AT must be from 0 (never) to %d, not %d", maxSubmissionsInFlight, c.DeliveryGiveWayAt)
 	case math.IsNaN(c.FormSubmitRate) || math.IsInf(c.FormSubmitRate, 0) || c.FormSubmitRate < 0:
 		return fmt.Errorf("FORMD_FORM_SUBMIT_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.FormSubmitRate)
 	case c.FormSubmitRate > 0 && c.FormSubmitBurst < 1:

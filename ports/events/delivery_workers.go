@@ -29,6 +29,14 @@ const claimPerSender = 16
 // notification. (A variable so tests can count claims without the clock's.)
 var idleWait = time.Second
 
+// giveWayAtMost is how long a sender gives way to saturated intake before
+// an attempt (application.IntakeLoad), so deliveries go on however long
+// intake stays saturated: each sender makes an attempt per giveWayAtMost
+// and its attempt's own time. With the default 16 senders, the bench's
+// closed loop (32 to 128 clients) delivered about 2,400 mails/s while it
+// accepted 7,300-8,000 submissions/s. (A variable so tests can change it.)
+var giveWayAtMost = 20 * time.Millisecond
+
 // recordTimeout bounds one record of outcomes, which goes on while shutting
 // down and so has no other end if the database stops answering.
 const recordTimeout = 30 * time.Second
@@ -74,6 +82,7 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 		go func() {
 			defer senders.Done()
 			for d := range work {
+				handOff.Intake().GiveWay(ctx, giveWayAtMost)
 				if ctx.Err() != nil { // shutting down: left for Leave to release
 					handOff.Release(1)
 					continue

@@ -386,3 +386,53 @@ func TestShuttingDownRecordsAnOutcomeThatIsLingering(t *testing.T) {
 		t.Fatalf("recorded %v at shutdown; want d00, whose outcome was lingering", got)
 	}
 }
+
+// giveWayFor sets giveWayAtMost for the test.
+func giveWayFor(t *testing.T, d time.Duration) {
+	before := giveWayAtMost
+	giveWayAtMost = d
+	t.Cleanup(func() { giveWayAtMost = before })
+}
+
+// saturate brings the hand-off's intake to n submissions in progress, with
+// a threshold of n.
+func saturate(r *rounds, n int) {
+	intake := r.handOff.Intake()
+	intake.GiveWayAt(n)
+	for range n {
+		intake.Begin()
+	}
+}
+
+// While this process's intake is saturated, senders give way before each
+// attempt: with a bound of an hour, nothing is attempted, and what they
+// hold when the process stops is left for Leave to release.
+func TestSendersGiveWayToSaturatedIntake(t *testing.T) {
+	giveWayFor(t, time.Hour)
+	r, w := newRounds(3), newWakes()
+	saturate(r, 2)
+	stop := run(t, r, w, 2)
+	waitFor(t, "the backlog claimed", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.claims) > 0 && r.claims[0] == 3 })
+	time.Sleep(50 * time.Millisecond) // room for an attempt that should not start
+	gaveWay := r.handOff.Intake().GaveWay()
+	stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.attempted) != 0 || gaveWay != 2 {
+		t.Fatalf("attempted %v, gave way %d times, while intake was saturated; want no attempt, and both senders giving way",
+			r.attempted, gaveWay)
+	}
+}
+
+// However long intake stays saturated, deliveries go on: each sender makes
+// an attempt every giveWayAtMost.
+func TestSendersGiveWayNoLongerThanTheirBound(t *testing.T) {
+	giveWayFor(t, 20*time.Millisecond)
+	r, w := newRounds(3), newWakes()
+	saturate(r, 1)
+	run(t, r, w, 1)
+	waitFor(t, "the backlog recorded while intake stayed saturated", func() bool { return len(r.recorded()) == 3 })
+	if r.handOff.Intake().GaveWay() != 3 {
+		t.Fatalf("gave way %d times before 3 attempts; want once before each", r.handOff.Intake().GaveWay())
+	}
+}
