@@ -60,3 +60,20 @@ func TestBacklogTrend(t *testing.T) {
 		t.Error("+5/s at 600/s (under 2%) counted as growing")
 	}
 }
+
+// The delivery phase runs at half of the closed loop's peak unless formd
+// delivered less than that meanwhile (its senders gave way to saturated
+// intake): then at the rate it delivered.
+func TestTheDeliveryPhaseRunsAtNoMoreThanTheClosedLoopDelivered(t *testing.T) {
+	rep := &Report{ClosedLoop: ClosedReport{MaxAcceptedPerSecond: 10_000}, Deliveries: []PhaseDeliveries{
+		{Phase: "open loop", DeliveredPerSecond: 1_000},
+		{Phase: closedLoopPhase, DeliveredPerSecond: 2_200},
+	}}
+	if rate, _ := deliveryPhaseRate(rep); rate != 2_200 {
+		t.Fatalf("rate %v; want the closed loop's 2,200 delivered/s, below half of its 10,000 accepted/s", rate)
+	}
+	rep.Deliveries[1].DeliveredPerSecond = 6_000
+	if rate, _ := deliveryPhaseRate(rep); rate != 5_000 {
+		t.Fatalf("rate %v; want half of the closed loop's 10,000 accepted/s", rate)
+	}
+}

@@ -103,7 +103,7 @@ func parseFlags() (Options, error) {
 	flag.DurationVar(&o.GoalP99, "goal-p99", 15*time.Millisecond, "goal: open-loop p99 latency")
 	flag.DurationVar(&o.Delivery, "delivery", 60*time.Second, "delivery phase: open-loop duration with mail sent to an in-process SMTP server (0: skip the phase)")
 	flag.DurationVar(&o.DeliveryWait, "delivery-wait", 30*time.Second, "delivery phase: longest wait for the mails after the load")
-	flag.Float64Var(&o.DeliveryRate, "delivery-rate", 0, "delivery phase: open-loop rate (0: half of the closed loop's maximum accepted/s)")
+	flag.Float64Var(&o.DeliveryRate, "delivery-rate", 0, "delivery phase: open-loop rate (0: half of the closed loop's maximum accepted/s, or the rate formd delivered at during the closed loop if lower)")
 	flag.DurationVar(&o.GoalDeliveryP99, "goal-delivery-p99", 100*time.Millisecond, "goal: accept-to-SMTP-received p99 in the delivery phase")
 	flag.BoolVar(&o.IntakeBaseline, "intake-baseline", true, "rerun the closed loop with FORMD_DELIVERY_WORKERS=0, for the intake ratio with delivery on and off at the peak and the naive peer comparison at every step")
 	flag.BoolVar(&o.NaivePeer, "naive-peer", true, "run the closed loop's steps against the naive peer (Go, Gin, one autocommit INSERT per request, no mail) and compare formd's intake with it at each")
