@@ -79,9 +79,12 @@ func TestASampleAfterAPauseIsTheAverageAndAnEarlierClockReadingCountsAsNow(t *te
 	if !l.saturated(t0.Add(time.Minute)) {
 		t.Fatal("a sample a minute later did not stand for the average")
 	}
+	before := l.average
 	inProgress(l, 0)
-	if !l.saturated(t0.Add(time.Minute - time.Second)) {
-		t.Fatal("a sample read before the last one moved the average")
+	l.saturated(t0.Add(time.Minute - time.Second))
+	if l.average != before || !l.sampled.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("a sample read before the last one moved the average from %v to %v, or its time to %v",
+			before, l.average, l.sampled)
 	}
 }
 
