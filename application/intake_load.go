@@ -101,10 +101,10 @@ func (l *IntakeLoad) saturated(now time.Time) bool {
 }
 
 // GiveWay waits for most, or until ctx ends, if intake is saturated, and
-// reports whether it did.
-func (l *IntakeLoad) GiveWay(ctx context.Context, most time.Duration) bool {
+// counts it (GaveWay).
+func (l *IntakeLoad) GiveWay(ctx context.Context, most time.Duration) {
 	if !l.saturated(time.Now()) {
-		return false
+		return
 	}
 	l.gaveWay.Add(1)
 	t := time.NewTimer(most)
@@ -113,5 +113,4 @@ func (l *IntakeLoad) GiveWay(ctx context.Context, most time.Duration) bool {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return true
 }
