@@ -45,6 +45,9 @@ type Options struct {
 	// PrivatePGSharedBuffers is the private cluster's shared_buffers ("":
 	// PostgreSQL's default, 128 MB).
 	PrivatePGSharedBuffers string `json:"privatePostgresSharedBuffers,omitempty"`
+	// PrivatePGSettings are further settings of the private cluster, each
+	// name=value, given to postgres as -c name=value.
+	PrivatePGSettings []string `json:"privatePostgresSettings,omitempty"`
 	// GoalRSSMiB bounds formd's peak resident memory.
 	GoalRSSMiB float64 `json:"goalPeakRssMiB"`
 	// GoalStatementUs bounds PostgreSQL statement time per submission.
@@ -111,6 +114,9 @@ func parseFlags() (Options, error) {
 		"run on a throwaway PostgreSQL cluster (initdb in a temporary folder, free port, default durability) that preloads pg_stat_statements, for statement time per submission; removed at the end")
 	flag.StringVar(&o.PrivatePGSharedBuffers, "private-pg-shared-buffers", "1GB",
 		"the private cluster's shared_buffers (empty: PostgreSQL's 128MB). With 128MB, after -preload's 741 MiB fill every statement took 40-60% longer, those that touch no grown table too; with 1GB, as long as on the empty database")
+	var pgSettings string
+	flag.StringVar(&pgSettings, "private-pg-settings", "",
+		"further settings of the private cluster, comma-separated name=value (e.g. max_wal_size=8GB,wal_compression=lz4): they apply to formd, pgbench and the naive peer alike")
 	flag.Float64Var(&o.GoalRSSMiB, "goal-rss", 150, "goal: formd's peak resident memory (VmHWM) in MiB")
 	flag.Float64Var(&o.GoalStatementUs, "goal-statement-us", 150, "goal: PostgreSQL statement time per accepted and per delivered submission, µs")
 	flag.BoolVar(&o.Preload, "preload", false,
@@ -160,6 +166,11 @@ func parseFlags() (Options, error) {
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")
 	}
+	settings, err := parseServerSettings(pgSettings)
+	if err != nil {
+		return o, fmt.Errorf("-private-pg-settings: %w", err)
+	}
+	o.PrivatePGSettings = settings
 	if o.OpenWorkers <= 0 {
 		o.OpenWorkers = min(max(128, int(o.Rate)), 4096)
 	}
@@ -168,4 +179,22 @@ func parseFlags() (Options, error) {
 	o.DeliverySeconds, o.DeliveryWaitSec, o.GoalDeliveryMs = o.Delivery.Seconds(), o.DeliveryWait.Seconds(), ms(o.GoalDeliveryP99)
 	o.KeepUpStepSeconds, o.KeepUpConfirmSeconds = o.KeepUpStep.Seconds(), o.KeepUpConfirm.Seconds()
 	return o, nil
+}
+
+// parseServerSettings splits a comma-separated list of name=value server
+// settings; an empty list is none.
+func parseServerSettings(list string) ([]string, error) {
+	var settings []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(f, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(value) == "" {
+			return nil, fmt.Errorf("%q is not name=value", f)
+		}
+		settings = append(settings, strings.TrimSpace(name)+"="+strings.TrimSpace(value))
+	}
+	return settings, nil
 }

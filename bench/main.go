@@ -63,7 +63,7 @@ func run() int {
 
 	if opts.PrivatePG {
 		progress("starting a private PostgreSQL cluster with pg_stat_statements")
-		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers)
+		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
 			return 1

@@ -62,8 +62,9 @@ func pgMajor(binDir string) int {
 
 // startPrivatePG creates a cluster in a new temporary folder and starts it on
 // a free loopback port, with sharedBuffers as its shared_buffers unless
-// empty; Stop stops it and removes the folder.
-func startPrivatePG(ctx context.Context, sharedBuffers string) (*privatePG, error) {
+// empty and each of settings (name=value); Stop stops it and removes the
+// folder.
+func startPrivatePG(ctx context.Context, sharedBuffers string, settings []string) (*privatePG, error) {
 	bin, err := postgresBinDir()
 	if err != nil {
 		return nil, err
@@ -104,6 +105,9 @@ func startPrivatePG(ctx context.Context, sharedBuffers string) (*privatePG, erro
 		"-c", "pg_stat_statements.track_planning=on"}
 	if sharedBuffers != "" {
 		args = append(args, "-c", "shared_buffers="+sharedBuffers)
+	}
+	for _, setting := range settings {
+		args = append(args, "-c", setting)
 	}
 	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	pg.cmd.Stdout, pg.cmd.Stderr = pg.log, pg.log
