@@ -48,6 +48,10 @@ type Options struct {
 	// PrivatePGSettings are further settings of the private cluster, each
 	// name=value, given to postgres as -c name=value.
 	PrivatePGSettings []string `json:"privatePostgresSettings,omitempty"`
+	// PrivatePGCPUs gives the private cluster that many CPUs of its own,
+	// and formd, the load generator, the naive peer and pgbench's client
+	// the others (0: all share every CPU).
+	PrivatePGCPUs int `json:"privatePostgresCpus,omitempty"`
 	// GoalRSSMiB bounds formd's peak resident memory.
 	GoalRSSMiB float64 `json:"goalPeakRssMiB"`
 	// GoalStatementUs bounds PostgreSQL statement time per submission.
@@ -117,6 +121,8 @@ func parseFlags() (Options, error) {
 	var pgSettings string
 	flag.StringVar(&pgSettings, "private-pg-settings", "",
 		"further settings of the private cluster, comma-separated name=value (e.g. max_wal_size=8GB,wal_compression=lz4): they apply to formd, pgbench and the naive peer alike")
+	flag.IntVar(&o.PrivatePGCPUs, "private-pg-cpus", 0,
+		"give the private cluster this many CPUs of its own (the last ones) and formd, the load generator, the naive peer and pgbench's client the others, so statement time is PostgreSQL's work rather than its wait for a CPU (0: every process shares every CPU)")
 	flag.Float64Var(&o.GoalRSSMiB, "goal-rss", 150, "goal: formd's peak resident memory (VmHWM) in MiB")
 	flag.Float64Var(&o.GoalStatementUs, "goal-statement-us", 150, "goal: PostgreSQL statement time per accepted and per delivered submission, µs")
 	flag.BoolVar(&o.Preload, "preload", false,
@@ -165,6 +171,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")
+	}
+	if o.PrivatePGCPUs < 0 || (o.PrivatePGCPUs > 0 && !o.PrivatePG) {
+		return o, errors.New("-private-pg-cpus must not be negative, and needs -private-pg")
 	}
 	settings, err := parseServerSettings(pgSettings)
 	if err != nil {

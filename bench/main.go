@@ -63,7 +63,19 @@ func run() int {
 
 	if opts.PrivatePG {
 		progress("starting a private PostgreSQL cluster with pg_stat_statements")
-		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings)
+		var split *cpuSplit
+		if opts.PrivatePGCPUs > 0 {
+			if split, err = splitCPUs(opts.PrivatePGCPUs); err == nil {
+				err = split.pinSelf()
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: FAILED: -private-pg-cpus:", err)
+				return 1
+			}
+			progress(fmt.Sprintf("PostgreSQL on CPUs %v; formd, the load generator, the naive peer and pgbench's client on CPUs %v",
+				split.PostgresCPUs, split.RestCPUs))
+		}
+		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings, split)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
 			return 1

@@ -62,9 +62,9 @@ func pgMajor(binDir string) int {
 
 // startPrivatePG creates a cluster in a new temporary folder and starts it on
 // a free loopback port, with sharedBuffers as its shared_buffers unless
-// empty and each of settings (name=value); Stop stops it and removes the
-// folder.
-func startPrivatePG(ctx context.Context, sharedBuffers string, settings []string) (*privatePG, error) {
+// empty and each of settings (name=value), on split's PostgreSQL CPUs
+// unless split is nil; Stop stops it and removes the folder.
+func startPrivatePG(ctx context.Context, sharedBuffers string, settings []string, split *cpuSplit) (*privatePG, error) {
 	bin, err := postgresBinDir()
 	if err != nil {
 		return nil, err
@@ -112,7 +112,13 @@ func startPrivatePG(ctx context.Context, sharedBuffers string, settings []string
 	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	pg.cmd.Stdout, pg.cmd.Stderr = pg.log, pg.log
 	runAs(pg.cmd, acct)
-	if err := pg.cmd.Start(); err != nil {
+	start := pg.cmd.Start
+	if split != nil {
+		// Every backend and background process is forked from the
+		// postmaster, and keeps its CPUs.
+		start = func() error { return split.startPostgres(pg.cmd) }
+	}
+	if err := start(); err != nil {
 		pg.remove()
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}

@@ -174,6 +174,10 @@ func printReport(w io.Writer, rep *Report) {
 	server := "the machine's server"
 	if o.PrivatePG {
 		server = "a private throwaway cluster with pg_stat_statements"
+		if o.PrivatePGCPUs > 0 {
+			server += fmt.Sprintf(" on %d CPU(s) of its own; formd, the load generator, the naive peer and pgbench's client on the other %d",
+				o.PrivatePGCPUs, rep.CPUs-o.PrivatePGCPUs)
+		}
 	}
 	p("PostgreSQL %s (%s): synchronous_commit=%s fsync=%s wal_sync_method=%s commit_delay=%s",
 		rep.Postgres.Version, server, rep.Postgres.SynchronousCommit, rep.Postgres.Fsync, rep.Postgres.WalSyncMethod, rep.Postgres.CommitDelay)

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// cpusOf reads the CPUs process or thread path (/proc/<pid> or
+// /proc/self/task/<tid>) may run on, as "Cpus_allowed_list" gives them.
+func cpusOf(t *testing.T, path string) []int {
+	t.Helper()
+	b, err := os.ReadFile(path + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		list, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
+		if !ok {
+			continue
+		}
+		var cpus []int
+		for _, r := range strings.Split(strings.TrimSpace(list), ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			if !isRange {
+				hi = lo
+			}
+			a, _ := strconv.Atoi(lo)
+			b, _ := strconv.Atoi(hi)
+			for c := a; c <= b; c++ {
+				cpus = append(cpus, c)
+			}
+		}
+		return cpus
+	}
+	t.Fatalf("%s/status has no Cpus_allowed_list", path)
+	return nil
+}
+
+func TestPostgresRunsOnItsCPUsAndEverythingElseOnTheOthers(t *testing.T) {
+	var before unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Fatal(err)
+	}
+	if before.Count() < 2 {
+		t.Skip("a split needs at least two CPUs")
+	}
+	split, err := splitCPUs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Give this test process's threads back every CPU they had.
+		split.rest = before
+		if err := split.pinSelf(); err != nil {
+			t.Error(err)
+		}
+	})
+	if len(split.PostgresCPUs) != 1 || len(split.RestCPUs) != before.Count()-1 || slices.Contains(split.RestCPUs, split.PostgresCPUs[0]) {
+		t.Fatalf("PostgreSQL on %v, the rest on %v: want one CPU apart from the others", split.PostgresCPUs, split.RestCPUs)
+	}
+	if err := split.pinSelf(); err != nil {
+		t.Fatal(err)
+	}
+	server := exec.Command("sleep", "10")
+	if err := split.startPostgres(server); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = server.Process.Kill(); _ = server.Wait() }()
+	if got := cpusOf(t, "/proc/"+strconv.Itoa(server.Process.Pid)); !slices.Equal(got, split.PostgresCPUs) {
+		t.Errorf("the server runs on CPUs %v; want %v", got, split.PostgresCPUs)
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		if got := cpusOf(t, "/proc/self/task/"+task.Name()); !slices.Equal(got, split.RestCPUs) {
+			t.Errorf("thread %s of the bench runs on CPUs %v; want %v", task.Name(), got, split.RestCPUs)
+		}
+	}
+	other := exec.Command("sleep", "10")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	if got := cpusOf(t, "/proc/"+strconv.Itoa(other.Process.Pid)); !slices.Equal(got, split.RestCPUs) {
+		t.Errorf("a child started afterwards runs on CPUs %v; want %v", got, split.RestCPUs)
+	}
+}
+
+func TestASplitLeavesACPUForTheRest(t *testing.T) {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, -1, allowed.Count()} {
+		if _, err := splitCPUs(n); err == nil {
+			t.Errorf("%d CPUs of %d for PostgreSQL was taken; want an error", n, allowed.Count())
+		}
+	}
+}
