@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -68,23 +67,43 @@ func (s *cpuSplit) pinSelf() error {
 	return nil
 }
 
-// startPostgres starts cmd on PostgreSQL's CPUs: the kernel gives a child
-// the CPUs of the thread that forks it, so cmd is started from a thread
-// locked to its goroutine and pinned there first. The thread ends with the
-// goroutine (it is never unlocked), and pinSelf puts back any thread the
-// runtime made from it meanwhile.
-func (s *cpuSplit) startPostgres(cmd *exec.Cmd) error {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.SchedSetaffinity(0, &s.postgres); err != nil {
-			started <- fmt.Errorf("pinning the thread that starts PostgreSQL: %w", err)
-			return
-		}
-		started <- cmd.Start()
-	}()
-	if err := <-started; err != nil {
+// pinPostgres moves the postmaster pid and every process it has forked to
+// PostgreSQL's CPUs; what it forks later inherits them. (Starting it from a
+// pinned thread would not do: the server is told to stop when the thread
+// that started it ends, Pdeathsig being a thread's.) Called right after the
+// start and again once the server answers, for the processes it forked
+// meanwhile.
+func (s *cpuSplit) pinPostgres(pid int) error {
+	if err := unix.SchedSetaffinity(pid, &s.postgres); err != nil {
+		return fmt.Errorf("pinning the postmaster: %w", err)
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
 		return err
 	}
-	return s.pinSelf()
+	for _, p := range procs {
+		child, err := strconv.Atoi(p.Name())
+		if err != nil || parentOf(child) != pid {
+			continue
+		}
+		if err := unix.SchedSetaffinity(child, &s.postgres); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("pinning PostgreSQL process %d: %w", child, err)
+		}
+	}
+	return nil
+}
+
+// parentOf is process pid's parent (0 if it has ended or cannot be read).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after "pid (comm)": state, ppid, ...
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }

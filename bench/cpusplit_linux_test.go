@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,31 @@ func cpusOf(t *testing.T, path string) []int {
 	return nil
 }
 
+// waitForChildren waits up to 5 s for pid to have n children, and returns them.
+func waitForChildren(t *testing.T, pid, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var children []int
+		procs, err := os.ReadDir("/proc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range procs {
+			if child, err := strconv.Atoi(p.Name()); err == nil && parentOf(child) == pid {
+				children = append(children, child)
+			}
+		}
+		if len(children) >= n {
+			return children
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d has %d children after 5 s; want %d", pid, len(children), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestPostgresRunsOnItsCPUsAndEverythingElseOnTheOthers(t *testing.T) {
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
@@ -67,13 +93,29 @@ func TestPostgresRunsOnItsCPUsAndEverythingElseOnTheOthers(t *testing.T) {
 	if err := split.pinSelf(); err != nil {
 		t.Fatal(err)
 	}
-	server := exec.Command("sleep", "10")
-	if err := split.startPostgres(server); err != nil {
+	// A stand-in postmaster: a shell with a child forked before it is
+	// pinned, and one forked after.
+	server := exec.Command("sh", "-c", "sleep 10 & read go; sleep 10 & wait")
+	toServer, err := server.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = server.Process.Kill(); _ = server.Wait() }()
-	if got := cpusOf(t, "/proc/"+strconv.Itoa(server.Process.Pid)); !slices.Equal(got, split.PostgresCPUs) {
-		t.Errorf("the server runs on CPUs %v; want %v", got, split.PostgresCPUs)
+	pid := server.Process.Pid
+	waitForChildren(t, pid, 1)
+	if err := split.pinPostgres(pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toServer.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append([]int{pid}, waitForChildren(t, pid, 2)...) {
+		if got := cpusOf(t, "/proc/"+strconv.Itoa(p)); !slices.Equal(got, split.PostgresCPUs) {
+			t.Errorf("server process %d runs on CPUs %v; want %v", p, got, split.PostgresCPUs)
+		}
 	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {

@@ -112,19 +112,27 @@ func startPrivatePG(ctx context.Context, sharedBuffers string, settings []string
 	pg.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	pg.cmd.Stdout, pg.cmd.Stderr = pg.log, pg.log
 	runAs(pg.cmd, acct)
-	start := pg.cmd.Start
-	if split != nil {
-		// Every backend and background process is forked from the
-		// postmaster, and keeps its CPUs.
-		start = func() error { return split.startPostgres(pg.cmd) }
-	}
-	if err := start(); err != nil {
+	if err := pg.cmd.Start(); err != nil {
 		pg.remove()
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
+	pin := func() error { return nil }
+	if split != nil {
+		// Every backend and background process is forked from the
+		// postmaster, and keeps its CPUs.
+		pin = func() error { return split.pinPostgres(pg.cmd.Process.Pid) }
+	}
 	go func() { _ = pg.cmd.Wait(); close(pg.exited) }()
+	if err := pin(); err != nil {
+		pg.Stop()
+		return nil, err
+	}
 	pg.URL = "postgres://postgres@127.0.0.1:" + port + "/postgres?sslmode=disable"
 	if err := pg.waitReady(ctx, 30*time.Second); err != nil {
+		pg.Stop()
+		return nil, err
+	}
+	if err := pin(); err != nil {
 		pg.Stop()
 		return nil, err
 	}
