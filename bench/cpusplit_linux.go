@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -95,12 +94,7 @@ func (s *cpuSplit) pinPostgres(pid int) error {
 
 // parentOf is process pid's parent (0 if it has ended or cannot be read).
 func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after "pid (comm)": state, ppid, ...
+	f := procStat(pid)
 	if len(f) < 2 {
 		return 0
 	}

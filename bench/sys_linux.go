@@ -28,14 +28,21 @@ func endWithParent(cmd *exec.Cmd) {
 // clockTicks is the kernel's USER_HZ, 100 on every Linux platform Go supports.
 const clockTicks = 100
 
-// processCPU is the CPU time (user + system) process pid has used.
-func processCPU(pid int) (time.Duration, bool) {
+// procStat is the fields of /proc/<pid>/stat after "pid (comm)": f[0] is
+// the state, f[1] the parent, f[11] and f[12] the user and system CPU time
+// (nil if the process has ended or cannot be read).
+func procStat(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, false
+		return nil
 	}
 	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after "pid (comm)"; f[0] is the state
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // comm may hold spaces and parentheses
+}
+
+// processCPU is the CPU time (user + system) process pid has used.
+func processCPU(pid int) (time.Duration, bool) {
+	f := procStat(pid)
 	if len(f) < 13 {
 		return 0, false
 	}
