@@ -76,20 +76,31 @@ func (s *cpuSplit) pinPostgres(pid int) error {
 	if err := unix.SchedSetaffinity(pid, &s.postgres); err != nil {
 		return fmt.Errorf("pinning the postmaster: %w", err)
 	}
-	procs, err := os.ReadDir("/proc")
+	children, err := childrenOf(pid)
 	if err != nil {
 		return err
 	}
-	for _, p := range procs {
-		child, err := strconv.Atoi(p.Name())
-		if err != nil || parentOf(child) != pid {
-			continue
-		}
+	for _, child := range children {
 		if err := unix.SchedSetaffinity(child, &s.postgres); err != nil && err != unix.ESRCH {
 			return fmt.Errorf("pinning PostgreSQL process %d: %w", child, err)
 		}
 	}
 	return nil
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) ([]int, error) {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var children []int
+	for _, p := range procs {
+		if child, err := strconv.Atoi(p.Name()); err == nil && parentOf(child) == pid {
+			children = append(children, child)
+		}
+	}
+	return children, nil
 }
 
 // parentOf is process pid's parent (0 if it has ended or cannot be read).

@@ -48,15 +48,9 @@ func waitForChildren(t *testing.T, pid, n int) []int {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		var children []int
-		procs, err := os.ReadDir("/proc")
+		children, err := childrenOf(pid)
 		if err != nil {
 			t.Fatal(err)
-		}
-		for _, p := range procs {
-			if child, err := strconv.Atoi(p.Name()); err == nil && parentOf(child) == pid {
-				children = append(children, child)
-			}
 		}
 		if len(children) >= n {
 			return children
