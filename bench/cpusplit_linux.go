@@ -27,12 +27,7 @@ func splitCPUs(n int) (*cpuSplit, error) {
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		return nil, fmt.Errorf("reading this process's CPUs: %w", err)
 	}
-	var cpus []int
-	for cpu := 0; cpu < len(allowed)*64 && len(cpus) < allowed.Count(); cpu++ {
-		if allowed.IsSet(cpu) {
-			cpus = append(cpus, cpu)
-		}
-	}
+	cpus := cpuList(&allowed)
 	if n < 1 || n >= len(cpus) {
 		return nil, fmt.Errorf("%d CPUs for PostgreSQL out of %d leaves none for formd and the load generator", n, len(cpus))
 	}
@@ -44,6 +39,17 @@ func splitCPUs(n int) (*cpuSplit, error) {
 		s.rest.Set(cpu)
 	}
 	return s, nil
+}
+
+// cpuList is the CPUs in set, in order.
+func cpuList(set *unix.CPUSet) []int {
+	var cpus []int
+	for cpu := 0; len(cpus) < set.Count(); cpu++ {
+		if set.IsSet(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	return cpus
 }
 
 // pinSelf moves every thread of this process to the rest's CPUs; threads
