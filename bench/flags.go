@@ -172,14 +172,9 @@ func parseFlags() (Options, error) {
 	if o.ClientIPs < 0 || o.ClientIPs > 1<<24 {
 		return o, errors.New("-client-ips must be between 0 and 16777216")
 	}
-	if o.PrivatePGCPUs < 0 || (o.PrivatePGCPUs > 0 && !o.PrivatePG) {
-		return o, errors.New("-private-pg-cpus must not be negative, and needs -private-pg")
+	if err := setPrivatePG(&o, pgSettings); err != nil {
+		return o, err
 	}
-	settings, err := parseServerSettings(pgSettings)
-	if err != nil {
-		return o, fmt.Errorf("-private-pg-settings: %w", err)
-	}
-	o.PrivatePGSettings = settings
 	if o.OpenWorkers <= 0 {
 		o.OpenWorkers = min(max(128, int(o.Rate)), 4096)
 	}
@@ -188,6 +183,23 @@ func parseFlags() (Options, error) {
 	o.DeliverySeconds, o.DeliveryWaitSec, o.GoalDeliveryMs = o.Delivery.Seconds(), o.DeliveryWait.Seconds(), ms(o.GoalDeliveryP99)
 	o.KeepUpStepSeconds, o.KeepUpConfirmSeconds = o.KeepUpStep.Seconds(), o.KeepUpConfirm.Seconds()
 	return o, nil
+}
+
+// setPrivatePG checks the private cluster's CPUs and settings, which only
+// -private-pg has, and sets o's settings from their comma-separated list.
+func setPrivatePG(o *Options, settingsList string) error {
+	if o.PrivatePGCPUs < 0 || (o.PrivatePGCPUs > 0 && !o.PrivatePG) {
+		return errors.New("-private-pg-cpus must not be negative, and needs -private-pg")
+	}
+	settings, err := parseServerSettings(settingsList)
+	if err != nil {
+		return fmt.Errorf("-private-pg-settings: %w", err)
+	}
+	if len(settings) > 0 && !o.PrivatePG {
+		return errors.New("-private-pg-settings needs -private-pg: the machine's server is not the bench's to configure")
+	}
+	o.PrivatePGSettings = settings
+	return nil
 }
 
 // parseServerSettings splits a comma-separated list of name=value server
