@@ -81,6 +81,9 @@ type Queries struct {
 
 	// DownloadObject serves the built-in store's download links.
 	DownloadObject *DownloadObjectHandler
+	// FileAllowance tells the submit port how much file content a
+	// multipart post may bring before its files are read.
+	FileAllowance *FileAllowanceHandler
 
 	// FormSubmissionCounts is each form's live submissions this month, and
 	// RequestForgeryTokens the dashboard's per-session CSRF tokens.

@@ -53,6 +53,16 @@ type Config struct {
 	// once (429 past it), so that overload costs refusals rather than
 	// memory and throughput; 0 disables the bound.
 	SubmissionsInFlight int `env:"FORMD_SUBMIT_IN_FLIGHT" envDefault:"512"`
+	// UploadMiBInFlight bounds the file content that multipart posts hold
+	// while they arrive in one process, UploadMiBInFlightPerClient that of
+	// one client (an IPv4 address or IPv6 /64); past either, 429. Each must
+	// hold one submission's files (25 MiB).
+	UploadMiBInFlight          int `env:"FORMD_UPLOAD_MIB_IN_FLIGHT" envDefault:"256"`
+	UploadMiBInFlightPerClient int `env:"FORMD_UPLOAD_MIB_IN_FLIGHT_PER_CLIENT" envDefault:"64"`
+	// MinBodyRate cuts off a submission or upload body that brings fewer
+	// bytes a second than this over any 10 s; 0 leaves bodies to the
+	// server's 60 s read timeout.
+	MinBodyRate int64 `env:"FORMD_MIN_BODY_RATE" envDefault:"4096"`
 	// QuotaFree, QuotaPro and QuotaLifetime are the plans' monthly
 	// submission quotas: live submissions per calendar month (UTC), counted
 	// in PostgreSQL, so they hold across restarts and processes.

@@ -125,6 +125,7 @@ var applicationSet = wire.NewSet(
 	application.NewReserveUploadHandler,
 	application.NewReceiveObjectHandler,
 	application.NewDownloadObjectHandler,
+	application.NewFileAllowanceHandler,
 	application.NewCleanUploadsHandler,
 	application.NewRenderer,
 	provideTestInbox,
@@ -305,7 +306,9 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
-		SubmissionsInFlight: cfg.SubmissionsInFlight}
+		SubmissionsInFlight: cfg.SubmissionsInFlight,
+		FileBytesInFlight:   int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
+		MinBodyBytesPerSecond: cfg.MinBodyRate}
 	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
 		c.Requests = requests
 	}

@@ -43,6 +43,13 @@ const maxDeliveryWorkers = 256
 // no longer protects memory (a multipart submission may hold megabytes).
 const maxSubmissionsInFlight = 100_000
 
+// FORMD_UPLOAD_MIB_IN_FLIGHT bounds: at least one submission's files (25
+// MiB, form.MaxTotalFileBytes), at most 1 TiB.
+const (
+	minUploadMiBInFlight = 25
+	maxUploadMiBInFlight = 1 << 20
+)
+
 // FORMD_MEMORY_LIMIT_MIB bounds: below 32 MiB the collector would run
 // nearly all the time; above 1 TiB is a typo.
 const (
@@ -292,6 +299,12 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_MEMORY_LIMIT_MIB must be 0 (off) or from %d to %d, not %d", minMemoryLimitMiB, maxMemoryLimitMiB, c.MemoryLimitMiB)
 	case c.SubmissionsInFlight < 0 || c.SubmissionsInFlight > maxSubmissionsInFlight:
 		return fmt.Errorf("FORMD_SUBMIT_IN_FLIGHT must be from 0 (no bound) to %d, not %d", maxSubmissionsInFlight, c.SubmissionsInFlight)
+	case c.UploadMiBInFlight < minUploadMiBInFlight || c.UploadMiBInFlight > maxUploadMiBInFlight:
+		return fmt.Errorf("FORMD_UPLOAD_MIB_IN_FLIGHT must be from %d (one submission's files) to %d, not %d", minUploadMiBInFlight, maxUploadMiBInFlight, c.UploadMiBInFlight)
+	case c.UploadMiBInFlightPerClient < minUploadMiBInFlight || c.UploadMiBInFlightPerClient > c.UploadMiBInFlight:
+		return fmt.Errorf("FORMD_UPLOAD_MIB_IN_FLIGHT_PER_CLIENT must be from %d (one submission's files) to FORMD_UPLOAD_MIB_IN_FLIGHT (%d), not %d", minUploadMiBInFlight, c.UploadMiBInFlight, c.UploadMiBInFlightPerClient)
+	case c.MinBodyRate < 0:
+		return fmt.Errorf("FORMD_MIN_BODY_RATE must be at least 0 bytes a second (0 turns it off), not %d", c.MinBodyRate)
 	case c.DeliveryWorkers < 0 || c.DeliveryWorkers > maxDeliveryWorkers:
 		return fmt.Errorf("FORMD_DELIVERY_WORKERS must be from 0 to %d, not %d", maxDeliveryWorkers, c.DeliveryWorkers)
 	case c.DeliveryGiveWayAt < 0 || c.DeliveryGiveWayAt > maxSubmissionsInFlight:

@@ -179,6 +179,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	webhookSigningSecretsHandler := application.NewWebhookSigningSecretsHandler(readModel, sealer, clock)
 	issueChallengeHandler := application.NewIssueChallengeHandler(challengeSigner, clock)
 	downloadObjectHandler := application.NewDownloadObjectHandler(uploadReservations, objectStore, objectLinks, clock)
+	fileAllowanceHandler := application.NewFileAllowanceHandler(formCache, readModel)
 	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
 	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	readTestInboxHandler := application.NewReadTestInboxHandler(readModel, applicationTestInbox)
@@ -198,6 +199,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		WebhookSigningSecrets: webhookSigningSecretsHandler,
 		IssueChallenge:        issueChallengeHandler,
 		DownloadObject:        downloadObjectHandler,
+		FileAllowance:         fileAllowanceHandler,
 		FormSubmissionCounts:  formSubmissionCountsHandler,
 		RequestForgeryTokens:  requestForgeryTokenHandler,
 		ReadTestInbox:         readTestInboxHandler,

@@ -30,6 +30,10 @@ type File struct {
 	// whether the key can be used.
 	Key      string
 	KeyState KeyState
+	// Unread marks a multipart file whose content was counted but not kept,
+	// because the form took no files when the part arrived; such a file can
+	// never be accepted (its content is gone).
+	Unread bool
 }
 
 // KeyState says whether an upload key named in a submission can be used:
@@ -222,6 +226,9 @@ func JudgeFiles(files []File, limits form.UploadLimits) string {
 		if msg := JudgeFile(f, l); msg != "" {
 			return msg
 		}
+		if f.Unread {
+			return fmt.Sprintf("File %s could not be received: the form took no files when it arrived. Send it again.", displayName(f.Name))
+		}
 	}
 	return ""
 }
@@ -330,6 +337,19 @@ func FileTypes(files []File) map[string][]string {
 	return out
 }
 
+// UploadsRefusal says why a form takes no files at all (its uploads are off,
+// or its account may not take them), or "" when it takes them within its
+// limits. Every path that receives files asks this first.
+func UploadsRefusal(st form.Settings, ent account.Entitlements) string {
+	switch {
+	case !st.UploadsEnabled:
+		return MsgUploadsDisabled
+	case !ent.Has(account.FeatureUploads):
+		return MsgUploadsNotEntitled
+	}
+	return ""
+}
+
 // Reservation is a request to upload one file in advance (GET /upload):
 // what the client says of the file, and where the request comes from.
 type Reservation struct {
@@ -346,11 +366,8 @@ type Reservation struct {
 // judged by what the client declared (the content is sniffed and judged
 // again when a submission uses it). It returns the refusal message, or "".
 func JudgeReservation(r Reservation, st form.Settings, ent account.Entitlements) string {
-	switch {
-	case !st.UploadsEnabled:
-		return MsgUploadsDisabled
-	case !ent.Has(account.FeatureUploads):
-		return MsgUploadsNotEntitled
+	if msg := UploadsRefusal(st, ent); msg != "" {
+		return msg
 	}
 	if host, browser := requestHost(r.Origin, r.Referer); browser && len(st.AllowedDomains) > 0 &&
 		(host == "" || !form.HostAllowed(st.AllowedDomains, host)) {

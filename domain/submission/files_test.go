@@ -83,3 +83,18 @@ func TestFileTypes(t *testing.T) {
 		t.Fatalf("FileTypes = %v", got)
 	}
 }
+
+// A file the port counted but did not keep (its form took no files when the
+// part arrived, then took them by the time it was judged) is never accepted:
+// it would be delivered empty.
+func TestJudgeFilesRefusesAFileWhoseContentWasNotKept(t *testing.T) {
+	notes := submission.File{Name: "notes.txt", DeclaredType: "text/plain", Size: 10, Unread: true}
+	if got := submission.JudgeFiles([]submission.File{notes}, form.UploadLimits{}); !strings.Contains(got, "could not be received") {
+		t.Fatalf("an unread file: %q", got)
+	}
+	notes.Unread = false
+	notes.Detected = []string{"text/plain"}
+	if got := submission.JudgeFiles([]submission.File{notes}, form.UploadLimits{}); got != "" {
+		t.Fatalf("the same file read: %q", got)
+	}
+}

@@ -179,13 +179,8 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 	if len(r.Files) == 0 {
 		v.skip(GateUploads, "no file fields")
 	} else {
-		failure := ""
-		switch {
-		case !st.UploadsEnabled:
-			failure = MsgUploadsDisabled
-		case !ent.Has(account.FeatureUploads):
-			failure = MsgUploadsNotEntitled
-		default:
+		failure := UploadsRefusal(st, ent)
+		if failure == "" {
 			failure = JudgeFiles(r.Files, st.UploadLimits)
 		}
 		if !v.check(GateUploads, failure) {

@@ -131,8 +131,11 @@ func backLink(raw, referer string) string {
 
 // decodeReason is the reason code of a body formd could not take.
 func decodeReason(status int) string {
-	if status == http.StatusRequestEntityTooLarge {
+	switch status {
+	case http.StatusRequestEntityTooLarge:
 		return reasonTooLarge
+	case http.StatusTooManyRequests:
+		return reasonBusy
 	}
 	return reasonInvalid
 }

@@ -38,6 +38,18 @@ type Config struct {
 	// SubmissionsInFlight bounds the submissions one process works on at
 	// once; past it /submit answers 429. Zero disables the bound.
 	SubmissionsInFlight int
+	// FileBytesInFlight bounds the file bytes multipart posts hold while
+	// they arrive in this process, FileBytesInFlightPerClient those of one
+	// client (an IPv4 address or an IPv6 /64); past either, 429. Zero
+	// takes the defaults.
+	FileBytesInFlight          int64
+	FileBytesInFlightPerClient int64
+	// MinBodyBytesPerSecond cuts off a /submit or upload body that brings
+	// fewer bytes a second than this over any 10 s; zero turns it off.
+	MinBodyBytesPerSecond int64
+	// TempDir holds the files of posts being received ("" for the
+	// system's temporary directory).
+	TempDir string
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
 }
@@ -48,12 +60,26 @@ type Server struct {
 	db     Pinger
 	log    *slog.Logger
 	config Config
+	files  *fileBudget
 }
+
+// Defaults of the file budget (Config.FileBytesInFlight…).
+const (
+	DefaultFileBytesInFlight          = 256 << 20
+	DefaultFileBytesInFlightPerClient = 64 << 20
+)
 
 // NewServer builds the gin engine with every route.
 func NewServer(app *application.Application, db Pinger, log *slog.Logger, config Config) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{app: app, db: db, log: log, config: config}
+	if config.FileBytesInFlight <= 0 {
+		config.FileBytesInFlight = DefaultFileBytesInFlight
+	}
+	if config.FileBytesInFlightPerClient <= 0 {
+		config.FileBytesInFlightPerClient = DefaultFileBytesInFlightPerClient
+	}
+	s := &Server{app: app, db: db, log: log, config: config,
+		files: newFileBudget(config.FileBytesInFlight, config.FileBytesInFlightPerClient)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	if err := r.SetTrustedProxies(config.TrustedProxies); err != nil {
@@ -78,6 +104,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	if config.SubmitRatePerIP > 0 {
 		submit.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
+	submit.Use(minBodyRate(config.MinBodyBytesPerSecond, bodyRateWindow))
 	submit.POST("", s.submit)
 	submit.POST("/:accessKey", s.submit)
 	upload := r.Group(UploadPath, publicCORS(http.MethodGet))

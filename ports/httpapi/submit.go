@@ -106,10 +106,15 @@ func (s *Server) submit(c *gin.Context) {
 			return
 		}
 	}
-	fields, files, err := decodeSubmission(c.Request)
+	intake := s.fileIntake(c, key)
+	defer intake.close()
+	fields, files, err := decodeSubmission(c.Request, intake)
 	if err != nil {
 		var de *decodeError
 		if errors.As(err, &de) {
+			if de.retryAfter > 0 {
+				retryAfter(c, de.retryAfter)
+			}
 			s.submitFailed(c, jsClient, de.status, decodeReason(de.status), de.message, nil)
 			return
 		}
@@ -157,6 +162,21 @@ func (s *Server) submit(c *gin.Context) {
 			target = SuccessPagePath
 		}
 		c.Redirect(http.StatusSeeOther, target)
+	}
+}
+
+// fileIntake is what a multipart post to the form with pathKey (or the
+// key its body names) may keep of its files, charged to this client's share
+// of the process's file budget.
+func (s *Server) fileIntake(c *gin.Context, pathKey string) *fileIntake {
+	ctx := c.Request.Context()
+	return &fileIntake{
+		pathKey: pathKey,
+		allowance: func(accessKey string) (application.AllowedFiles, error) {
+			return s.app.Queries.FileAllowance.Handle(ctx, application.FileAllowance{AccessKey: accessKey})
+		},
+		hold:    &fileHold{budget: s.files, client: clientKey(c.ClientIP())},
+		tempDir: s.config.TempDir,
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/formd/formd/application"
@@ -38,6 +38,8 @@ const (
 type decodeError struct {
 	status  int
 	message string
+	// retryAfter, when set, is sent as Retry-After (a 429).
+	retryAfter time.Duration
 }
 
 func (e *decodeError) Error() string { return e.message }
@@ -152,8 +154,10 @@ func safeName(name string) string {
 	return name
 }
 
-// decodeSubmission reads a submission body of any accepted content type.
-func decodeSubmission(r *http.Request) ([]submission.Field, []application.UploadedFile, error) {
+// decodeSubmission reads a submission body of any accepted content type;
+// files (multipart only) go through in, which may be nil in tests of the
+// decoder alone (every file then kept up to the server-wide ceiling).
+func decodeSubmission(r *http.Request, in *fileIntake) ([]submission.Field, []application.UploadedFile, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		return nil, nil, badRequest("Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data.")
@@ -162,7 +166,7 @@ func decodeSubmission(r *http.Request) ([]submission.Field, []application.Upload
 		return nil, nil, badRequest("Only UTF-8 bodies are accepted (charset=%s was sent).", safeName(cs))
 	}
 	if mediaType == "multipart/form-data" {
-		return decodeMultipart(http.MaxBytesReader(nil, r.Body, MaxMultipartBytes), params["boundary"])
+		return decodeMultipart(http.MaxBytesReader(nil, r.Body, MaxMultipartBytes), params["boundary"], in)
 	}
 	body := http.MaxBytesReader(nil, r.Body, MaxSubmissionBytes)
 	switch mediaType {
@@ -200,6 +204,9 @@ func bodyError(err error) error {
 				"Submission is too large: at most %d KiB of fields and %d MiB of files.", MaxSubmissionBytes>>10, form.MaxTotalFileBytes>>20)}
 		}
 		return &decodeError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("Submission is too large: at most %d KiB.", MaxSubmissionBytes>>10)}
+	}
+	if errors.Is(err, errBodyTooSlow) {
+		return &decodeError{status: http.StatusRequestTimeout, message: errBodyTooSlow.Error()}
 	}
 	return badRequest("The request body could not be read.")
 }
@@ -455,126 +462,4 @@ func decodeURLEncoded(raw string) ([]submission.Field, error) {
 		}
 	}
 	return set.result(), nil
-}
-
-// decodeMultipart reads a multipart body part by part, in bounded memory:
-// the body is bounded as a whole (MaxMultipartBytes), field values and all
-// non-file parts together as the other bodies are, and a file's content is
-// kept only up to the server-wide file size ceiling and the first
-// form.MaxFilesCeiling files; past either, it is counted and discarded, and
-// the uploads gate refuses the submission with the form's own limits.
-func decodeMultipart(body io.Reader, boundary string) ([]submission.Field, []application.UploadedFile, error) {
-	if boundary == "" {
-		return nil, nil, badRequest("multipart/form-data needs a boundary parameter.")
-	}
-	// mime/multipart ends quietly on some truncated bodies; a complete body
-	// always carries its closing delimiter.
-	watch := &delimiterWatch{r: body, delim: []byte("--" + boundary + "--")}
-	mr := multipart.NewReader(watch, boundary)
-	var set fieldSet
-	var files []application.UploadedFile
-	var fieldBytes int64
-	malformed := func(err error) error {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return bodyError(err)
-		}
-		return badRequest("The multipart body is malformed.")
-	}
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, malformed(err)
-		}
-		name := part.FormName()
-		if part.FileName() != "" {
-			if len(files) >= maxFiles {
-				return nil, nil, badRequest("Too many files: at most %d.", form.MaxFilesCeiling)
-			}
-			f, err := readFilePart(part, name, len(files) < form.MaxFilesCeiling)
-			if err != nil {
-				return nil, nil, malformed(err)
-			}
-			files = append(files, f)
-			continue
-		}
-		value, err := io.ReadAll(io.LimitReader(part, MaxFieldValueBytes+1))
-		if err != nil {
-			return nil, nil, malformed(err)
-		}
-		if fieldBytes += int64(len(value)); fieldBytes > MaxSubmissionBytes {
-			return nil, nil, &decodeError{status: http.StatusRequestEntityTooLarge,
-				message: fmt.Sprintf("Submission is too large: at most %d KiB of fields.", MaxSubmissionBytes>>10)}
-		}
-		if err := set.add(name, string(value)); err != nil {
-			return nil, nil, err
-		}
-	}
-	if _, err := io.Copy(io.Discard, watch); err != nil {
-		return nil, nil, malformed(err)
-	}
-	if !watch.seen {
-		return nil, nil, badRequest("The multipart body is malformed: its closing boundary is missing.")
-	}
-	return set.result(), files, nil
-}
-
-// readFilePart reads one file part: its content up to the server-wide file
-// size ceiling when keep is set, the rest only counted; its name, declared
-// type and size. The application sniffs the content.
-func readFilePart(part *multipart.Part, field string, keep bool) (application.UploadedFile, error) {
-	var buf bytes.Buffer
-	limit := int64(0)
-	if keep {
-		limit = form.MaxFileBytesCeiling
-	}
-	n, err := io.Copy(&buf, io.LimitReader(part, limit))
-	if err != nil {
-		return application.UploadedFile{}, err
-	}
-	rest, err := io.Copy(io.Discard, part)
-	if err != nil {
-		return application.UploadedFile{}, err
-	}
-	f := application.UploadedFile{File: submission.File{Field: field, Name: part.FileName(), Size: n + rest,
-		DeclaredType: declaredType(part.Header.Get("Content-Type"))}}
-	if rest == 0 && keep {
-		f.Content = buf.Bytes()
-	}
-	return f, nil
-}
-
-// declaredType is a part's Content-Type without parameters, lower-case;
-// the application puts it under its canonical name when it sniffs the file.
-func declaredType(header string) string {
-	t, _, err := mime.ParseMediaType(header)
-	if err != nil {
-		return ""
-	}
-	return t
-}
-
-// delimiterWatch passes a body through and notes whether the multipart
-// closing delimiter went by, even split across reads.
-type delimiterWatch struct {
-	r     io.Reader
-	delim []byte
-	tail  []byte
-	seen  bool
-}
-
-func (w *delimiterWatch) Read(p []byte) (int, error) {
-	n, err := w.r.Read(p)
-	if n > 0 && !w.seen {
-		window := append(w.tail, p[:n]...)
-		if bytes.Contains(window, w.delim) {
-			w.seen = true
-		}
-		keep := min(len(window), len(w.delim)-1)
-		w.tail = append(w.tail[:0], window[len(window)-keep:]...)
-	}
-	return n, err
 }

@@ -50,7 +50,7 @@ func TestMultipartFilesAreRead(t *testing.T) {
 	fields, files, err := decodeSubmission(multipartRequest(t,
 		testPart{field: "message", data: []byte("Hello")},
 		testPart{field: "attachment", filename: "cv.pdf", contentType: "application/pdf", data: pdf},
-		testPart{field: "other", filename: "evil.pdf", contentType: "application/PDF; x=y", data: pe}))
+		testPart{field: "other", filename: "evil.pdf", contentType: "application/PDF; x=y", data: pe}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestMultipartFilesAreRead(t *testing.T) {
 // gate refuses it by its size.
 func TestMultipartFileAboveTheCeilingIsCountedNotKept(t *testing.T) {
 	big := bytes.Repeat([]byte("a"), form.MaxFileBytesCeiling+1)
-	_, files, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "big.txt", contentType: "text/plain", data: big}))
+	_, files, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "big.txt", contentType: "text/plain", data: big}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestMultipartFileAboveTheCeilingIsCountedNotKept(t *testing.T) {
 
 func TestMultipartBodyTooLargeOrTruncated(t *testing.T) {
 	huge := bytes.Repeat([]byte("a"), MaxMultipartBytes)
-	_, _, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "huge.txt", contentType: "text/plain", data: huge}))
+	_, _, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "huge.txt", contentType: "text/plain", data: huge}), nil)
 	var de *decodeError
 	if !errors.As(err, &de) || de.status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("err %v, want 413", err)
@@ -93,7 +93,7 @@ func TestMultipartBodyTooLargeOrTruncated(t *testing.T) {
 	// after a delimiter line, the closing "--" and whatever followed lost.
 	cut := append(bytes.TrimSuffix(raw, []byte("--\r\n")), "\r\n"...)
 	r.Body = io.NopCloser(bytes.NewReader(cut))
-	if _, _, err := decodeSubmission(r); err == nil || !strings.Contains(err.Error(), "malformed") {
+	if _, _, err := decodeSubmission(r, nil); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Fatalf("truncated body: err %v", err)
 	}
 }
