@@ -27,9 +27,10 @@ type AllowedFiles struct {
 	MaxFileBytes int64
 }
 
-// FileAllowanceHandler answers FileAllowance from the form cache: the
-// submission is judged again on its full body, and a file whose content was
-// not kept is refused then (submission.File.Unread).
+// FileAllowanceHandler answers FileAllowance from the form cache, and from
+// the database before it refuses; the submission is judged again on its
+// full body, and a file whose content was not kept is refused then
+// (submission.File.Unread).
 type FileAllowanceHandler struct {
 	forms SubmissionForms
 	ent   Entitlements
@@ -49,7 +50,17 @@ func (h *FileAllowanceHandler) Handle(ctx context.Context, q FileAllowance) (All
 	if q.AccessKey == "" {
 		return AllowedFiles{}, nil
 	}
-	rec, err := h.forms.FormByAccessKey(ctx, HashSecret(q.AccessKey), false)
+	a, err := h.allowance(ctx, q.AccessKey, false)
+	if err != nil || a.MaxFiles > 0 {
+		return a, err
+	}
+	// A cached form may predate its uploads being turned on, and content
+	// not kept now cannot be had later: ask the database before saying no.
+	return h.allowance(ctx, q.AccessKey, true)
+}
+
+func (h *FileAllowanceHandler) allowance(ctx context.Context, accessKey string, fresh bool) (AllowedFiles, error) {
+	rec, err := h.forms.FormByAccessKey(ctx, HashSecret(accessKey), fresh)
 	if errors.Is(err, domain.ErrNotFound) {
 		return AllowedFiles{}, nil
 	}

@@ -38,3 +38,28 @@ func TestFileAllowanceFollowsTheForm(t *testing.T) {
 		})
 	}
 }
+
+// staleForms answers from a cache that predates the form's uploads being
+// turned on, and fresh from the database.
+type staleForms struct{ cached, current FormRecord }
+
+func (s staleForms) FormByAccessKey(_ context.Context, _ []byte, fresh bool) (FormRecord, error) {
+	if fresh {
+		return s.current, nil
+	}
+	return s.cached, nil
+}
+
+func (s staleForms) FormByID(context.Context, string) (FormRecord, error) { return s.current, nil }
+
+// Content not kept cannot be had later, so a cached "no files" is checked
+// against the database before the port discards a post's files.
+func TestFileAllowanceAsksTheDatabaseBeforeSayingNo(t *testing.T) {
+	before := uploadForm()
+	before.Settings.UploadsEnabled = false
+	h := NewFileAllowanceHandler(staleForms{cached: before, current: uploadForm()}, uploadsEntitled{})
+	got, err := h.Handle(context.Background(), FileAllowance{AccessKey: "key"})
+	if err != nil || got.MaxFiles == 0 {
+		t.Fatalf("got %+v, %v; want the form's current limits", got, err)
+	}
+}

@@ -68,6 +68,9 @@ func (h *ReceiveObjectHandler) Handle(ctx context.Context, cmd ReceiveObject) (O
 	if err != nil {
 		return ObjectReceived{}, err
 	}
+	if !r.UploadedAt.IsZero() { // one key, one upload: refused before its body is read
+		return ObjectReceived{}, ErrObjectExists
+	}
 	if cmd.Size != r.Size {
 		return ObjectReceived{}, domain.Invalid("Content-Length", "the upload must be exactly %d bytes, as reserved", r.Size)
 	}

@@ -22,6 +22,9 @@ type ReserveUpload struct {
 	Size    int64
 	Origin  string
 	Referer string
+	// RemoteIP is the client's address, judged when the request carries
+	// neither Origin nor Referer (a server-side request).
+	RemoteIP string
 }
 
 // UploadReserved is the answer: a single-use key to submit in place of the
@@ -56,6 +59,30 @@ func NewReserveUploadHandler(forms SubmissionForms, ent Entitlements, reservatio
 	return &ReserveUploadHandler{forms: forms, ent: ent, reservations: reservations, links: links, intake: intake, clock: clock}
 }
 
+// judge reads the form (from the cache unless fresh) and judges the
+// reservation against it; it returns the refusal, or "".
+func (h *ReserveUploadHandler) judge(ctx context.Context, q ReserveUpload, declared string, fresh bool) (FormRecord, string, error) {
+	rec, err := h.forms.FormByAccessKey(ctx, HashSecret(q.AccessKey), fresh)
+	if errors.Is(err, domain.ErrNotFound) {
+		return FormRecord{}, "", domain.Invalid("access_key", "%s", submission.MsgAccessKeyUnknown)
+	}
+	if err != nil {
+		return FormRecord{}, "", err
+	}
+	var granted []string
+	for _, feature := range []string{account.FeatureUploads, account.FeatureServerSide} {
+		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
+		if err != nil {
+			return FormRecord{}, "", err
+		}
+		if ok {
+			granted = append(granted, feature)
+		}
+	}
+	r := submission.Reservation{Name: q.Name, DeclaredType: declared, Size: q.Size, Origin: q.Origin, Referer: q.Referer, RemoteIP: q.RemoteIP}
+	return rec, submission.JudgeReservation(r, rec.Settings, account.NewEntitlements(granted...)), nil
+}
+
 // Handle checks the file as a submission's would be checked, by what the
 // client declares, and reserves a key for it.
 func (h *ReserveUploadHandler) Handle(ctx context.Context, q ReserveUpload) (UploadReserved, error) {
@@ -73,28 +100,26 @@ func (h *ReserveUploadHandler) Handle(ctx context.Context, q ReserveUpload) (Upl
 	case q.Size <= 0:
 		return UploadReserved{}, domain.Invalid("size", "size is required: the file's size in bytes, more than 0")
 	}
-	rec, err := h.forms.FormByAccessKey(ctx, HashSecret(q.AccessKey), false)
-	if errors.Is(err, domain.ErrNotFound) {
-		return UploadReserved{}, domain.Invalid("access_key", "%s", submission.MsgAccessKeyUnknown)
-	}
-	if err != nil {
-		return UploadReserved{}, err
-	}
 	declared := h.intake.sniffer.Canonical(q.Type)
 	if q.Type != "" && declared == "" {
 		return UploadReserved{}, domain.Invalid("type", "type must be a media type such as application/pdf")
 	}
-	entitled, err := h.ent.Has(ctx, rec.AccountID, account.FeatureUploads)
-	if err != nil {
-		return UploadReserved{}, err
-	}
-	var ent account.Entitlements
-	if entitled {
-		ent = account.NewEntitlements(account.FeatureUploads)
-	}
-	r := submission.Reservation{Name: q.Name, DeclaredType: declared, Size: q.Size, Origin: q.Origin, Referer: q.Referer}
-	if msg := submission.JudgeReservation(r, rec.Settings, ent); msg != "" {
-		return UploadReserved{}, &domain.ForbiddenError{Message: msg}
+	// A cached form may be stale: a refusal is judged again on fresh data,
+	// as a submission's is.
+	var rec FormRecord
+	for _, fresh := range []bool{false, true} {
+		var refusal string
+		var err error
+		rec, refusal, err = h.judge(ctx, q, declared, fresh)
+		if err != nil {
+			return UploadReserved{}, err
+		}
+		if refusal == "" {
+			break
+		}
+		if fresh {
+			return UploadReserved{}, &domain.ForbiddenError{Message: refusal}
+		}
 	}
 	var random [16]byte
 	if _, err := rand.Read(random[:]); err != nil {

@@ -757,3 +757,26 @@ func TestDeliverUploadedFilesAsDownloadLinks(t *testing.T) {
 		t.Error("the webhook carries file content")
 	}
 }
+
+// untouchable is a body that must not be read.
+type untouchable struct{ read bool }
+
+func (u *untouchable) Read([]byte) (int, error) { u.read = true; return 0, io.ErrUnexpectedEOF }
+
+// A key takes one upload: a second PUT is refused before any of its body is
+// read, so re-sending to a used link costs formd nothing.
+func TestReceiveObjectRefusesASecondUploadBeforeReadingIt(t *testing.T) {
+	f := newUploadFixture(scanFake{}).with(t, pendingPDF(testKey), nil)
+	if _, err := receiveHandler(f).Handle(context.Background(), receive(pdf, 9)); err != nil {
+		t.Fatal(err)
+	}
+	body := &untouchable{}
+	second := receive("", 9)
+	second.Body = body
+	if _, err := receiveHandler(f).Handle(context.Background(), second); err != ErrObjectExists {
+		t.Fatalf("Handle: %v, want ErrObjectExists", err)
+	}
+	if body.read {
+		t.Fatal("the second upload's body was read")
+	}
+}

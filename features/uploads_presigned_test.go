@@ -126,6 +126,11 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		Expect(body).To(ContainSubstring("scanned clean"))
 		Expect(db.String(`SELECT scan FROM upload_reservations WHERE key = $1`, key)).To(Equal("clean"))
 
+		By("refusing a second upload to the same link")
+		status, body = uploadAsTold(r, samplePDF)
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(body).To(ContainSubstring("already uploaded"))
+
 		By("submitting the key in the file's field: it is not forwarded as a value")
 		s := submitKey(f, sf, key)
 		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
@@ -232,6 +237,14 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		ExpectError(reserveUpload(f, plain.AccessKey, "cv.pdf", "application/pdf", 10), http.StatusBadRequest, "not enabled")
 		q := url.Values{"access_key": {sf.AccessKey}, "name": {"cv.pdf"}, "type": {"application/pdf"}, "size": {"10"}}
 		ExpectError(f.Get("", "/upload?"+q.Encode(), fromOrigin("https://elsewhere.test")), http.StatusBadRequest)
+		By("judging a reservation without Origin or Referer as a server-side submission, as /submit does")
+		ExpectError(f.Get("", "/upload?"+q.Encode()), http.StatusBadRequest, "server-side")
+		f.Grant(sf.Owner, "server_side_submissions")
+		sf.Patch(map[string]any{"allowedSenderIps": []any{"192.0.2.1"}})
+		ExpectError(f.Get("", "/upload?"+q.Encode()), http.StatusBadRequest, "allowedSenderIps")
+		sf.Patch(map[string]any{"allowedSenderIps": []any{"127.0.0.1"}})
+		Expect(f.Get("", "/upload?"+q.Encode()).Status).To(Equal(http.StatusOK))
+		sf.Patch(map[string]any{"allowedSenderIps": []any{}})
 		ExpectError(f.Get("", "/upload?name=cv.pdf&size=10", fromOrigin(uploadSite)), http.StatusBadRequest, "access_key")
 	})
 })

@@ -358,20 +358,20 @@ type Reservation struct {
 	Size         int64
 	Origin       string
 	Referer      string
+	RemoteIP     string
 }
 
 // JudgeReservation checks a reservation as a submission's file is checked,
-// before any byte exists: the form takes uploads and the account may, a
-// browser's origin is allowed, and the file passes the form's limits
+// before any byte exists: the form takes uploads and the account may, the
+// request comes from where a submission may (judgeSource), and the file passes the form's limits
 // judged by what the client declared (the content is sniffed and judged
 // again when a submission uses it). It returns the refusal message, or "".
 func JudgeReservation(r Reservation, st form.Settings, ent account.Entitlements) string {
 	if msg := UploadsRefusal(st, ent); msg != "" {
 		return msg
 	}
-	if host, browser := requestHost(r.Origin, r.Referer); browser && len(st.AllowedDomains) > 0 &&
-		(host == "" || !form.HostAllowed(st.AllowedDomains, host)) {
-		return MsgOriginNotAllowed
+	if _, _, failure := judgeSource(r.Origin, r.Referer, r.RemoteIP, st, ent); failure != "" {
+		return failure
 	}
 	declared := r.DeclaredType
 	if declared == "" {

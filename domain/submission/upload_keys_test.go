@@ -51,7 +51,10 @@ func TestJudgeFilesRefusesAnUnusableKey(t *testing.T) {
 func TestJudgeReservation(t *testing.T) {
 	on := form.Settings{UploadsEnabled: true, AllowedDomains: []string{"example.com"}}
 	paid := account.NewEntitlements(account.FeatureUploads)
-	pdf := submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1000, Origin: "https://example.com"}
+	const site = "https://example.com"
+	pdf := submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1000, Origin: site}
+	senders := form.Settings{UploadsEnabled: true, AllowedDomains: []string{"example.com"}, AllowedSenderIPs: []string{"198.51.100.7"}}
+	serverSide := account.NewEntitlements(account.FeatureUploads, account.FeatureServerSide)
 	tests := []struct {
 		name string
 		r    submission.Reservation
@@ -63,11 +66,19 @@ func TestJudgeReservation(t *testing.T) {
 		{"uploads off", pdf, form.Settings{}, paid, "not enabled"},
 		{"no entitlement", pdf, on, account.NewEntitlements(), "entitlement"},
 		{"another origin", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1, Origin: "https://evil.test"}, on, paid, submission.MsgOriginNotAllowed},
-		{"blocked extension", submission.Reservation{Name: "run.exe", DeclaredType: "application/octet-stream", Size: 1}, on, paid, "(.exe)"},
-		{"type against extension", submission.Reservation{Name: "cv.pdf", DeclaredType: "image/png", Size: 1}, on, paid, "does not match"},
-		{"declared script", submission.Reservation{Name: "a.txt", DeclaredType: "text/html", Size: 1}, on, paid, "executable or script"},
-		{"too large", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: form.DefaultMaxFileBytes + 1}, on, paid, "too large"},
-		{"no type given, no signed extension", submission.Reservation{Name: "notes.csv", Size: 1}, on, paid, ""},
+		{"blocked extension", submission.Reservation{Name: "run.exe", DeclaredType: "application/octet-stream", Size: 1, Origin: site}, on, paid, "(.exe)"},
+		{"type against extension", submission.Reservation{Name: "cv.pdf", DeclaredType: "image/png", Size: 1, Origin: site}, on, paid, "does not match"},
+		{"declared script", submission.Reservation{Name: "a.txt", DeclaredType: "text/html", Size: 1, Origin: site}, on, paid, "executable or script"},
+		{"too large", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: form.DefaultMaxFileBytes + 1, Origin: site}, on, paid, "too large"},
+		{"no type given, no signed extension", submission.Reservation{Name: "notes.csv", Size: 1, Origin: site}, on, paid, ""},
+		// A reservation without Origin or Referer is a server-side request,
+		// judged as a server-side submission is.
+		{"no origin and no server-side entitlement", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1, RemoteIP: "192.0.2.1"},
+			on, paid, submission.MsgServerSideNoPlan},
+		{"server-side from an address not listed", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1, RemoteIP: "192.0.2.1"},
+			senders, serverSide, submission.MsgServerSideIP},
+		{"server-side from a listed address", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1, RemoteIP: "198.51.100.7"},
+			senders, serverSide, ""},
 	}
 	for _, tt := range tests {
 		got := submission.JudgeReservation(tt.r, tt.st, tt.ent)

@@ -116,6 +116,26 @@ func (v *Verdict) skip(gate, why string) {
 	v.gates = append(v.gates, GateResult{Gate: gate, Outcome: OutcomeSkipped, Message: why})
 }
 
+// judgeSource is the rule of where a request may come from, the same for a
+// submission and an upload reservation: a browser's (Origin or Referer)
+// host must be in the form's allowedDomains when it lists any; a request
+// without either is a server-side one, which needs the entitlement and,
+// when the form lists allowedSenderIPs, one of them. failure is "" when
+// the source is allowed.
+func judgeSource(origin, referer, remoteIP string, st form.Settings, ent account.Entitlements) (host string, browser bool, failure string) {
+	host, browser = requestHost(origin, referer)
+	switch {
+	case browser:
+		allowed := len(st.AllowedDomains) == 0 || (host != "" && form.HostAllowed(st.AllowedDomains, host))
+		failure = failIf(!allowed, MsgOriginNotAllowed)
+	case !ent.Has(account.FeatureServerSide):
+		failure = MsgServerSideNoPlan
+	case !ipListed(st.AllowedSenderIPs, remoteIP):
+		failure = MsgServerSideIP
+	}
+	return host, browser, failure
+}
+
 // Judge runs every gate after the access key against the form the key found,
 // in the spec's order. ent must hold whichever of FeaturesJudged the account
 // has; a feature not in it counts as not granted.
@@ -129,22 +149,14 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 		return v
 	}
 
-	host, browser := requestHost(r.Origin, r.Referer)
+	host, browser, failure := judgeSource(r.Origin, r.Referer, r.RemoteIP, st, ent)
 	if browser {
-		allowed := len(st.AllowedDomains) == 0 || (host != "" && form.HostAllowed(st.AllowedDomains, host))
-		if !v.check(GateOrigin, failIf(!allowed, MsgOriginNotAllowed)) {
+		if !v.check(GateOrigin, failure) {
 			return v
 		}
 		v.skip(GateServerSide, "the request carries an Origin or Referer")
 	} else {
 		v.skip(GateOrigin, "no Origin or Referer: checked as a server-side submission")
-		failure := ""
-		switch {
-		case !ent.Has(account.FeatureServerSide):
-			failure = MsgServerSideNoPlan
-		case !ipListed(st.AllowedSenderIPs, r.RemoteIP):
-			failure = MsgServerSideIP
-		}
 		if !v.check(GateServerSide, failure) {
 			return v
 		}

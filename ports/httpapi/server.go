@@ -115,7 +115,11 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	upload.GET("", s.reserveUpload)
 	objects := r.Group("", publicCORS(http.MethodPut, http.MethodGet))
 	objects.OPTIONS(ObjectsPath, preflightAnswered)
-	objects.PUT(ObjectsPath, s.receiveObject)
+	puts := []gin.HandlerFunc{minBodyRate(config.MinBodyBytesPerSecond, bodyRateWindow)}
+	if config.SubmitRatePerIP > 0 { // an upload is a step of a submission: the same limit, its own bucket
+		puts = append([]gin.HandlerFunc{s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1)))}, puts...)
+	}
+	objects.PUT(ObjectsPath, append(puts, s.receiveObject)...)
 	objects.GET(ObjectsPath, s.downloadObject)
 	r.GET(ClientScriptPath, s.clientScript)
 	challenge := r.Group(ChallengePath, publicCORS(http.MethodGet))

@@ -170,3 +170,19 @@ func TestMultipartFilesBeyondTheClientsShareAreRefused(t *testing.T) {
 		t.Fatalf("past the process's budget: %v", err)
 	}
 }
+
+// An upload's body is charged to the client's share as it is read: past
+// it, the read fails with a 429 the handler answers.
+func TestAnUploadBodyBeyondTheClientsShareIsRefused(t *testing.T) {
+	budget := newFileBudget(8<<20, 1<<20)
+	hold := &fileHold{budget: budget, client: "192.0.2.1"}
+	_, err := io.Copy(io.Discard, &chargedReader{r: bytes.NewReader(megabytes(2)), hold: hold})
+	var de *decodeError
+	if !errors.As(err, &de) || de.status != http.StatusTooManyRequests {
+		t.Fatalf("err %v, want 429", err)
+	}
+	hold.release()
+	if budget.inUse() != 0 {
+		t.Fatalf("budget holds %d bytes after the upload", budget.inUse())
+	}
+}

@@ -57,7 +57,8 @@ func (s *Server) reserveUpload(c *gin.Context) {
 		key = c.Query("apikey")
 	}
 	out, err := s.app.Commands.ReserveUpload.Handle(c.Request.Context(), application.ReserveUpload{AccessKey: key,
-		Name: c.Query("name"), Type: c.Query("type"), Size: size, Origin: c.GetHeader("Origin"), Referer: c.GetHeader("Referer")})
+		Name: c.Query("name"), Type: c.Query("type"), Size: size, Origin: c.GetHeader("Origin"), Referer: c.GetHeader("Referer"),
+		RemoteIP: c.ClientIP()})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -89,12 +90,24 @@ func (s *Server) receiveObject(c *gin.Context) {
 		s.fail(c, http.StatusRequestEntityTooLarge, fmt.Sprintf("An upload may be at most %d bytes.", form.MaxFileBytesCeiling))
 		return
 	}
-	body := http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxFileBytesCeiling)
+	// What the store holds of the body while it arrives is charged to the
+	// client's share of the file budget, as a multipart post's files are.
+	hold := &fileHold{budget: s.files, client: clientKey(c.ClientIP())}
+	defer hold.release()
+	body := &chargedReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxFileBytesCeiling), hold: hold}
 	out, err := s.app.Commands.ReceiveObject.Handle(c.Request.Context(), application.ReceiveObject{Key: c.Param("key"), Expires: expires,
 		Signature: signature, Size: c.Request.ContentLength, Body: body})
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	var refused *decodeError
+	switch {
+	case errors.As(err, &tooBig):
 		s.fail(c, http.StatusRequestEntityTooLarge, "The upload is larger than was reserved.")
+		return
+	case errors.As(err, &refused):
+		if refused.retryAfter > 0 {
+			retryAfter(c, refused.retryAfter)
+		}
+		s.fail(c, refused.status, refused.message)
 		return
 	}
 	if err != nil {
@@ -103,6 +116,26 @@ func (s *Server) receiveObject(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, gin.H{"success": true, "message": "Uploaded and scanned clean: submit the key in the file's field.",
 		"key": out.Key, "size": out.Size})
+}
+
+// chargedReader charges what is read to the file budget; past it, the read
+// fails with the budget's refusal.
+type chargedReader struct {
+	r    io.Reader
+	hold *fileHold
+}
+
+func (c *chargedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		if err := c.hold.take(int64(n)); err != nil {
+			return 0, err
+		}
+	}
+	if errors.Is(err, errBodyTooSlow) {
+		return n, &decodeError{status: http.StatusRequestTimeout, message: errBodyTooSlow.Error()}
+	}
+	return n, err
 }
 
 // downloadObject serves a built-in store's download link: always as an
