@@ -1,11 +1,8 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -201,53 +198,5 @@ func releaseUploads(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, 
 	}
 	_, err := tx.Exec(ctx, `UPDATE upload_reservations SET consumed_by = NULL, consumed_at = NULL, links_expire = NULL
 		WHERE consumed_by = ANY($1::uuid[])`, ids)
-	return err
-}
-
-// BuiltinObjects implements application.ObjectStore in PostgreSQL
-// (upload_objects): the default store, which needs no other server and
-// which every process shares. Objects are read whole: they are bounded by
-// the upload ceilings (form.MaxFileBytesCeiling).
-type BuiltinObjects struct{ pool *pgxpool.Pool }
-
-// NewBuiltinObjects builds the store on pool.
-func NewBuiltinObjects(pool *pgxpool.Pool) *BuiltinObjects { return &BuiltinObjects{pool: pool} }
-
-// Put implements application.ObjectStore: the object is stored only when
-// r holds exactly size bytes, and only when no object is under key (an
-// infected one was deleted); application.ErrObjectExists otherwise.
-func (b *BuiltinObjects) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(r, size+1))
-	if err != nil {
-		return err
-	}
-	if n != size {
-		return fmt.Errorf("object %s: %d bytes were sent where %d were announced", key, n, size)
-	}
-	tag, err := b.pool.Exec(ctx, `INSERT INTO upload_objects (key, content_type, size, content) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (key) DO NOTHING`, key, contentType, size, buf.Bytes())
-	if err == nil && tag.RowsAffected() == 0 {
-		return application.ErrObjectExists
-	}
-	return err
-}
-
-// Open implements application.ObjectStore.
-func (b *BuiltinObjects) Open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
-	var content []byte
-	err := b.pool.QueryRow(ctx, `SELECT content FROM upload_objects WHERE key = $1`, key).Scan(&content)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, domain.ErrNotFound
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
-}
-
-// Delete implements application.ObjectStore.
-func (b *BuiltinObjects) Delete(ctx context.Context, key string) error {
-	_, err := b.pool.Exec(ctx, `DELETE FROM upload_objects WHERE key = $1`, key)
 	return err
 }
