@@ -28,10 +28,11 @@ func bodyRateServer(t *testing.T, bytesPerSecond int64, window time.Duration) st
 		}
 		c.String(http.StatusOK, "read")
 	})
-	srv := httptest.NewServer(r)
+	srv := httptest.NewUnstartedServer(r)
 	// The server's own read timeout would end a stalled body too: only the
 	// minimum rate may end it here, well before.
 	srv.Config.ReadTimeout = time.Minute
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
 }
