@@ -65,7 +65,10 @@ func TestJudgeReservation(t *testing.T) {
 		{"another origin", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 1, Origin: "https://evil.test"}, on, paid, submission.MsgOriginNotAllowed},
 		{"blocked extension", submission.Reservation{Name: "run.exe", DeclaredType: "application/octet-stream", Size: 1}, on, paid, "(.exe)"},
 		{"type against extension", submission.Reservation{Name: "cv.pdf", DeclaredType: "image/png", Size: 1}, on, paid, "does not match"},
-		{"declared script", submission.Reservation{Name: "a.txt", DeclaredType: "text/html", Size: 1}, on, paid, "executable or script"},
+		{"declared html", submission.Reservation{Name: "a.txt", DeclaredType: "text/html", Size: 1}, on, paid, "its declared type (text/html) is not a type formd accepts"},
+		{"declared ecmascript", submission.Reservation{Name: "a.txt", DeclaredType: "text/ecmascript", Size: 1}, on, paid, "its declared type (text/ecmascript)"},
+		{"declared css", submission.Reservation{Name: "a.txt", DeclaredType: "text/css", Size: 1}, on, paid, "its declared type (text/css)"},
+		{"declared svg", submission.Reservation{Name: "a.png", DeclaredType: "image/svg+xml", Size: 1}, on, paid, "its declared type (image/svg+xml)"},
 		{"too large", submission.Reservation{Name: "cv.pdf", DeclaredType: "application/pdf", Size: form.DefaultMaxFileBytes + 1}, on, paid, "too large"},
 		{"no type given, no signed extension", submission.Reservation{Name: "notes.csv", Size: 1}, on, paid, ""},
 	}
