@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
@@ -278,6 +280,37 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		q := url.Values{"access_key": {sf.AccessKey}, "name": {"cv.pdf"}, "type": {"application/pdf"}, "size": {"10"}}
 		ExpectError(f.Get("", "/upload?"+q.Encode(), fromOrigin("https://elsewhere.test")), http.StatusBadRequest)
 		ExpectError(f.Get("", "/upload?name=cv.pdf&size=10", fromOrigin(uploadSite)), http.StatusBadRequest, "access_key")
+	})
+})
+
+var _ = Describe("Advanced uploads with a separate download origin", func() {
+	It("links downloads to FORMD_DOWNLOAD_BASE_URL, and takes uploads on formd's own origin", func() {
+		// The download origin: another host:port routed to the same formd,
+		// as an operator's proxy would route a host name of its own.
+		var formdURL atomic.Value
+		proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+			u, err := url.Parse(formdURL.Load().(string))
+			Expect(err).NotTo(HaveOccurred())
+			r.SetURL(u)
+		}})
+		DeferCleanup(proxy.Close)
+		f := StartFormd("FORMD_CLAMD_ADDR="+clamdAddr, "FORMD_DOWNLOAD_BASE_URL="+proxy.URL)
+		formdURL.Store(f.URL)
+		sf := uploadForm(f)
+
+		r := reserveUpload(f, sf.AccessKey, "cv.pdf", "application/pdf", len(samplePDF))
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Object("upload")["url"]).To(HavePrefix(f.URL + "/upload/objects/"))
+		status, body := uploadAsTold(r, samplePDF)
+		Expect(status).To(Equal(http.StatusOK), body)
+		Expect(submitKey(f, sf, r.JSON["key"].(string)).Status).To(Equal(http.StatusOK))
+
+		link := linkInMail.FindString(f.Mail.WaitForMail(sf.Recipient).Text)
+		Expect(link).To(HavePrefix(proxy.URL + "/upload/objects/"))
+		resp, got := download(link)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(got).To(Equal(samplePDF))
+		Expect(resp.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
 	})
 })
 
