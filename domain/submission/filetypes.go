@@ -18,7 +18,8 @@ var safeTypes = map[string]bool{
 	typeOctetStream: true,
 	// Text and data.
 	typeText: true, "text/csv": true, "text/tab-separated-values": true, "text/markdown": true, "text/x-markdown": true,
-	"text/calendar": true, "text/vcard": true, "text/x-vcard": true, "text/vtt": true, "application/x-subrip": true,
+	"text/calendar": true, "text/vcard": true, "text/x-vcard": true, "text/vtt": true, "application/x-subrip": true, "text/x-log": true,
+	"application/yaml": true, "application/x-yaml": true, "text/yaml": true, "text/x-yaml": true,
 	"application/json": true, "application/x-ndjson": true, "application/geo+json": true,
 	// Documents.
 	"application/pdf": true, "text/rtf": true, "application/epub+zip": true, "application/x-ole-storage": true,
