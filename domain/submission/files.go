@@ -223,8 +223,8 @@ func JudgeFiles(files []File, limits form.UploadLimits) string {
 // JudgeFile checks one file's metadata: its size, its extension, whether its
 // content and declared type are types formd accepts (IsSafeType), whether
 // its content contradicts its declared type or extension (the signature
-// check), and the form's MIME allowlist. It returns
-// the refusal message, or "" when the file passes.
+// check), and the form's MIME allowlist. It returns the refusal message, or
+// "" when the file passes.
 func JudgeFile(f File, limits form.UploadLimits) string {
 	l := limits.Effective()
 	name := displayName(f.Name)
