@@ -74,7 +74,7 @@ func (r *Renderer) downloadLinks(ctx context.Context, in []Attachment) (map[stri
 		if a.Key == "" {
 			continue
 		}
-		url, err := r.links.DownloadURL(ctx, ObjectDownload{Key: a.Key, Name: safeObjectName(a.Name), ContentType: a.Type, Expires: a.LinksExpire})
+		url, err := r.links.DownloadURL(ctx, ObjectDownload{Key: a.Key, Name: safeObjectName(a.Name), Expires: a.LinksExpire})
 		if err != nil {
 			return nil, fmt.Errorf("making the download link of upload %s: %w", a.Key, err)
 		}
@@ -195,7 +195,7 @@ func (r *Renderer) Render(ctx context.Context, q delivery.Queued, p Payload) (Ou
 		m.Text = notificationText(p, links)
 		for _, a := range p.Attachments {
 			if a.Key == "" {
-				m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: a.Type, Content: a.Content})
+				m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: submission.DeliveredType(a.Type), Content: a.Content})
 			}
 		}
 	}

@@ -533,12 +533,12 @@ type UploadTarget struct {
 	Headers map[string]string
 }
 
-// ObjectDownload is what a download link is signed for.
+// ObjectDownload is what a download link is signed for. Every link serves
+// its object as DownloadContentType, named Name (AttachmentDisposition).
 type ObjectDownload struct {
-	Key         string
-	Name        string
-	ContentType string
-	Expires     time.Time
+	Key     string
+	Name    string
+	Expires time.Time
 }
 
 // Scan states of an upload reservation.

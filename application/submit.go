@@ -159,6 +159,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	var captcha captchaMemo
 	var in *resolved // the fields once upload keys became files, for the form they were resolved for
 	var inForm string
+	scanned := false // the multipart parts went to the malware scanner
 	for attempt := 0; ; attempt++ {
 		rec, err := h.route(ctx, cmd, keyHash, fresh)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -221,6 +222,14 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		if v.Err() != nil {
 			return SubmitOutcome{}, rejection(cmd, data, v, rec.RecipientVerified)
+		}
+		// Scanning costs clamd a pass over every byte: only files every
+		// gate accepted (the form takes uploads, the account may) go.
+		if !scanned {
+			scanned = true
+			if bad := h.uploads.scanParts(ctx, cmd.Files); bad != nil {
+				return SubmitOutcome{}, rejection(cmd, data, submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
+			}
 		}
 		if cmd.DryRun {
 			return SubmitOutcome{Response: dryRunResponse(cmd, data, v, rec.RecipientVerified)}, nil

@@ -15,9 +15,9 @@ import (
 
 // UploadSettings are the operator's choices for uploads.
 type UploadSettings struct {
-	// Scanner scans uploaded objects; nil when the server has none, which
-	// turns advanced uploads (GET /upload) off. Multipart attachments
-	// need none: they are judged by their signature check.
+	// Scanner scans uploaded objects and multipart attachments; nil when
+	// the server has none, which turns advanced uploads (GET /upload) off
+	// and leaves multipart attachments to the type checks alone.
 	Scanner MalwareScanner
 	// ReservationTTL is how long an upload key may be uploaded to and
 	// used by a submission (FORMD_UPLOAD_RESERVATION_TTL).
@@ -75,6 +75,36 @@ func (u *UploadIntake) sniffParts(files []UploadedFile) {
 			f.Detected = u.sniffer.Sniff(f.Content[:min(len(f.Content), SniffBytes)])
 		}
 	}
+}
+
+// scanParts has the malware scanner scan each multipart part of a
+// submission the gates accepted, when the server has a scanner, and returns
+// the first part refused, or nil. A part the scanner could not scan is
+// refused as an uploaded object is (fails closed): a file nobody scanned
+// never reaches a recipient on a server that scans.
+func (u *UploadIntake) scanParts(ctx context.Context, files []UploadedFile) *submission.File {
+	if u.settings.Scanner == nil {
+		return nil
+	}
+	for i := range files {
+		f := &files[i]
+		if f.Key != "" {
+			continue // an uploaded object, scanned when its key was resolved
+		}
+		verdict, err := u.settings.Scanner.Scan(ctx, f.Name, bytes.NewReader(f.Content))
+		switch {
+		case err != nil:
+			u.log.Warn("a multipart attachment could not be scanned", "field", f.Field, "err", err)
+			f.KeyState = submission.KeyUnscanned
+		case verdict.Infected:
+			u.log.Warn("a multipart attachment is infected and was refused", "field", f.Field, "signature", verdict.Signature)
+			f.KeyState = submission.KeyInfected
+		default:
+			continue
+		}
+		return &f.File
+	}
+	return nil
 }
 
 // resolved is a post's fields once its upload keys became files.

@@ -237,6 +237,68 @@ func postWithKey(key string) Submit {
 	return p
 }
 
+// postWithPart is a multipart post carrying one file part.
+func postWithPart(name, declared string, content []byte) Submit {
+	p := post("https://example.com")
+	p.Files = []UploadedFile{{File: submission.File{Field: "attachment", Name: name, DeclaredType: declared, Size: int64(len(content))},
+		Content: content}}
+	return p
+}
+
+// A server with a malware scanner scans multipart attachments as it scans
+// uploaded objects: an infected part, or one the scanner could not scan
+// (failing closed), is refused at the uploads gate and nothing is accepted.
+func TestSubmitScansMultipartParts(t *testing.T) {
+	for name, tt := range map[string]struct {
+		scanner MalwareScanner
+		content string
+		want    string // a part of the refusal; empty: accepted
+	}{
+		"a clean part":           {scanFake{}, "just text", ""},
+		"an infected part":       {scanFake{}, "X5O!P%@AP " + infectedMarker, "the malware scanner found it infected"},
+		"a scanner that is down": {scanFake{err: errors.New("clamd: connection refused")}, "just text", "could not be scanned for malware"},
+		"no scanner configured":  {nil, "X5O!P%@AP " + infectedMarker, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			store := &fakeStore{}
+			_, err := uploadSubmitHandler(store, newUploadFixture(tt.scanner).intake).Handle(context.Background(),
+				postWithPart("notes.txt", "text/plain", []byte(tt.content)))
+			if tt.want == "" {
+				if err != nil || len(store.accepted) != 1 {
+					t.Fatalf("Handle: %v, %d accepted; want accepted", err, len(store.accepted))
+				}
+				return
+			}
+			var rejected *SubmissionRejected
+			if !errors.As(err, &rejected) || rejected.Gate != submission.GateUploads || !strings.Contains(rejected.Response.Message, tt.want) ||
+				!strings.Contains(rejected.Response.Message, `"attachment"`) {
+				t.Fatalf("Handle: %v, want a refusal at the uploads gate saying %q", err, tt.want)
+			}
+			if len(store.accepted) != 0 {
+				t.Errorf("accepted %d submissions", len(store.accepted))
+			}
+		})
+	}
+}
+
+// A multipart part declared as a page, an image browsers run scripts in or
+// a script is refused whatever its name, and never sealed to be mailed.
+func TestSubmitRefusesPartsDeclaredAsScripts(t *testing.T) {
+	for _, declared := range []string{"text/html", "image/svg+xml", "application/javascript", "text/ecmascript", "text/css"} {
+		store := &fakeStore{}
+		_, err := uploadSubmitHandler(store, newUploadFixture(scanFake{}).intake).Handle(context.Background(),
+			postWithPart("notes.txt", declared, []byte("hello <script>alert(1)</script>")))
+		var rejected *SubmissionRejected
+		if !errors.As(err, &rejected) || rejected.Gate != submission.GateUploads ||
+			!strings.Contains(rejected.Response.Message, "its declared type ("+declared+") is not a type formd accepts") {
+			t.Errorf("%s: Handle: %v, want a refusal of the declared type at the uploads gate", declared, err)
+		}
+		if len(store.accepted) != 0 {
+			t.Errorf("%s: accepted %d submissions", declared, len(store.accepted))
+		}
+	}
+}
+
 // A submission naming a clean upload key is accepted: the sealed payload
 // describes the file by its key, never its content, the key is not a
 // forwarded field, and the commit is told to consume it.
@@ -388,6 +450,21 @@ func TestReserveUploadRefusals(t *testing.T) {
 		{"a type that is not one", scanFake{}, uploadForm(), func(q *ReserveUpload) { q.Type = ";" }, "type", ""},
 		{"uploads disabled", scanFake{}, disabled, func(*ReserveUpload) {}, "", submission.MsgUploadsDisabled},
 		{"a blocked extension", scanFake{}, uploadForm(), func(q *ReserveUpload) { q.Name, q.Type = "setup.exe", "" }, "", ".exe"},
+	}
+	// Every name JavaScript, a page or a style sheet goes by is refused as
+	// a declared type: a download link on formd's origin must never carry it.
+	for _, declared := range []string{"text/javascript", "application/javascript", "application/x-javascript", "text/ecmascript",
+		"application/ecmascript", "text/jscript", "text/x-javascript", "text/livescript", "text/css", "image/svg+xml", "text/html",
+		"Text/ECMAScript; charset=utf-8"} {
+		tests = append(tests, struct {
+			name    string
+			scanner MalwareScanner
+			form    FormRecord
+			change  func(*ReserveUpload)
+			invalid string
+			message string
+		}{"declared " + declared, scanFake{}, uploadForm(), func(q *ReserveUpload) { q.Name, q.Type = "notes.txt", declared }, "",
+			"is not a type formd accepts"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -615,17 +692,22 @@ func TestDownloadObjectRefusals(t *testing.T) {
 	}
 }
 
-func TestDownloadObjectServesTheObjectUnderItsSniffedTypeAndASafeName(t *testing.T) {
+// TestDownloadObjectServesEveryObjectAsBytesUnderASafeName holds that a
+// download never carries the file's own type, declared or sniffed: on
+// formd's origin a script's type would let a page run it.
+func TestDownloadObjectServesEveryObjectAsBytesUnderASafeName(t *testing.T) {
 	for name, tt := range map[string]struct {
+		declared string
 		detected []string
-		want     string
 	}{
-		"a sniffed type wins":                       {[]string{"application/pdf", "application/octet-stream"}, "application/pdf"},
-		"a generic sniffed type keeps the declared": {[]string{"text/plain", "application/octet-stream"}, "application/x-declared"},
+		"a sniffed pdf":               {"application/pdf", []string{"application/pdf", "application/octet-stream"}},
+		"a png":                       {"image/png", []string{"image/png", "application/octet-stream"}},
+		"text declared as ecmascript": {"text/ecmascript", []string{"text/plain", "application/octet-stream"}},
+		"text declared as css":        {"text/css", []string{"text/plain", "application/octet-stream"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := consumedPDF(tt.detected...)
-			r.Name, r.DeclaredType = "../../etc/\x1bcv\n.pdf", "application/x-declared"
+			r.Name, r.DeclaredType = "../../etc/\x1bcv\n.pdf", tt.declared
 			f := newUploadFixture(scanFake{}).with(t, r, []byte(pdf))
 			got, err := downloadHandler(f).Handle(context.Background(), download())
 			if err != nil {
@@ -633,10 +715,26 @@ func TestDownloadObjectServesTheObjectUnderItsSniffedTypeAndASafeName(t *testing
 			}
 			defer got.Body.Close()
 			body, _ := io.ReadAll(got.Body)
-			if got.Name != "cv.pdf" || got.ContentType != tt.want || got.Size != 9 || string(body) != pdf {
-				t.Errorf("Handle = %+v with %q; want cv.pdf, %s, 9 bytes", got, body, tt.want)
+			if got.Name != "cv.pdf" || got.ContentType != "application/octet-stream" || got.Size != 9 || string(body) != pdf {
+				t.Errorf("Handle = %+v with %q; want cv.pdf, application/octet-stream, 9 bytes", got, body)
+			}
+			if want := `attachment; filename="cv.pdf"; filename*=UTF-8''cv.pdf`; got.Disposition != want {
+				t.Errorf("Disposition = %q, want %q", got.Disposition, want)
 			}
 		})
+	}
+}
+
+func TestAttachmentDisposition(t *testing.T) {
+	for name, want := range map[string]string{
+		"Résumé \"final\"\r\n.csv": `attachment; filename="R_sum_ _final_.csv"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%22final%22.csv`,
+		`a\b;c=d.txt`:              `attachment; filename="b;c=d.txt"; filename*=UTF-8''b%3Bc%3Dd.txt`,
+		"\u0085":                   `attachment; filename="file"; filename*=UTF-8''file`,
+		"":                         `attachment; filename="file"; filename*=UTF-8''file`,
+	} {
+		if got := AttachmentDisposition(name); got != want {
+			t.Errorf("AttachmentDisposition(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
 
@@ -717,7 +815,8 @@ func TestDeliverUploadedFilesAsDownloadLinks(t *testing.T) {
 		t.Fatalf("sent %+v, want one mail", mail.sent)
 	}
 	m := mail.sent[0]
-	if len(m.Attachments) != 1 || m.Attachments[0].Name != "notes.pdf" || string(m.Attachments[0].Content) != pdf {
+	if len(m.Attachments) != 1 || m.Attachments[0].Name != "notes.pdf" || string(m.Attachments[0].Content) != pdf ||
+		m.Attachments[0].Type != "application/pdf" {
 		t.Errorf("mail attachments %+v, want the multipart file only", m.Attachments)
 	}
 	wantLines := "cv: cv.pdf (application/pdf, 9 bytes)\n  " + link + "\n  The link works until 29 November 2026 12:00 UTC.\n"
@@ -778,5 +877,29 @@ func TestReceiveObjectRefusesASecondUploadBeforeReadingIt(t *testing.T) {
 	}
 	if body.read {
 		t.Fatal("the second upload's body was read")
+	}
+}
+
+// A payload sealed with a type formd no longer accepts (queued before the
+// type was refused) is mailed as bytes, never as a page a mail client runs.
+func TestMailAttachmentsNeverCarryATypeFormdRefuses(t *testing.T) {
+	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", FormName: "Contact",
+		Fields: []submission.Field{{Name: "message", Value: "hi"}},
+		Attachments: []Attachment{
+			{Field: "notes", Name: "notes.txt", Type: "text/html", Size: 8, Content: []byte("<script>")},
+			{Field: "photo", Name: "me.png", Type: "image/png", Size: 3, Content: []byte("png")},
+		}})
+	mail := &keptMail{}
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
+		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: testNow}}}
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(mail.sent) != 1 || len(mail.sent[0].Attachments) != 2 {
+		t.Fatalf("sent %+v, want one mail with two attachments", mail.sent)
+	}
+	if got := mail.sent[0].Attachments; got[0].Type != "application/octet-stream" || got[1].Type != "image/png" {
+		t.Errorf("attachment types %q and %q, want application/octet-stream and image/png", got[0].Type, got[1].Type)
 	}
 }

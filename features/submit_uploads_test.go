@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/formd/formd/adapters/clamav/clamdtest"
 )
 
 // Multipart attachments (README: Uploads): checked before anything is
@@ -92,7 +94,7 @@ var _ = Describe("Multipart attachments", Ordered, func() {
 		Entry("a blocked extension", []uploadPart{cv, {Field: "tool", Filename: "setup.exe", ContentType: "application/pdf", Data: pdf}},
 			"executable and script-like files (.exe)"),
 		Entry("a disguised executable: an MZ header named .pdf", []uploadPart{{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf",
-			Data: append([]byte("MZ\x90\x00\x03\x00\x00\x00"), bytes.Repeat([]byte{0}, 120)...)}}, "its content is an executable or script"),
+			Data: append([]byte("MZ\x90\x00\x03\x00\x00\x00"), bytes.Repeat([]byte{0}, 120)...)}}, "its content (application/vnd.microsoft.portable-executable) is not a type formd accepts"),
 		Entry("content contradicting its type", []uploadPart{{Field: "cv", Filename: "cv.pdf", ContentType: "application/pdf", Data: png}},
 			"does not match its declared type or extension"),
 	)
@@ -123,5 +125,65 @@ var _ = Describe("Multipart attachments", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(loc.Query().Get("code")).To(Equal("uploads"))
 		Expect(string(f.Get("", loc.RequestURI()).Body)).To(ContainSubstring("A file was refused"))
+	})
+})
+
+// Dangerous types on the multipart path (README: Uploads): whatever a part
+// is named, a page, an SVG image or a script is refused by the allowlist of
+// types, and with FORMD_CLAMD_ADDR set (as the shared formd has it) every
+// part is scanned by clamd before anything is queued. The form sets no
+// MIME allowlist of its own, so only formd's rules stand in the way.
+var _ = Describe("Multipart attachments of dangerous types", Ordered, func() {
+	var f *Formd
+	var sf *submitForm
+
+	BeforeAll(func() {
+		f = shared
+		sf = verifiedSubmitForm(f, nil, "file_uploads")
+		sf.Patch(map[string]any{"uploadsEnabled": true})
+	})
+
+	post := func(part uploadPart) *Response {
+		GinkgoHelper()
+		return f.Post("", sf.Path(), multipartBody([]string{"message", "Hello"}, part), fromOrigin("https://example.com"))
+	}
+	// refusedAndNotMailed holds that the post was refused before anything
+	// was queued: no delivery, and no mail to the form's recipient.
+	refusedAndNotMailed := func(r *Response, fragment string) {
+		GinkgoHelper()
+		mailed := len(f.Mail.To(sf.Recipient))
+		ExpectError(r, http.StatusBadRequest, fragment)
+		Expect(r.JSON).NotTo(HaveKey("deliveryId"))
+		Consistently(func() int { return len(f.Mail.To(sf.Recipient)) }).WithTimeout(500 * time.Millisecond).Should(Equal(mailed))
+	}
+
+	DescribeTable("refuses a page, an SVG or a script whatever its name",
+		func(part uploadPart, fragment string) {
+			refusedAndNotMailed(post(part), fragment)
+		},
+		// Text before the first tag: the content sniffs as plain text, so
+		// only the declared type says what a mail client would open.
+		Entry("notes.txt declared text/html with a script", uploadPart{Field: "notes", Filename: "notes.txt", ContentType: "text/html",
+			Data: []byte("Hello,\n<script>alert(document.cookie)</script>\n")}, "its declared type (text/html) is not a type formd accepts"),
+		Entry("an SVG image named .txt", uploadPart{Field: "logo", Filename: "logo.txt", ContentType: "image/svg+xml",
+			Data: []byte("Logo: <svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"></svg>\n")}, "its declared type (image/svg+xml)"),
+		Entry("a script declared application/javascript", uploadPart{Field: "code", Filename: "notes.txt", ContentType: "application/javascript",
+			Data: []byte("alert(document.domain)\n")}, "is not a type formd accepts"),
+		Entry("an SVG image sniffed as one", uploadPart{Field: "logo", Filename: "logo.png", ContentType: "image/png",
+			Data: []byte("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>")}, "its content (image/svg+xml)"),
+	)
+
+	It("scans every part with clamd: the EICAR test file is refused and nothing is mailed", func() {
+		eicar := uploadPart{Field: "notes", Filename: "notes.txt", ContentType: "text/plain", Data: []byte(clamdtest.EICAR)}
+		refusedAndNotMailed(post(eicar), "the malware scanner found it infected")
+	})
+
+	It("mails an accepted text file as text/plain", func() {
+		r := post(uploadPart{Field: "notes", Filename: "notes.txt", ContentType: "text/plain", Data: []byte("just text\n")})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		m := f.Mail.WaitForMail(sf.Recipient)
+		Expect(m.Attachments).To(HaveLen(1))
+		Expect(m.Attachments[0].ContentType).To(HavePrefix("text/plain"))
+		Expect(m.Attachments[0].Data).To(Equal([]byte("just text\n")))
 	})
 })

@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
@@ -148,7 +150,8 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		resp, got := download(link)
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(got).To(Equal(samplePDF))
-		Expect(resp.Header.Get("Content-Disposition")).To(Equal(`attachment; filename=cv.pdf`))
+		Expect(resp.Header.Get("Content-Disposition")).To(Equal(`attachment; filename="cv.pdf"; filename*=UTF-8''cv.pdf`))
+		Expect(resp.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
 		Expect(resp.Header.Get("X-Content-Type-Options")).To(Equal("nosniff"))
 
 		By("the webhook describing the file with its link, never its content or key")
@@ -232,6 +235,50 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		Entry("no size", "cv.pdf", "application/pdf", 0, "size"),
 	)
 
+	// A download link is on formd's own origin, which sites allowlist in
+	// their CSP for /client/script.js: a file served there as a script or
+	// a style sheet would run on every such site.
+	DescribeTable("refuses to reserve a script, style sheet, page or SVG, under any of its names",
+		func(mediaType string) {
+			r := reserveUpload(f, sf.AccessKey, "notes.txt", mediaType, 10)
+			ExpectError(r, http.StatusBadRequest, "is not a type formd accepts")
+			Expect(r.JSON).NotTo(HaveKey("key"))
+		},
+		Entry(nil, "text/ecmascript"), Entry(nil, "text/jscript"), Entry(nil, "text/x-javascript"),
+		Entry(nil, "application/ecmascript"), Entry(nil, "text/livescript"), Entry(nil, "text/javascript"),
+		Entry(nil, "application/javascript"), Entry(nil, "application/x-javascript"), Entry(nil, "text/javascript; charset=utf-8"),
+		Entry(nil, "text/css"), Entry(nil, "image/svg+xml"), Entry(nil, "text/html"), Entry(nil, "application/xhtml+xml"),
+	)
+
+	It("serves every download as application/octet-stream with nosniff, under the file's real name", func() {
+		open := verifiedSubmitForm(f, map[string]any{"allowedDomains": []any{"example.com"}}, "file_uploads")
+		open.Patch(map[string]any{"uploadsEnabled": true})
+		png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0}, 32)...)
+		script := []byte("alert(document.domain)\n")
+		for _, file := range []struct {
+			name, mediaType string
+			data            []byte
+			disposition     string
+		}{
+			{"Résumé photo.png", "image/png", png, `attachment; filename="R_sum_ photo.png"; filename*=UTF-8''R%C3%A9sum%C3%A9%20photo.png`},
+			{"notes.txt", "text/plain", script, `attachment; filename="notes.txt"; filename*=UTF-8''notes.txt`},
+		} {
+			By("uploading " + file.name + " as " + file.mediaType)
+			r := reserveUpload(f, open.AccessKey, file.name, file.mediaType, len(file.data))
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+			status, body := uploadAsTold(r, file.data)
+			Expect(status).To(Equal(http.StatusOK), body)
+			Expect(submitKey(f, open, r.JSON["key"].(string)).Status).To(Equal(http.StatusOK))
+			link := linkInMail.FindString(f.Mail.WaitForMail(open.Recipient).Text)
+			resp, got := download(link)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			Expect(got).To(Equal(file.data))
+			Expect(resp.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
+			Expect(resp.Header.Get("X-Content-Type-Options")).To(Equal("nosniff"))
+			Expect(resp.Header.Get("Content-Disposition")).To(Equal(file.disposition))
+		}
+	})
+
 	It("refuses a reservation for a form that takes no uploads, or from a site it does not allow", func() {
 		plain := verifiedSubmitForm(f, nil)
 		ExpectError(reserveUpload(f, plain.AccessKey, "cv.pdf", "application/pdf", 10), http.StatusBadRequest, "not enabled")
@@ -246,6 +293,37 @@ var _ = Describe("Advanced uploads to the built-in store", Ordered, func() {
 		Expect(f.Get("", "/upload?"+q.Encode()).Status).To(Equal(http.StatusOK))
 		sf.Patch(map[string]any{"allowedSenderIps": []any{}})
 		ExpectError(f.Get("", "/upload?name=cv.pdf&size=10", fromOrigin(uploadSite)), http.StatusBadRequest, "access_key")
+	})
+})
+
+var _ = Describe("Advanced uploads with a separate download origin", func() {
+	It("links downloads to FORMD_DOWNLOAD_BASE_URL, and takes uploads on formd's own origin", func() {
+		// The download origin: another host:port routed to the same formd,
+		// as an operator's proxy would route a host name of its own.
+		var formdURL atomic.Value
+		proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+			u, err := url.Parse(formdURL.Load().(string))
+			Expect(err).NotTo(HaveOccurred())
+			r.SetURL(u)
+		}})
+		DeferCleanup(proxy.Close)
+		f := StartFormd("FORMD_CLAMD_ADDR="+clamdAddr, "FORMD_DOWNLOAD_BASE_URL="+proxy.URL)
+		formdURL.Store(f.URL)
+		sf := uploadForm(f)
+
+		r := reserveUpload(f, sf.AccessKey, "cv.pdf", "application/pdf", len(samplePDF))
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(r.Object("upload")["url"]).To(HavePrefix(f.URL + "/upload/objects/"))
+		status, body := uploadAsTold(r, samplePDF)
+		Expect(status).To(Equal(http.StatusOK), body)
+		Expect(submitKey(f, sf, r.JSON["key"].(string)).Status).To(Equal(http.StatusOK))
+
+		link := linkInMail.FindString(f.Mail.WaitForMail(sf.Recipient).Text)
+		Expect(link).To(HavePrefix(proxy.URL + "/upload/objects/"))
+		resp, got := download(link)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(got).To(Equal(samplePDF))
+		Expect(resp.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
 	})
 })
 
@@ -305,6 +383,7 @@ var _ = Describe("Advanced uploads to an S3-compatible bucket", Ordered, func() 
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(got).To(Equal(samplePDF))
 		Expect(resp.Header.Get("Content-Disposition")).To(ContainSubstring(`filename="cv.pdf"`))
+		Expect(resp.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
 
 		By("deleting the object once its links expired and the payload was shredded")
 		Eventually(objectCount).WithTimeout(20 * time.Second).Should(BeZero())

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/formd/formd/application"
@@ -57,19 +56,16 @@ func (s *Store) UploadTarget(ctx context.Context, u application.ObjectUpload) (a
 }
 
 // DownloadURL presigns a GET of d.Key until d.Expires that the bucket
-// answers as an attachment named d.Name of type d.ContentType.
+// answers as formd's own download route does: an attachment named d.Name,
+// of type application/octet-stream whatever the object was stored as.
 func (s *Store) DownloadURL(ctx context.Context, d application.ObjectDownload) (string, error) {
 	lifetime, err := linkLifetime(d.Expires)
 	if err != nil {
 		return "", fmt.Errorf("s3: download URL for %q: %w", d.Key, err)
 	}
-	contentType := d.ContentType
-	if contentType == "" {
-		contentType = defaultContentType
-	}
 	params := url.Values{
-		"response-content-disposition": {attachment(d.Name)},
-		"response-content-type":        {contentType},
+		"response-content-disposition": {application.AttachmentDisposition(d.Name)},
+		"response-content-type":        {application.DownloadContentType},
 	}
 	link, err := s.client.PresignedGetObject(ctx, s.bucket, s.object(d.Key), lifetime, params)
 	if err != nil {
@@ -93,44 +89,4 @@ func linkLifetime(expires time.Time) (time.Duration, error) {
 		return 0, fmt.Errorf("the link would live %s, more than the 7 days S3 allows", d)
 	}
 	return d, nil
-}
-
-// attachment is a Content-Disposition (RFC 6266) naming the file: a plain
-// ASCII filename for old clients and the exact name in filename* (RFC 5987).
-// Quotes, backslashes and control characters never reach the header.
-func attachment(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, name)
-	if strings.TrimSpace(name) == "" {
-		name = "download"
-	}
-	var plain, encoded strings.Builder
-	for _, r := range name {
-		if r < 0x80 && r != '"' && r != '\\' {
-			plain.WriteRune(r)
-		} else {
-			plain.WriteByte('_')
-		}
-	}
-	for _, b := range []byte(name) {
-		if isAttrChar(b) {
-			encoded.WriteByte(b)
-		} else {
-			fmt.Fprintf(&encoded, "%%%02X", b)
-		}
-	}
-	return `attachment; filename="` + plain.String() + `"; filename*=UTF-8''` + encoded.String()
-}
-
-// isAttrChar reports whether b may stand unencoded in an RFC 5987 value.
-func isAttrChar(b byte) bool {
-	switch {
-	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$&+-.^_`|~", b) >= 0
 }

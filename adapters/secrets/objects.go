@@ -27,17 +27,26 @@ const ObjectRoute = "/upload/objects/"
 // the key and the expiry under a key derived from the server secret. Links
 // signed under an older key of the ring still verify until they expire.
 type BuiltinObjectLinks struct {
-	base string
-	keys [][]byte // the current key's first
+	base         string
+	downloadBase string
+	keys         [][]byte // the current key's first
 }
 
-// NewBuiltinObjectLinks makes links under baseURL (FORMD_BASE_URL).
-func NewBuiltinObjectLinks(r Keyring, baseURL string) (*BuiltinObjectLinks, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("secrets: object links need an absolute http(s) base URL")
+// NewBuiltinObjectLinks makes upload links under baseURL (FORMD_BASE_URL)
+// and download links under downloadBaseURL (FORMD_DOWNLOAD_BASE_URL), or
+// baseURL too when that is empty. A separate origin for downloads keeps
+// uploaded bytes off the origin sites allowlist for formd's script.
+func NewBuiltinObjectLinks(r Keyring, baseURL, downloadBaseURL string) (*BuiltinObjectLinks, error) {
+	if downloadBaseURL == "" {
+		downloadBaseURL = baseURL
 	}
-	l := &BuiltinObjectLinks{base: strings.TrimRight(baseURL, "/")}
+	for _, b := range []string{baseURL, downloadBaseURL} {
+		u, err := url.Parse(b)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("secrets: object links need an absolute http(s) base URL")
+		}
+	}
+	l := &BuiltinObjectLinks{base: strings.TrimRight(baseURL, "/"), downloadBase: strings.TrimRight(downloadBaseURL, "/")}
 	for _, k := range r.All() {
 		l.keys = append(l.keys, k.Derive(ObjectLinkPurpose))
 	}
@@ -53,7 +62,11 @@ func objectMAC(key []byte, op application.ObjectOp, objectKey string, expires in
 func (l *BuiltinObjectLinks) url(op application.ObjectOp, key string, expires time.Time) string {
 	exp := expires.Unix()
 	q := url.Values{"expires": {strconv.FormatInt(exp, 10)}, "signature": {hex.EncodeToString(objectMAC(l.keys[0], op, key, exp))}}
-	return l.base + ObjectRoute + url.PathEscape(key) + "?" + q.Encode()
+	base := l.base
+	if op == application.ObjectGet {
+		base = l.downloadBase
+	}
+	return base + ObjectRoute + url.PathEscape(key) + "?" + q.Encode()
 }
 
 // UploadTarget implements application.ObjectLinks: a signed PUT on formd
@@ -63,8 +76,9 @@ func (l *BuiltinObjectLinks) UploadTarget(_ context.Context, u application.Objec
 		Headers: map[string]string{"Content-Type": u.ContentType}}, nil
 }
 
-// DownloadURL implements application.ObjectLinks: a signed GET on formd,
-// which serves the object under the name its reservation holds.
+// DownloadURL implements application.ObjectLinks: a signed GET on formd
+// (under the download base URL), which serves the object under the name
+// its reservation holds.
 func (l *BuiltinObjectLinks) DownloadURL(_ context.Context, d application.ObjectDownload) (string, error) {
 	return l.url(application.ObjectGet, d.Key, d.Expires), nil
 }

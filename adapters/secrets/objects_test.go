@@ -16,7 +16,7 @@ const objectKey = "upl_0123456789abcdef0123456789abcdef"
 
 func objectLinks(t *testing.T, r secrets.Keyring) *secrets.BuiltinObjectLinks {
 	t.Helper()
-	l, err := secrets.NewBuiltinObjectLinks(r, "https://forms.example.com/")
+	l, err := secrets.NewBuiltinObjectLinks(r, "https://forms.example.com/", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestObjectLinksVerifyOnlyWhatTheyWereSignedFor(t *testing.T) {
 		t.Errorf("upload target %+v: want a PUT with the declared Content-Type", target)
 	}
 	put := parseLink(t, target.URL)
-	download, err := l.DownloadURL(ctx, application.ObjectDownload{Key: objectKey, Name: "cv.pdf", ContentType: "application/pdf", Expires: expires})
+	download, err := l.DownloadURL(ctx, application.ObjectDownload{Key: objectKey, Name: "cv.pdf", Expires: expires})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,13 +132,40 @@ func TestObjectLinksSignedUnderAnOldKeyVerifyAfterRotation(t *testing.T) {
 
 func TestObjectLinksNeedAnAbsoluteBaseURL(t *testing.T) {
 	for _, base := range []string{"", "forms.example.com", "/forms", "ftp://forms.example.com", "https://", "://bad"} {
-		if _, err := secrets.NewBuiltinObjectLinks(ring(t, key(1)), base); err == nil {
+		if _, err := secrets.NewBuiltinObjectLinks(ring(t, key(1)), base, ""); err == nil {
 			t.Errorf("base URL %q accepted", base)
+		}
+		if base != "" {
+			if _, err := secrets.NewBuiltinObjectLinks(ring(t, key(1)), "https://forms.example.com", base); err == nil {
+				t.Errorf("download base URL %q accepted", base)
+			}
 		}
 	}
 	l := objectLinks(t, ring(t, key(1)))
 	link, err := l.DownloadURL(context.Background(), application.ObjectDownload{Key: objectKey, Expires: time.Unix(1e9, 0)})
 	if err != nil || !strings.HasPrefix(link, "https://forms.example.com"+secrets.ObjectRoute+objectKey+"?") {
 		t.Fatalf("DownloadURL = %s, %v: want the trailing slash of the base URL dropped", link, err)
+	}
+}
+
+// With a download base URL, download links point at that origin and
+// upload links stay on formd's own; both verify on the one formd.
+func TestObjectLinksDownloadFromTheDownloadBaseURL(t *testing.T) {
+	l, err := secrets.NewBuiltinObjectLinks(ring(t, key(1)), "https://forms.example.com", "https://files.example-usercontent.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Unix(2e9, 0)
+	get, err := l.DownloadURL(context.Background(), application.ObjectDownload{Key: objectKey, Expires: expires})
+	if err != nil || !strings.HasPrefix(get, "https://files.example-usercontent.com"+secrets.ObjectRoute+objectKey+"?") {
+		t.Fatalf("DownloadURL = %s, %v: want a link on the download origin", get, err)
+	}
+	put, err := l.UploadTarget(context.Background(), application.ObjectUpload{Key: objectKey, Expires: expires})
+	if err != nil || !strings.HasPrefix(put.URL, "https://forms.example.com"+secrets.ObjectRoute+objectKey+"?") {
+		t.Fatalf("UploadTarget = %+v, %v: want a link on formd's origin", put, err)
+	}
+	u, _ := url.Parse(get)
+	if !l.Verify(application.ObjectGet, objectKey, expires, u.Query().Get("signature")) {
+		t.Fatal("a download link on the download origin does not verify")
 	}
 }

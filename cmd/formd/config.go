@@ -123,6 +123,11 @@ type Config struct {
 	S3SecretKey string `env:"FORMD_S3_SECRET_KEY"`
 	S3Region    string `env:"FORMD_S3_REGION"`
 	S3Prefix    string `env:"FORMD_S3_PREFIX"`
+	// DownloadBaseURL, when set, is the origin the built-in store's
+	// download links point at instead of BaseURL: a host name of its own
+	// routed to formd, so uploaded bytes are never served from the origin
+	// sites allowlist for formd's script.
+	DownloadBaseURL string `env:"FORMD_DOWNLOAD_BASE_URL"`
 	// UploadReservationTTL is how long an upload key from GET /upload may
 	// be uploaded to and used; UploadLinkTTL how long the download links of
 	// a submission's uploaded files work (at most 7 days: S3's limit).
@@ -160,6 +165,7 @@ func loadConfig() (Config, error) {
 		c.BaseURL = "http://" + net.JoinHostPort(host, port)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.DownloadBaseURL = strings.TrimRight(c.DownloadBaseURL, "/")
 	if err := c.validate(); err != nil {
 		return c, err
 	}

@@ -187,6 +187,14 @@ func TestURLsAreCheckedAtStartWithoutShowingPasswords(t *testing.T) {
 			want: []string{"FORMD_SMTP_URL", "port"}, hidden: []string{"hunter2"}},
 		"SMTP URL with a misspelt parameter": {env: map[string]string{"FORMD_SMTP_URL": "smtp://mail.example?tsl=none"},
 			want: []string{"FORMD_SMTP_URL", `"tsl"`}},
+		"download base URL": {env: map[string]string{"FORMD_BASE_URL": "https://forms.example.com",
+			"FORMD_DOWNLOAD_BASE_URL": "https://files.example-usercontent.com/"}},
+		"relative download base URL": {env: map[string]string{"FORMD_DOWNLOAD_BASE_URL": "files.example.com"},
+			want: []string{"FORMD_DOWNLOAD_BASE_URL", "absolute"}},
+		"download base URL with a query": {env: map[string]string{"FORMD_DOWNLOAD_BASE_URL": "https://files.example.com/?a=1"},
+			want: []string{"FORMD_DOWNLOAD_BASE_URL", "query"}},
+		"download base URL on formd's origin": {env: map[string]string{"FORMD_BASE_URL": "https://forms.example.com",
+			"FORMD_DOWNLOAD_BASE_URL": "https://FORMS.example.com/files"}, want: []string{"FORMD_DOWNLOAD_BASE_URL", "another origin"}},
 	})
 }
 

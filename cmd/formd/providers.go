@@ -375,7 +375,7 @@ func provideObjectLinks(cfg Config, keys secrets.Keyring, bucket *s3.Store) (app
 	if bucket != nil {
 		return bucket, nil
 	}
-	return secrets.NewBuiltinObjectLinks(keys, cfg.BaseURL)
+	return secrets.NewBuiltinObjectLinks(keys, cfg.BaseURL, cfg.DownloadBaseURL)
 }
 
 // provideUploadSettings connects the malware scanner when FORMD_CLAMD_ADDR

@@ -179,6 +179,7 @@ func (c *Config) validate() error {
 		func() error { return checkAddr("FORMD_METRICS_ADDR", c.MetricsAddr, false) },
 		c.checkDatabaseURL,
 		c.checkBaseURL,
+		c.checkDownloadBaseURL,
 		c.checkSMTPURL,
 		c.checkMailFrom,
 		c.checkNumbers,
@@ -235,17 +236,38 @@ func (c *Config) checkDatabaseURL() error {
 }
 
 func (c *Config) checkBaseURL() error {
-	const name = "FORMD_BASE_URL"
-	u, err := url.Parse(c.BaseURL)
+	return checkLinkBase("FORMD_BASE_URL", c.BaseURL, "forms.example.com")
+}
+
+// checkDownloadBaseURL accepts no download origin, or one that is not
+// formd's own: the same origin would keep nothing apart.
+func (c *Config) checkDownloadBaseURL() error {
+	const name = "FORMD_DOWNLOAD_BASE_URL"
+	if c.DownloadBaseURL == "" {
+		return nil
+	}
+	if err := checkLinkBase(name, c.DownloadBaseURL, "files.example-usercontent.com"); err != nil {
+		return err
+	}
+	d, _ := url.Parse(c.DownloadBaseURL)
+	if b, err := url.Parse(c.BaseURL); err == nil && strings.EqualFold(b.Scheme, d.Scheme) && strings.EqualFold(b.Host, d.Host) {
+		return fmt.Errorf("%s must be another origin than FORMD_BASE_URL (a host name of its own routed to formd), not %s", name, d.Redacted())
+	}
+	return nil
+}
+
+// checkLinkBase accepts an absolute http(s) URL that links can be built on.
+func checkLinkBase(name, value, exampleHost string) error {
+	u, err := url.Parse(value)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s must be an absolute http:// or https:// URL such as https://forms.example.com", name)
+		return fmt.Errorf("%s must be an absolute http:// or https:// URL such as https://%s", name, exampleHost)
 	}
 	if u.User != nil {
 		return fmt.Errorf("%s must not hold a user name or password", name)
 	}
 	// Links are built by appending paths: a query or fragment would end up
 	// in the middle of them.
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(c.BaseURL, "#") {
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(value, "#") {
 		return fmt.Errorf("%s must not have a query (?…) or fragment (#…): %s", name, u.Redacted())
 	}
 	return nil

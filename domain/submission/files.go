@@ -27,7 +27,8 @@ type File struct {
 	Detected []string
 	// Key is the upload key of a file uploaded in advance (GET /upload)
 	// and named in a field; empty for a multipart part. KeyState says
-	// whether the key can be used.
+	// whether the key can be used, and for a multipart part what the
+	// malware scan found (KeyInfected, KeyUnscanned).
 	Key      string
 	KeyState KeyState
 	// Unread marks a multipart file whose content was counted but not kept,
@@ -102,7 +103,14 @@ func keyProblem(f File) string {
 // UploadUnavailable is the verdict on a submission whose upload key another
 // submission consumed first, or which expired, between judging and commit.
 func UploadUnavailable(dryRun bool, field string) Verdict {
-	r := GateResult{Gate: GateUploads, Outcome: OutcomeFailed, Message: keyProblem(File{Field: field, KeyState: KeyUsed})}
+	return UploadRefused(dryRun, File{Field: field, KeyState: KeyUsed})
+}
+
+// UploadRefused is the uploads gate's verdict on a submission one of whose
+// files became unusable after the gates passed: a key taken meanwhile, or a
+// multipart part the malware scanner found infected or could not scan.
+func UploadRefused(dryRun bool, f File) Verdict {
+	r := GateResult{Gate: GateUploads, Outcome: OutcomeFailed, Message: keyProblem(f)}
 	return Verdict{dryRun: dryRun, gates: []GateResult{r}, failed: &r}
 }
 
@@ -113,9 +121,10 @@ const (
 	typeText        = "text/plain"
 )
 
-// Type is the type a file is checked against allowlists and delivered as:
-// its sniffed type, or the declared one when sniffing found only bytes or
-// text (a CSV or Markdown file has no signature).
+// Type is the type a file is checked against allowlists and mailed as: its
+// sniffed type, or the declared one when sniffing found only bytes or text
+// (a CSV or Markdown file has no signature). JudgeFile refuses a file
+// unless both are types formd accepts (IsSafeType).
 func (f File) Type() string {
 	detected := f.detected()
 	if isGeneric(detected) && f.DeclaredType != "" && f.DeclaredType != typeOctetStream {
@@ -134,30 +143,15 @@ func (f File) detected() string {
 func isGeneric(t string) bool { return t == typeOctetStream || t == typeText }
 
 // BlockedExtensions are the executable and script-like file extensions no
-// form accepts, whatever its allowlist: programs, installers, scripts and
-// documents browsers run scripts in (HTML, SVG).
+// form accepts, whatever its allowlist: programs, installers, scripts,
+// style sheets and documents browsers run scripts in (HTML, SVG). The
+// content and declared type are judged by an allowlist besides (IsSafeType).
 var BlockedExtensions = []string{
 	"exe", "bat", "cmd", "com", "scr", "msi", "msp", "msc", "dll", "cpl", "pif", "lnk", "reg", "inf", "scf", "hta", "gadget",
 	"application", "appx", "msix", "vb", "vbs", "vbe", "js", "jse", "mjs", "cjs", "wsf", "wsh", "ws", "ps1", "psm1", "psd1", "ps1xml",
 	"sh", "bash", "zsh", "csh", "ksh", "command", "jar", "class", "apk", "app", "dmg", "pkg", "deb", "rpm", "run", "bin", "elf",
 	"html", "htm", "xhtml", "shtml", "mht", "mhtml", "svg", "svgz", "xml", "xsl", "php", "phtml", "phar", "py", "pyc", "pl", "rb",
-	"cgi", "asp", "aspx", "jsp", "swf", "iso", "img", "vhd", "vhdx",
-}
-
-// blockedTypes are sniffed types of executable or script content: a file
-// whose content is one of them is refused whatever its name or declared type
-// says (an `MZ` program named cv.pdf).
-var blockedTypes = map[string]bool{
-	"application/vnd.microsoft.portable-executable": true, "application/x-msdownload": true, "application/x-dosexec": true,
-	"application/x-executable": true, "application/x-elf": true, "application/x-sharedlib": true, "application/x-object": true,
-	"application/x-coredump": true, "application/x-mach-binary": true, "application/x-ms-installer": true, "application/x-msi": true,
-	"application/jar": true, "application/java-archive": true, "application/x-java-archive": true, "application/x-java-applet": true,
-	"application/vnd.android.package-archive": true, "application/x-ms-shortcut": true, "application/x-shockwave-flash": true,
-	"text/html": true, "application/xhtml+xml": true, "image/svg+xml": true, "text/javascript": true, "application/javascript": true,
-	"text/x-shellscript": true, "application/x-shellscript": true, "application/x-sh": true, "text/x-php": true,
-	"text/x-python": true, "text/x-python3": true, "application/x-python": true, "text/x-perl": true, "text/x-lua": true,
-	"text/x-tcl": true, "application/x-tcl": true, "application/x-ruby": true, "application/x-bat": true,
-	"application/x-chrome-extension": true, "application/x-xpinstall": true, "application/wasm": true,
+	"cgi", "asp", "aspx", "jsp", "swf", "iso", "img", "vhd", "vhdx", "css", "xslt", "wasm",
 }
 
 // signedTypes are types whose content always starts with a signature the
@@ -234,9 +228,10 @@ func JudgeFiles(files []File, limits form.UploadLimits) string {
 }
 
 // JudgeFile checks one file's metadata: its size, its extension, whether its
-// content is an executable or script or contradicts its declared type or
-// extension (the signature check), and the form's MIME allowlist. It returns
-// the refusal message, or "" when the file passes.
+// content and declared type are types formd accepts (IsSafeType), whether
+// its content contradicts its declared type or extension (the signature
+// check), and the form's MIME allowlist. It returns the refusal message, or
+// "" when the file passes.
 func JudgeFile(f File, limits form.UploadLimits) string {
 	l := limits.Effective()
 	name := displayName(f.Name)
@@ -247,27 +242,16 @@ func JudgeFile(f File, limits form.UploadLimits) string {
 	if isBlockedExtension(ext) {
 		return fmt.Sprintf("File %s is refused: executable and script-like files (.%s) are not accepted.", name, ext)
 	}
-	detected := f.detected()
-	if f.is(blockedTypes) {
-		return fmt.Sprintf("File %s is refused: its content is an executable or script (%s).", name, detected)
+	if msg := typeProblem(f, name); msg != "" {
+		return msg
 	}
 	if contradicts(f, ext) {
-		return fmt.Sprintf("File %s is refused: its content (%s) does not match its declared type or extension.", name, detected)
+		return fmt.Sprintf("File %s is refused: its content (%s) does not match its declared type or extension.", name, f.detected())
 	}
 	if len(l.AllowedMimeTypes) > 0 && !rulesMimeAllowed(f.Type(), l.AllowedMimeTypes) {
 		return fmt.Sprintf("File %s is of type %s, which this form does not accept (allowed: %s).", name, f.Type(), strings.Join(l.AllowedMimeTypes, ", "))
 	}
 	return ""
-}
-
-// is reports whether the sniffed type or one it is a kind of is in set.
-func (f File) is(set map[string]bool) bool {
-	for _, t := range f.Detected {
-		if set[t] {
-			return true
-		}
-	}
-	return false
 }
 
 func (f File) detectedAs(t string) bool {
@@ -376,6 +360,9 @@ func JudgeReservation(r Reservation, st form.Settings, ent account.Entitlements)
 	declared := r.DeclaredType
 	if declared == "" {
 		declared = typeOctetStream
+	}
+	if msg := declaredTypeProblem(declared, displayName(r.Name)); msg != "" {
+		return msg
 	}
 	return JudgeFile(File{Name: r.Name, DeclaredType: declared, Size: r.Size, Detected: []string{declared}}, st.UploadLimits)
 }

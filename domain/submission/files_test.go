@@ -26,8 +26,15 @@ func TestJudgeFile(t *testing.T) {
 		{"a blocked extension", submission.File{Name: "run.EXE", DeclaredType: "application/octet-stream", Size: 10, Detected: pe}, form.UploadLimits{}, "(.exe)"},
 		{"a blocked extension hidden by trailing dots", submission.File{Name: "notes.sh. ", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "(.sh)"},
 		{"svg", submission.File{Name: "logo.svg", DeclaredType: "image/svg+xml", Size: 10, Detected: []string{"image/svg+xml"}}, form.UploadLimits{}, "(.svg)"},
-		{"a disguised executable", submission.File{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 10, Detected: pe}, form.UploadLimits{}, "executable or script"},
-		{"html named as text", submission.File{Name: "a.txt", DeclaredType: "text/plain", Size: 10, Detected: []string{"text/html", "text/plain"}}, form.UploadLimits{}, "executable or script"},
+		{"a disguised executable", submission.File{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 10, Detected: pe}, form.UploadLimits{}, "its content (application/vnd.microsoft.portable-executable) is not a type formd accepts"},
+		{"html named as text", submission.File{Name: "a.txt", DeclaredType: "text/plain", Size: 10, Detected: []string{"text/html", "text/plain"}}, form.UploadLimits{}, "its content (text/html)"},
+		{"html sniffed as text, declared html", submission.File{Name: "notes.txt", DeclaredType: "text/html", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "its declared type (text/html) is not a type formd accepts"},
+		{"svg declared on text", submission.File{Name: "a.txt", DeclaredType: "image/svg+xml", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "its declared type (image/svg+xml)"},
+		{"css declared on text", submission.File{Name: "a.txt", DeclaredType: "text/css", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "its declared type (text/css)"},
+		{"css by extension", submission.File{Name: "site.css", DeclaredType: "text/plain", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "(.css)"},
+		{"xml content", submission.File{Name: "data.txt", Size: 10, Detected: []string{"text/xml", "text/plain"}}, form.UploadLimits{}, "its content (text/xml)"},
+		{"unknown binary", submission.File{Name: "data.dat", Size: 10, Detected: []string{"application/octet-stream"}}, form.UploadLimits{}, ""},
+		{"markdown declared on text", submission.File{Name: "README.md", DeclaredType: "text/markdown", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, ""},
 		{"text declared as pdf", submission.File{Name: "cv.pdf", DeclaredType: "application/pdf", Size: 10, Detected: []string{"text/plain"}}, form.UploadLimits{}, "does not match"},
 		{"a png named .pdf", submission.File{Name: "cv.pdf", Size: 10, Detected: []string{"image/png"}}, form.UploadLimits{}, "does not match"},
 		{"a png declared as jpeg", submission.File{Name: "a", DeclaredType: "image/jpeg", Size: 10, Detected: []string{"image/png"}}, form.UploadLimits{}, "does not match"},
@@ -45,6 +52,33 @@ func TestJudgeFile(t *testing.T) {
 				t.Fatalf("JudgeFile = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestJavaScriptIsRefusedUnderEveryName holds that no name JavaScript goes
+// by passes as a declared type, on text content (which is how a script
+// without a shebang sniffs), whatever the file is called.
+func TestJavaScriptIsRefusedUnderEveryName(t *testing.T) {
+	for _, declared := range []string{"text/javascript", "application/javascript", "application/x-javascript", "text/ecmascript",
+		"application/ecmascript", "text/jscript", "text/x-javascript", "text/livescript", "text/x-ecmascript", "application/x-ecmascript",
+		"text/javascript1.5", "module", "text/css", "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
+		"text/xsl", "application/wasm", "application/x-shockwave-flash"} {
+		f := submission.File{Name: "notes.txt", DeclaredType: declared, Size: 10, Detected: []string{"text/plain"}}
+		if got := submission.JudgeFile(f, form.UploadLimits{}); !strings.Contains(got, "is not a type formd accepts") {
+			t.Errorf("%s: JudgeFile = %q, want a refusal of the type", declared, got)
+		}
+		if submission.IsSafeType(declared) || submission.DeliveredType(declared) != "application/octet-stream" {
+			t.Errorf("%s: counted as a safe type", declared)
+		}
+	}
+}
+
+func TestDeliveredType(t *testing.T) {
+	for in, want := range map[string]string{"image/png": "image/png", "text/csv": "text/csv", "text/html": "application/octet-stream",
+		"": "application/octet-stream", "application/javascript": "application/octet-stream"} {
+		if got := submission.DeliveredType(in); got != want {
+			t.Errorf("DeliveredType(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ var reasonTexts = map[string]string{
 	"honeypot":           "Submission rejected as spam: the botcheck field must be left empty.",
 	"redirect":           "The form's redirect address is not allowed: it must be an https address, on the form's own site unless the account may redirect elsewhere.",
 	"paid_features":      "The form asked for a feature this form's account does not have, or gave an invalid reply-to, CC or webhook address.",
-	"uploads":            "A file was refused: this form does not accept file uploads, or a file broke its limits (number, size or type), is an executable or script, or its content does not match its type.",
+	"uploads":            "A file was refused: this form does not accept file uploads, or a file broke its limits (number, size or type), is of a type no form accepts (programs, scripts, web pages, style sheets, SVG), does not match its type, or failed the malware scan.",
 	"fields":             "Submission validation failed.",
 	"quota":              "This form's account has used up its monthly submission quota. The form accepts submissions again next month.",
 	reasonTooLarge:       "The submission is too large.",

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -139,7 +138,8 @@ func (c *chargedReader) Read(p []byte) (int, error) {
 }
 
 // downloadObject serves a built-in store's download link: always as an
-// attachment, never rendered by the browser (nosniff, a sandbox CSP).
+// attachment of type application/octet-stream, never rendered or run by
+// the browser (nosniff, a sandbox CSP), whatever the file's own type.
 func (s *Server) downloadObject(c *gin.Context) {
 	expires, signature, ok := objectLink(c)
 	if !ok {
@@ -160,7 +160,7 @@ func (s *Server) downloadObject(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Type", out.ContentType)
 	h.Set("Content-Length", strconv.FormatInt(out.Size, 10))
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": out.Name}))
+	h.Set("Content-Disposition", out.Disposition)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	h.Set("Cache-Control", "private, no-store")
