@@ -89,11 +89,30 @@ func (s *Server) formID(c *gin.Context) (string, bool) { return s.uuidParam(c, "
 // case-insensitive); anything but a UUID answers 404, as an unknown id does.
 func (s *Server) uuidParam(c *gin.Context, name string) (string, bool) {
 	id := c.Param(name)
-	if uuid.Validate(id) != nil {
+	if !isID(id) {
 		s.respondError(c, domain.ErrNotFound)
 		return "", false
 	}
 	return strings.ToLower(id), true
+}
+
+// isID reports whether s is an id as formd writes them: a UUID in its
+// canonical 36-character form. The other forms uuid.Validate takes (a
+// urn:uuid: prefix, braces, no hyphens) are not ids, and PostgreSQL refuses
+// some of them.
+func isID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
+
+// idParamsAreIDs answers 404 for a route whose path parameter named like an
+// id ("formId", "tokenId") is not one, before any handler can hand the
+// caller's text to the database: a route added later is covered too.
+func (s *Server) idParamsAreIDs(c *gin.Context) {
+	for _, p := range c.Params {
+		if strings.HasSuffix(p.Key, "Id") && !isID(p.Value) {
+			s.respondError(c, domain.ErrNotFound)
+			return
+		}
+	}
+	c.Next()
 }
 
 func (s *Server) updateForm(c *gin.Context) {
