@@ -76,13 +76,14 @@ type RenderedAttachment struct {
 }
 
 // RenderedRequest is a webhook, Slack or Discord request: method, URL,
-// headers (a webhook's signature is real: it verifies with the form's
-// signing secret) and body.
+// headers and body. A webhook's body says "test": true and its
+// webhook-signature is redacted ("v1,<redacted>", one per secret that
+// would sign it): a test never yields a signature that verifies.
 type RenderedRequest struct {
 	Method  string            `json:"method"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
-	// Body is the exact bytes sent (JSON text), which the signature covers.
+	// Body is the exact bytes the request would carry (JSON text).
 	Body string `json:"body"`
 }
 
@@ -164,7 +165,7 @@ func (t *TestInbox) record(ctx context.Context, formID, submissionID, idempotenc
 	entry := TestSubmission{ID: submissionID, RequestID: resp.RequestID, IdempotencyKey: idempotencyKey, ReceivedAt: now.UTC(),
 		ExpiresAt: now.Add(t.retention).UTC(), Response: resp, Deliveries: make([]TestRendering, 0, len(queued))}
 	for _, q := range queued {
-		out, err := t.render.Render(ctx, q, p)
+		out, err := t.render.RenderTest(ctx, q, p)
 		if err != nil {
 			return fmt.Errorf("rendering the %s delivery of a test submission: %w", q.Kind, err)
 		}
