@@ -9,6 +9,7 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
 )
 
 // Test inbox limits: how long renderings are kept by default, how many a
@@ -75,8 +76,8 @@ type RenderedAttachment struct {
 	Size int    `json:"size"`
 }
 
-// RenderedRequest is a webhook, Slack or Discord request: method, URL,
-// headers and body. A webhook's body says "test": true and its
+// RenderedRequest is a webhook, Slack or Discord request: method, URL
+// (masked, form.MaskURL: a chat URL is a credential), headers and body. A webhook's body says "test": true and its
 // webhook-signature is redacted ("v1,<redacted>", one per secret that
 // would sign it): a test never yields a signature that verifies.
 type RenderedRequest struct {
@@ -122,7 +123,7 @@ func renderingOf(q delivery.Queued, out Outgoing) TestRendering {
 		for _, h := range w.Headers() {
 			headers[h.Name] = h.Value
 		}
-		r.Request = &RenderedRequest{Method: "POST", URL: w.URL, Headers: headers, Body: string(w.Body)}
+		r.Request = &RenderedRequest{Method: "POST", URL: form.MaskURL(w.URL), Headers: headers, Body: string(w.Body)}
 	case out.Telegram != nil:
 		r.Telegram = &RenderedTelegram{Method: "sendMessage", Body: string(out.Telegram.Body)}
 	case out.Row != nil:

@@ -135,7 +135,19 @@ func (s *Server) updateForm(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
+	if !sessionOf(c).ReadsForms() {
+		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
+		return
+	}
 	c.JSON(http.StatusOK, gin.H{"form": presentForm(f)})
+}
+
+// formAcknowledgement answers a change made by a credential that may
+// write forms but not read them (forms:write without forms:read): that the
+// change is saved, not the settings.
+type formAcknowledgement struct {
+	ID        string    `json:"id"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 func (s *Server) formEvents(c *gin.Context) {
