@@ -53,11 +53,11 @@ type clients struct {
 	operator *http.Client
 }
 
-// newClients builds both clients. Each checks the resolved IP at connect
-// time for the tenant (after DNS, so a name cannot lead inside), follows no
-// redirect (a redirect would let a trusted endpoint send the operator's
-// client anywhere) and ignores proxies from the environment (a proxy would
-// dial for us, past the guard).
+// newClients builds both clients. The tenant's checks the resolved IP at
+// connect time (after DNS, so a name cannot lead inside). Neither follows
+// a redirect (one would take a request past the guard, or lead the
+// operator's client anywhere) nor uses a proxy from the environment (a
+// proxy would dial for us, past the guard).
 func newClients(o Options) (clients, error) {
 	guard := ssrf.New(ssrf.WithPorts(80, 443))
 	if o.AllowPrivate {
