@@ -49,7 +49,8 @@ func unconfigured(t form.IntegrationType) error {
 
 // Handle configures the caller's form's integration. A webhook gets its
 // signing secret the first time it is configured, and only that answer
-// carries the secret.
+// carries the secret. The answer's target URL is masked, as every view
+// shows it once saved.
 func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return IntegrationRecord{}, err
@@ -81,7 +82,8 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		out.Integration, _ = f.Integration(cmd.Type)
+		in, _ := f.Integration(cmd.Type)
+		out.Integration = in.Masked()
 		return nil
 	})
 	if err != nil {

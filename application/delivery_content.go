@@ -114,7 +114,8 @@ type webhookBody struct {
 	// Attachments describe the submission's files (name, size, type); their
 	// content goes only to the notification email.
 	Attachments []webhookAttachment `json:"attachments"`
-	// Test marks the sample an integration's test sends (no submission).
+	// Test marks the sample an integration's test sends (no submission)
+	// and a test submission's rendering in the test inbox (never sent).
 	Test bool `json:"test,omitempty"`
 }
 
@@ -150,6 +151,19 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 // Render builds the message of one delivery of a submission from its
 // payload.
 func (r *Renderer) Render(ctx context.Context, q delivery.Queued, p Payload) (Outgoing, error) {
+	return r.render(ctx, q, p, false)
+}
+
+// RenderTest builds what a delivery of a test submission would send, for
+// the test inbox: a webhook body says "test": true, and its signature is
+// redacted. The form's signing secrets are never opened for it, so a
+// credential that may only send test submissions cannot obtain a signed
+// webhook for a submission that never happened.
+func (r *Renderer) RenderTest(ctx context.Context, q delivery.Queued, p Payload) (Outgoing, error) {
+	return r.render(ctx, q, p, true)
+}
+
+func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, test bool) (Outgoing, error) {
 	var links map[string]string
 	var err error
 	if q.Kind == delivery.KindWebhook || q.Kind == delivery.KindEmail {
@@ -164,9 +178,13 @@ func (r *Renderer) Render(ctx context.Context, q delivery.Queued, p Payload) (Ou
 		}
 		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
 			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields),
-			Attachments: describeAttachments(p.Attachments, links)})
+			Attachments: describeAttachments(p.Attachments, links), Test: test})
 		if err != nil {
 			return Outgoing{}, err
+		}
+		if test {
+			w, err := r.unsignedWebhook(ctx, q, url, body)
+			return Outgoing{Webhook: &w}, err
 		}
 		w, err := r.webhook(ctx, q, url, body)
 		return Outgoing{Webhook: &w}, err
@@ -218,6 +236,18 @@ func (r *Renderer) webhook(ctx context.Context, q delivery.Queued, url string, b
 		return Webhook{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
 	return Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: sig}, nil
+}
+
+// unsignedWebhook is webhook for a test rendering: it counts the secrets
+// that would sign the request, never opening one, and shows a redacted
+// signature for each.
+func (r *Renderer) unsignedWebhook(ctx context.Context, q delivery.Queued, url string, body []byte) (Webhook, error) {
+	now := r.clock.Now()
+	stored, err := r.secrets.SigningSecrets(ctx, q.FormID, now)
+	if err != nil {
+		return Webhook{}, fmt.Errorf("count the form's webhook signing secrets: %w", err)
+	}
+	return Webhook{ID: q.DeliveryID, URL: url, Body: body, Timestamp: now.Unix(), Signature: delivery.RedactedWebhookSignatures(len(stored))}, nil
 }
 
 // chat builds the message of a Slack or Discord integration for its

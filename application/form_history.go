@@ -41,7 +41,8 @@ func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]Histo
 // Changes says what a form event changed, uniformly for every event type,
 // for every view of the audit trail (the JSON API's and the dashboard's):
 // a created form as every setting from nothing, a verified recipient as
-// false → true, and a webhook secret only ever by its prefix.
+// false → true, a webhook secret only ever by its prefix, and an
+// integration's target URL masked.
 func (e HistoryEntry) Changes() []form.Change {
 	switch ev := e.Event.(type) {
 	case form.Created:
@@ -51,7 +52,11 @@ func (e HistoryEntry) Changes() []form.Change {
 	case form.RecipientVerified:
 		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
 	case form.IntegrationConfigured:
-		return ev.Changes
+		out := make([]form.Change, len(ev.Changes))
+		for i, c := range ev.Changes {
+			out[i] = form.MaskedChange(c)
+		}
+		return out
 	case form.WebhookSecretIssued:
 		from := json.RawMessage("null")
 		if ev.PreviousSecretPrefix != "" {

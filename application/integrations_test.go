@@ -142,14 +142,18 @@ func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Type != form.IntegrationSlack || rec.TargetURL != url || rec.Secret != "" || rec.SecretPrefix != "" {
-		t.Errorf("slack record = %+v; a Slack integration has no secret", rec)
+	// The URL is a credential: answers show it masked, deliveries use it whole.
+	if rec.Type != form.IntegrationSlack || rec.TargetURL != form.MaskURL(url) || rec.Secret != "" || rec.SecretPrefix != "" {
+		t.Errorf("slack record = %+v; a Slack integration has no secret, and its URL shows masked", rec)
+	}
+	if saved, _ := w.f.Integration(form.IntegrationSlack); saved.TargetURL != url {
+		t.Errorf("saved URL %q, want %q", saved.TargetURL, url)
 	}
 	if w.md.Actor != (Actor{Type: "session", ID: "cred-1"}) || w.md.RequestID != "req-1" {
 		t.Errorf("metadata = %+v, want the caller as actor", w.md)
 	}
 	got, err := list.Handle(context.Background(), ListIntegrations{Caller: integrationOwner, FormID: "form-1"})
-	if err != nil || len(got) != 1 || got[0].TargetURL != url {
+	if err != nil || len(got) != 1 || got[0].TargetURL != form.MaskURL(url) {
 		t.Fatalf("list = %+v, %v", got, err)
 	}
 }

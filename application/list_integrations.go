@@ -26,7 +26,9 @@ func NewListIntegrationsHandler(read ReadModel) *ListIntegrationsHandler {
 	return &ListIntegrationsHandler{read: read}
 }
 
-// Handle returns the caller's form's integrations, never a secret.
+// Handle returns the caller's form's integrations, never a secret, and
+// their target URLs masked (form.MaskURL): a Slack or Discord URL is a
+// credential.
 func (h *ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]IntegrationRecord, error) {
 	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
 		return nil, err
@@ -37,7 +39,7 @@ func (h *ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations
 	}
 	out := make([]IntegrationRecord, len(rec.Integrations))
 	for i, in := range rec.Integrations {
-		out[i] = IntegrationRecord{Integration: in}
+		out[i] = IntegrationRecord{Integration: in.Masked()}
 	}
 	return out, nil
 }

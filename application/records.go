@@ -67,6 +67,11 @@ type Session struct {
 // control-plane use case names the scope it needs here, first thing.
 func (s Session) Require(scope account.Scope) error { return s.Access.Require(scope) }
 
+// ReadsForms reports whether the caller may read forms (forms:read). A
+// change made with forms:write alone is answered with an acknowledgement,
+// not the record: writing must not be a way to read.
+func (s Session) ReadsForms() bool { return s.Require(account.ScopeFormsRead) == nil }
+
 // WorkspaceRecord is one workspace of an account (GET /v1/workspaces).
 type WorkspaceRecord struct {
 	ID        string

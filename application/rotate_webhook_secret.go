@@ -55,7 +55,7 @@ func (h *RotateWebhookSecretHandler) Handle(ctx context.Context, cmd RotateWebho
 			return err
 		}
 		hook, _ := f.Integration(form.IntegrationWebhook)
-		out = IntegrationRecord{Integration: hook, Secret: secret}
+		out = IntegrationRecord{Integration: hook.Masked(), Secret: secret}
 		return nil
 	})
 	if err != nil {

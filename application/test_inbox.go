@@ -9,6 +9,7 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
 )
 
 // Test inbox limits: how long renderings are kept by default, how many a
@@ -75,14 +76,15 @@ type RenderedAttachment struct {
 	Size int    `json:"size"`
 }
 
-// RenderedRequest is a webhook, Slack or Discord request: method, URL,
-// headers (a webhook's signature is real: it verifies with the form's
-// signing secret) and body.
+// RenderedRequest is a webhook, Slack or Discord request: method, URL
+// (masked, form.MaskURL: a chat URL is a credential), headers and body. A webhook's body says "test": true and its
+// webhook-signature is redacted ("v1,<redacted>", one per secret that
+// would sign it): a test never yields a signature that verifies.
 type RenderedRequest struct {
 	Method  string            `json:"method"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
-	// Body is the exact bytes sent (JSON text), which the signature covers.
+	// Body is the exact bytes the request would carry (JSON text).
 	Body string `json:"body"`
 }
 
@@ -121,7 +123,7 @@ func renderingOf(q delivery.Queued, out Outgoing) TestRendering {
 		for _, h := range w.Headers() {
 			headers[h.Name] = h.Value
 		}
-		r.Request = &RenderedRequest{Method: "POST", URL: w.URL, Headers: headers, Body: string(w.Body)}
+		r.Request = &RenderedRequest{Method: "POST", URL: form.MaskURL(w.URL), Headers: headers, Body: string(w.Body)}
 	case out.Telegram != nil:
 		r.Telegram = &RenderedTelegram{Method: "sendMessage", Body: string(out.Telegram.Body)}
 	case out.Row != nil:
@@ -164,7 +166,7 @@ func (t *TestInbox) record(ctx context.Context, formID, submissionID, idempotenc
 	entry := TestSubmission{ID: submissionID, RequestID: resp.RequestID, IdempotencyKey: idempotencyKey, ReceivedAt: now.UTC(),
 		ExpiresAt: now.Add(t.retention).UTC(), Response: resp, Deliveries: make([]TestRendering, 0, len(queued))}
 	for _, q := range queued {
-		out, err := t.render.Render(ctx, q, p)
+		out, err := t.render.RenderTest(ctx, q, p)
 		if err != nil {
 			return fmt.Errorf("rendering the %s delivery of a test submission: %w", q.Kind, err)
 		}

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // memoryTestInbox is a TestInboxStore in memory, for unit tests.
@@ -168,4 +170,67 @@ func (r fakeRead) FormByID(_ context.Context, id string) (FormRecord, error) {
 		return FormRecord{}, domain.ErrNotFound
 	}
 	return r.form, nil
+}
+
+// openCounter is a Sealer that counts what it opens: the test inbox must
+// never open a webhook signing secret.
+type openCounter struct {
+	plainSealer
+	opened []string
+}
+
+func (o *openCounter) Open(aad string, p SealedPayload) ([]byte, error) {
+	o.opened = append(o.opened, aad)
+	return p.Ciphertext, nil
+}
+
+// A test rendering of a webhook is marked test in its body and carries a
+// redacted signature for each secret that would sign it: the form's
+// secrets are never opened, so a submissions:test credential cannot mint a
+// signed webhook for a submission that never happened. The live rendering
+// of the same delivery is signed and unmarked.
+func TestATestRenderingOfAWebhookIsMarkedTestAndNeverSigned(t *testing.T) {
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
+	p := Payload{Webhook: "https://hooks.example.com/in", RequestID: "req-1", Fields: []submission.Field{{Name: "message", Value: "hi"}}}
+	sealer := &openCounter{}
+	r := NewRenderer(MailSettings{}, &twoSecrets{}, sealer, plainLinks{}, fixedClock{})
+
+	out, err := r.RenderTest(context.Background(), q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sealer.opened) != 0 {
+		t.Fatalf("a test rendering opened %v, want no secret opened", sealer.opened)
+	}
+	got := renderingOf(q, out).Request
+	if want := "v1,<redacted> v1,<redacted>"; got.Headers["webhook-signature"] != want {
+		t.Errorf("webhook-signature %q, want %q (one redacted signature per secret)", got.Headers["webhook-signature"], want)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(got.Body), &body); err != nil || body["test"] != true || body["type"] != WebhookSubmissionAccepted {
+		t.Errorf("body %s (%v), want the webhook body with \"test\": true", got.Body, err)
+	}
+
+	live, err := r.Render(context.Background(), q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(live.Webhook.Body), `"test"`) || !strings.HasPrefix(live.Webhook.Signature, "v1,") ||
+		strings.Contains(live.Webhook.Signature, "redacted") || len(sealer.opened) != 2 {
+		t.Errorf("live rendering %s signed %q after opening %v, want signed with both secrets and unmarked", live.Webhook.Body,
+			live.Webhook.Signature, sealer.opened)
+	}
+}
+
+// A form whose webhook has no signing secret shows no signature header.
+func TestATestRenderingWithoutSecretsHasNoSignatureHeader(t *testing.T) {
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
+	out, err := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, fixedClock{}).
+		RenderTest(context.Background(), q, Payload{Webhook: "https://hooks.example.com/in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := renderingOf(q, out).Request.Headers["webhook-signature"]; ok {
+		t.Error("a webhook no secret signs shows a webhook-signature header")
+	}
 }

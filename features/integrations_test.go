@@ -61,13 +61,13 @@ var _ = Describe("Form integrations", func() {
 				Expect(got).To(HaveKey("updatedAt"))
 			},
 			Entry("a webhook", "webhook", map[string]any{"enabled": true, "targetUrl": "https://hooks.example.com/formd"},
-				map[string]any{"enabled": true, "targetUrl": "https://hooks.example.com/formd"}, []string{"chatId", "spreadsheetId", "sheetName"}),
+				map[string]any{"enabled": true, "targetUrl": "https://hooks.example.com/…"}, []string{"chatId", "spreadsheetId", "sheetName"}),
 			Entry("Slack", "slack", map[string]any{"enabled": true, "targetUrl": "https://hooks.slack.com/services/T0/B0/x"},
-				map[string]any{"enabled": true, "targetUrl": "https://hooks.slack.com/services/T0/B0/x"}, []string{"chatId", "secretPrefix", "secret"}),
+				map[string]any{"enabled": true, "targetUrl": "https://hooks.slack.com/…B0/x"}, []string{"chatId", "secretPrefix", "secret"}),
 			Entry("Slack's payload to Mattermost", "slack", map[string]any{"targetUrl": "https://chat.example.org/hooks/abc"},
-				map[string]any{"enabled": true, "targetUrl": "https://chat.example.org/hooks/abc"}, []string{"secretPrefix"}),
+				map[string]any{"enabled": true, "targetUrl": "https://chat.example.org/…"}, []string{"secretPrefix"}),
 			Entry("Discord, disabled", "discord", map[string]any{"enabled": false, "targetUrl": "https://discord.com/api/webhooks/1/x"},
-				map[string]any{"enabled": false, "targetUrl": "https://discord.com/api/webhooks/1/x"}, []string{"chatId", "secretPrefix"}),
+				map[string]any{"enabled": false, "targetUrl": "https://discord.com/…/1/x"}, []string{"chatId", "secretPrefix"}),
 			Entry("Telegram", "telegram", map[string]any{"enabled": true, "chatId": "-1001234567890"},
 				map[string]any{"enabled": true, "chatId": "-1001234567890"}, []string{"targetUrl", "secretPrefix"}),
 			Entry("Google Sheets", "google_sheets", map[string]any{"enabled": true, "spreadsheetId": sampleSpreadsheetID, "sheetName": "Leads"},
@@ -107,7 +107,7 @@ var _ = Describe("Form integrations", func() {
 			}
 			Expect(types).To(Equal([]any{"webhook", "slack", "discord", "telegram", "google_sheets"}))
 			Expect(list[0]).To(HaveKeyWithValue("secretPrefix", HavePrefix("whsec_")))
-			Expect(list[1]).To(HaveKeyWithValue("targetUrl", "https://chat.example.org/hooks/abc"), "the later PATCH kept enabled and changed the URL")
+			Expect(list[1]).To(HaveKeyWithValue("targetUrl", "https://chat.example.org/…"), "the later PATCH kept enabled and changed the URL (masked)")
 		})
 
 		It("keeps another account out", func() {
@@ -183,7 +183,7 @@ var _ = Describe("Form integrations", func() {
 		Expect(rotated.Object("integration")).To(SatisfyAll(
 			HaveKeyWithValue("secretPrefix", next[:10]),
 			HaveKeyWithValue("enabled", true),
-			HaveKeyWithValue("targetUrl", "https://hooks.example.com/a"),
+			HaveKeyWithValue("targetUrl", "https://hooks.example.com/…"),
 		))
 		Expect(f.Get(token, integrationsPath(id)).Array("integrations")).To(ConsistOf(HaveKeyWithValue("secretPrefix", next[:10])))
 

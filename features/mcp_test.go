@@ -267,7 +267,8 @@ var _ = Describe("The MCP server", Ordered, func() {
 		}
 		Expect(mail).To(And(HaveKeyWithValue("to", recipient), HaveKeyWithValue("subject", "New lead from MCP"),
 			HaveKeyWithValue("replyTo", "visitor@example.com"), HaveKeyWithValue("text", ContainSubstring("message: Through test mode"))))
-		Expect(verifyStandardWebhook(secret, asWebhookCall(request))).To(BeTrue(), "the rendered webhook's signature verifies")
+		Expect(asWebhookCall(request).JSON()).To(HaveKeyWithValue("test", true), "the rendered webhook says it is a test")
+		Expect(verifyStandardWebhook(secret, asWebhookCall(request))).To(BeFalse(), "the rendered webhook's signature is redacted")
 		Consistently(func() int { return len(f.Mail.To(recipient)) + len(receiver.Calls("/mcp-hook")) }).
 			WithTimeout(time.Second).Should(Equal(mailsBefore+callsBefore), "nothing reached the SMTP server or the receiver")
 		Expect(agent.MustCall("clear_test_inbox", map[string]any{"formId": formID}).Out).To(HaveKeyWithValue("deleted", 1.0))

@@ -71,7 +71,7 @@ var _ = Describe("Test submissions and the test inbox", func() {
 		Expect(r.JSON).To(HaveKeyWithValue("test", true))
 		Expect(r.JSON).To(HaveKeyWithValue("message", "Email sent successfully!"))
 
-		By("the test inbox shows the notification, the autoresponder and the signed webhook request")
+		By("the test inbox shows the notification, the autoresponder and the webhook request, marked test and unsigned")
 		inbox := f.testInbox(tester.Secret, lf.ID, "?idempotencyKey=suite-run-1")
 		Expect(inbox).To(HaveLen(1))
 		got := inbox[0]
@@ -87,15 +87,20 @@ var _ = Describe("Test submissions and the test inbox", func() {
 		Expect(auto).To(HaveKeyWithValue("to", visitor))
 		Expect(auto).To(HaveKeyWithValue("subject", "Thanks for writing"))
 		request := rendering(got, "webhook")["request"].(map[string]any)
-		Expect(request).To(HaveKeyWithValue("url", receiver.URL("/leads")))
+		Expect(request).To(HaveKeyWithValue("url", strings.TrimSuffix(receiver.URL("/leads"), "/leads")+"/…"), "the URL masked")
 		Expect(asWebhookCall(request).JSON()).To(HaveKeyWithValue("data", HaveKeyWithValue("message", "Please call me back")))
-		Expect(verifyStandardWebhook(secret, asWebhookCall(request))).To(BeTrue(), "the signature verifies with the form's secret")
+		Expect(asWebhookCall(request).JSON()).To(HaveKeyWithValue("test", true), "a rendering says it is a test")
+		Expect(request["headers"]).To(HaveKeyWithValue("webhook-signature", "v1,<redacted>"))
+		Expect(verifyStandardWebhook(secret, asWebhookCall(request))).To(BeFalse(), "a test never yields a signature that verifies")
+		Expect(jsonOf(got)).NotTo(ContainSubstring(strings.TrimPrefix(secret, "whsec_")))
 
 		By("a live submission's webhook carries the same headers the rendering shows")
 		live := f.Post("", "/submit", post, fromExampleCom())
 		Expect(live.Status).To(Equal(http.StatusOK), "%s", live)
 		Eventually(func() []webhookCall { return receiver.Calls("/leads") }).WithTimeout(15 * time.Second).Should(HaveLen(1))
 		sent := receiver.Calls("/leads")[0]
+		Expect(verifyStandardWebhook(secret, sent)).To(BeTrue(), "the live webhook is signed")
+		Expect(sent.JSON()).NotTo(HaveKey("test"))
 		for name := range request["headers"].(map[string]any) {
 			Expect(sent.Header.Get(name)).NotTo(BeEmpty(), "the live request has %s too", name)
 		}

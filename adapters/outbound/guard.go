@@ -1,7 +1,6 @@
 package outbound
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -41,15 +40,25 @@ type Options struct {
 // requestTimeout bounds one outbound request, Standard Webhooks' recommendation.
 const requestTimeout = 15 * time.Second
 
-// newClient builds the one kind of HTTP client every integration sends with:
-// each connection dials through the SSRF guard, which checks the resolved IP
-// at connect time (after DNS, so a name cannot lead inside); redirects are
-// never followed, and no proxy from the environment is used (a proxy would
-// dial for us, past the guard). trusted are the operator's own endpoints
-// (the Telegram Bot API, Google's token and Sheets addresses): configured by
-// whoever runs formd, not by its users, they are dialled without the guard so
-// a test or an on-premises gateway may put them on loopback.
-func newClient(o Options, trusted ...string) (*http.Client, error) {
+// clients are the two HTTP clients of the integrations.
+type clients struct {
+	// tenant sends to addresses the users of formd chose (webhooks, Slack,
+	// Discord): every connection dials through the SSRF guard, whatever
+	// host and port the URL names.
+	tenant *http.Client
+	// operator sends to the endpoints whoever runs formd configured (the
+	// Telegram Bot API, Google's token and Sheets addresses): trusted
+	// configuration, dialled without the guard so a test or an on-premises
+	// gateway may be on loopback. No user-supplied URL is ever sent with it.
+	operator *http.Client
+}
+
+// newClients builds both clients. The tenant's checks the resolved IP at
+// connect time (after DNS, so a name cannot lead inside). Neither follows
+// a redirect (one would take a request past the guard, or lead the
+// operator's client anywhere) nor uses a proxy from the environment (a
+// proxy would dial for us, past the guard).
+func newClients(o Options) (clients, error) {
 	guard := ssrf.New(ssrf.WithPorts(80, 443))
 	if o.AllowPrivate {
 		guard = ssrf.New(ssrf.WithAnyPort(),
@@ -57,59 +66,33 @@ func newClient(o Options, trusted ...string) (*http.Client, error) {
 				netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16")),
 			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
 	}
-	guarded := &net.Dialer{Timeout: 5 * time.Second, Control: guard.Safe}
-	plain := &net.Dialer{Timeout: 5 * time.Second}
-	operator := map[string]bool{}
-	for _, raw := range trusted {
-		if raw == "" {
-			continue
-		}
-		addr, err := dialAddress(raw)
-		if err != nil {
-			return nil, err
-		}
-		operator[addr] = true
-	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
-			return nil, err
+			return clients{}, err
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, errors.New("webhook CA file holds no PEM certificate")
+			return clients{}, errors.New("webhook CA file holds no PEM certificate")
 		}
 		tlsConfig.RootCAs = pool
 	}
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if operator[addr] {
-			return plain.DialContext(ctx, network, addr)
+	client := func(d *net.Dialer) *http.Client {
+		return &http.Client{
+			Timeout: requestTimeout,
+			// Proxy is deliberately nil: HTTP(S)_PROXY from the environment is ignored.
+			Transport:     &http.Transport{DialContext: d.DialContext, TLSClientConfig: tlsConfig.Clone(), MaxIdleConnsPerHost: 4},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
-		return guarded.DialContext(ctx, network, addr)
 	}
-	return &http.Client{
-		Timeout: requestTimeout,
-		// Proxy is deliberately nil: HTTP(S)_PROXY from the environment is ignored.
-		Transport:     &http.Transport{DialContext: dial, TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 4},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	return clients{
+		tenant:   client(&net.Dialer{Timeout: 5 * time.Second, Control: guard.Safe}),
+		operator: client(&net.Dialer{Timeout: 5 * time.Second}),
 	}, nil
-}
-
-// dialAddress is the host:port a client dials for an absolute URL.
-func dialAddress(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
 // transportError is a failed request's error without the request's URL,

@@ -108,7 +108,7 @@ func newSheets(credentialsFile, tokenURL, apiURL string) (*sheets, error) {
 	return &sheets{account: sa, tokenURL: tokenURL, apiURL: strings.TrimRight(apiURL, "/")}, nil
 }
 
-// start gives the token source the guarded client to fetch tokens with.
+// start gives the token source the operator client to fetch tokens with.
 func (g *sheets) start(client *http.Client) {
 	g.client = client
 	g.renewTokens()
@@ -175,7 +175,7 @@ func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "formd-sheets/1")
 	tok.SetAuthHeader(req)
-	resp, err := s.client.Do(req)
+	resp, err := s.operator.Do(req)
 	if err != nil {
 		return fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
 	}

@@ -54,7 +54,7 @@ func (s *Sender) SendTelegram(ctx context.Context, m application.TelegramMessage
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "formd-telegram/1")
-	resp, err := s.client.Do(req)
+	resp, err := s.operator.Do(req)
 	if err != nil {
 		return fmt.Errorf("telegram: %w", transportError(req.URL.Hostname(), err))
 	}

@@ -1,6 +1,7 @@
 // Package outbound sends the HTTP deliveries of integrations: webhooks,
 // Slack and Discord posts, Telegram messages and Google Sheets rows. Every
-// client dials through one SSRF guard (guard.go).
+// URL a user chose dials through one SSRF guard (guard.go); only the
+// operator's own endpoints use a client without it.
 //
 // A webhook delivery is a JSON POST with the Standard Webhooks headers: the
 // delivery id as webhook-id so receivers can drop duplicates,
@@ -25,7 +26,10 @@ import (
 
 // Sender implements application.Outbound and application.IntegrationServices.
 type Sender struct {
-	client   *http.Client
+	// client sends to tenants' URLs, always through the SSRF guard.
+	client *http.Client
+	// operator sends to the operator's own endpoints (Telegram, Google).
+	operator *http.Client
 	telegram *telegram
 	sheets   *sheets
 }
@@ -35,25 +39,22 @@ type Sender struct {
 // Sheets when their options are set.
 func NewSender(o Options) (*Sender, error) {
 	s := &Sender{}
-	var trusted []string
 	if o.TelegramBotToken != "" {
 		s.telegram = newTelegram(o.TelegramAPIURL, o.TelegramBotToken)
-		trusted = append(trusted, s.telegram.apiURL)
 	}
 	if o.GoogleCredentialsFile != "" {
 		var err error
 		if s.sheets, err = newSheets(o.GoogleCredentialsFile, o.GoogleTokenURL, o.GoogleSheetsURL); err != nil {
 			return nil, err
 		}
-		trusted = append(trusted, s.sheets.tokenURL, s.sheets.apiURL)
 	}
-	client, err := newClient(o, trusted...)
+	c, err := newClients(o)
 	if err != nil {
 		return nil, err
 	}
-	s.client = client
+	s.client, s.operator = c.tenant, c.operator
 	if s.sheets != nil {
-		s.sheets.start(client)
+		s.sheets.start(c.operator)
 	}
 	return s, nil
 }

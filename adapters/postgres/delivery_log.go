@@ -155,6 +155,8 @@ func (d *DeliveryStore) ShredExpiredPayloads(ctx context.Context, now time.Time)
 	return n, err
 }
 
-// isUUID reports whether id can name a delivery: anything else is simply
-// not found, rather than an error from PostgreSQL.
-func isUUID(id string) bool { return uuid.Validate(id) == nil }
+// isUUID reports whether id can name a row: a UUID in its canonical form
+// (PostgreSQL refuses some other forms uuid.Validate takes, such as a
+// urn:uuid: prefix). Anything else is simply not found, rather than an
+// error from PostgreSQL.
+func isUUID(id string) bool { return len(id) == 36 && uuid.Validate(id) == nil }

@@ -77,8 +77,12 @@ func (r *ReadModel) FormsByAccount(ctx context.Context, accountID string) ([]app
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.FormRecord, error) { return scanForm(row) })
 }
 
-// FormByID finds a form.
+// FormByID finds a form; an id that is not a UUID is simply not found
+// (never a PostgreSQL error carrying the caller's text).
 func (r *ReadModel) FormByID(ctx context.Context, id string) (application.FormRecord, error) {
+	if !isUUID(id) {
+		return application.FormRecord{}, domain.ErrNotFound
+	}
 	return scanForm(r.pool.QueryRow(ctx, `SELECT `+formColumns+` FROM forms WHERE id = $1`, id))
 }
 

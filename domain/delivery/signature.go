@@ -16,6 +16,18 @@ const WebhookSecretPrefix = "whsec_"
 // base64: signing with it would produce signatures no receiver can check.
 var ErrMalformedWebhookSecret = errors.New("malformed webhook signing secret")
 
+// RedactedWebhookSignature stands for one signature in what a webhook
+// would have sent (the test inbox): it is not base64, so no receiver can
+// mistake it for a signature, and no secret went into it.
+const RedactedWebhookSignature = "v1,<redacted>"
+
+// RedactedWebhookSignatures is the webhook-signature header as a rendering
+// shows it: one RedactedWebhookSignature per secret that would sign the
+// request, blank when none would.
+func RedactedWebhookSignatures(secrets int) string {
+	return strings.TrimSpace(strings.Repeat(RedactedWebhookSignature+" ", secrets))
+}
+
 // WebhookSignature is the webhook-signature header of Standard Webhooks
 // (standardwebhooks.com): for each secret, "v1," and the base64 HMAC-SHA256
 // of "{id}.{timestamp}.{body}" keyed with the secret's decoded bytes,

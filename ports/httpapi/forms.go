@@ -89,11 +89,30 @@ func (s *Server) formID(c *gin.Context) (string, bool) { return s.uuidParam(c, "
 // case-insensitive); anything but a UUID answers 404, as an unknown id does.
 func (s *Server) uuidParam(c *gin.Context, name string) (string, bool) {
 	id := c.Param(name)
-	if uuid.Validate(id) != nil {
+	if !isID(id) {
 		s.respondError(c, domain.ErrNotFound)
 		return "", false
 	}
 	return strings.ToLower(id), true
+}
+
+// isID reports whether s is an id as formd writes them: a UUID in its
+// canonical 36-character form. The other forms uuid.Validate takes (a
+// urn:uuid: prefix, braces, no hyphens) are not ids, and PostgreSQL refuses
+// some of them.
+func isID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
+
+// idParamsAreIDs answers 404 for a route whose path parameter named like an
+// id ("formId", "tokenId") is not one, before any handler can hand the
+// caller's text to the database: a route added later is covered too.
+func (s *Server) idParamsAreIDs(c *gin.Context) {
+	for _, p := range c.Params {
+		if strings.HasSuffix(p.Key, "Id") && !isID(p.Value) {
+			s.respondError(c, domain.ErrNotFound)
+			return
+		}
+	}
+	c.Next()
 }
 
 func (s *Server) updateForm(c *gin.Context) {
@@ -116,7 +135,19 @@ func (s *Server) updateForm(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
+	if !sessionOf(c).ReadsForms() {
+		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
+		return
+	}
 	c.JSON(http.StatusOK, gin.H{"form": presentForm(f)})
+}
+
+// formAcknowledgement answers a change made by a credential that may
+// write forms but not read them (forms:write without forms:read): that the
+// change is saved, not the settings.
+type formAcknowledgement struct {
+	ID        string    `json:"id"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 func (s *Server) formEvents(c *gin.Context) {

@@ -129,11 +129,26 @@ func (s *Server) testIntegration(c *gin.Context) {
 	c.JSON(http.StatusCreated, gin.H{"delivery": presentDelivery(rec)})
 }
 
-// respondIntegration answers with one integration; an answer carrying a
-// secret must not be kept by any cache.
+// integrationAcknowledgement answers a change made by a credential that
+// may write forms but not read them: that the change is saved, and a new
+// webhook signing secret (the one answer that ever carries it), not the
+// settings.
+type integrationAcknowledgement struct {
+	Type      string    `json:"type"`
+	Secret    string    `json:"secret,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// respondIntegration answers with one integration, or an acknowledgement
+// to a caller that may not read forms; an answer carrying a secret must
+// not be kept by any cache.
 func (s *Server) respondIntegration(c *gin.Context, rec application.IntegrationRecord) {
 	if rec.Secret != "" {
 		c.Header("Cache-Control", "no-store")
+	}
+	if !sessionOf(c).ReadsForms() {
+		c.JSON(http.StatusOK, gin.H{"integration": integrationAcknowledgement{Type: string(rec.Type), Secret: rec.Secret, UpdatedAt: rec.UpdatedAt}})
+		return
 	}
 	c.JSON(http.StatusOK, gin.H{"integration": presentIntegration(rec)})
 }

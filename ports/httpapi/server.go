@@ -134,7 +134,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	s.discoveryRoutes(r)
 	r.GET("/openapi.json", s.openAPI)
 
-	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites)
+	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites, s.idParamsAreIDs)
 	v1.GET("/account", s.getAccount)
 	v1.GET("/account/events", s.accountEvents)
 	v1.GET("/forms", s.listForms)

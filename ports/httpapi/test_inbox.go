@@ -20,6 +20,10 @@ type testInboxAnswer struct {
 // filtered by ?requestId= or ?idempotencyKey=, at most ?limit= (1 to 100,
 // 20 by default).
 func (s *Server) readTestInbox(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
 	f := application.TestInboxFilter{RequestID: c.Query("requestId"), IdempotencyKey: c.Query("idempotencyKey")}
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -30,7 +34,7 @@ func (s *Server) readTestInbox(c *gin.Context) {
 		f.Limit = n
 	}
 	list, err := s.app.Queries.ReadTestInbox.Handle(c.Request.Context(), application.ReadTestInbox{Caller: sessionOf(c),
-		FormID: c.Param("formId"), Filter: f})
+		FormID: id, Filter: f})
 	if err != nil {
 		s.respondError(c, err)
 		return
@@ -47,8 +51,12 @@ type clearTestInboxAnswer struct {
 
 // clearTestInbox shreds a form's test submissions (scope submissions:test).
 func (s *Server) clearTestInbox(c *gin.Context) {
+	id, ok := s.formID(c)
+	if !ok {
+		return
+	}
 	n, err := s.app.Commands.ClearTestInbox.Handle(c.Request.Context(), application.ClearTestInbox{Caller: sessionOf(c),
-		FormID: c.Param("formId")})
+		FormID: id})
 	if err != nil {
 		s.respondError(c, err)
 		return

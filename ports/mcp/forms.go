@@ -29,6 +29,20 @@ type formOutput struct {
 	Form formShape `json:"form"`
 }
 
+// savedShape acknowledges a change made by a credential that may write
+// forms but not read them (forms:write without forms:read).
+type savedShape struct {
+	ID        string    `json:"id"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// formChangeOutput is update_form's answer: the form as it now is, or only
+// an acknowledgement when the caller may not read forms.
+type formChangeOutput struct {
+	Form  *formShape  `json:"form,omitempty" jsonschema:"the form as it now is; absent when the credential may write forms but not read them"`
+	Saved *savedShape `json:"saved,omitempty" jsonschema:"set instead of form when the credential may write forms but not read them (no forms:read)"`
+}
+
 // createFormInput is the API's CreateForm (the captcha is set afterwards,
 // with update_form, which stores its secret sealed).
 type createFormInput struct {
@@ -116,10 +130,10 @@ func (s *Server) formTools(srv *sdk.Server) {
 		Description: "Changes a form's settings: only the fields given change (the same fields as PATCH /v1/forms/{formId}). " +
 			"A new recipientEmail is emailed a new verification link and is unverified until they follow it. Every change is kept " +
 			"in the audit trail (get_form_history). Needs forms:write."},
-		func(ctx context.Context, caller application.Session, in updateFormInput) (formOutput, error) {
+		func(ctx context.Context, caller application.Session, in updateFormInput) (formChangeOutput, error) {
 			id, err := idOf(in.FormID)
 			if err != nil {
-				return formOutput{}, err
+				return formChangeOutput{}, err
 			}
 			p := in.patch()
 			p.Name, p.RecipientEmail = in.Name, in.RecipientEmail
@@ -128,9 +142,13 @@ func (s *Server) formTools(srv *sdk.Server) {
 			}
 			f, err := s.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{Caller: caller, RequestID: requestIDOf(ctx), FormID: id, Patch: p})
 			if err != nil {
-				return formOutput{}, err
+				return formChangeOutput{}, err
 			}
-			return formOutput{Form: presentForm(f)}, nil
+			if !caller.ReadsForms() {
+				return formChangeOutput{Saved: &savedShape{ID: f.ID, UpdatedAt: f.UpdatedAt}}, nil
+			}
+			shape := presentForm(f)
+			return formChangeOutput{Form: &shape}, nil
 		})
 
 	addTool(s, srv, &sdk.Tool{Name: "get_form_history", Title: "Read a form's audit trail", Annotations: readOnly,

@@ -54,8 +54,20 @@ type configureIntegrationInput struct {
 	SheetName     *string `json:"sheetName,omitempty" jsonschema:"google_sheets: the sheet rows are appended to"`
 }
 
+// integrationOutput is configure_integration's answer: the integration as
+// it now is (its target URL masked), or only an acknowledgement when the
+// caller may not read forms.
 type integrationOutput struct {
-	Integration integrationShape `json:"integration"`
+	Integration *integrationShape `json:"integration,omitempty" jsonschema:"the integration as it now is; absent when the credential may write forms but not read them"`
+	Saved       *integrationSaved `json:"saved,omitempty" jsonschema:"set instead of integration when the credential may write forms but not read them (no forms:read)"`
+}
+
+// integrationSaved acknowledges a change made by a credential that may
+// write forms but not read them, with a new webhook's secret, once.
+type integrationSaved struct {
+	Type      string    `json:"type"`
+	Secret    string    `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 type testIntegrationInput struct {
@@ -84,7 +96,11 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			if err != nil {
 				return integrationOutput{}, err
 			}
-			return integrationOutput{Integration: presentIntegration(rec)}, nil
+			if !caller.ReadsForms() {
+				return integrationOutput{Saved: &integrationSaved{Type: string(rec.Type), Secret: rec.Secret, UpdatedAt: rec.UpdatedAt}}, nil
+			}
+			shape := presentIntegration(rec)
+			return integrationOutput{Integration: &shape}, nil
 		})
 
 	addTool(s, srv, &sdk.Tool{Name: "test_integration", Title: "Test an integration", Annotations: sends,

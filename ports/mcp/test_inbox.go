@@ -27,8 +27,8 @@ type clearTestInboxOutput struct {
 func (s *Server) testInboxTools(srv *sdk.Server) {
 	addTool(s, srv, &sdk.Tool{Name: "read_test_inbox", Title: "Read a form's test inbox", Annotations: readOnly,
 		Description: "Shows what a form's latest test submissions would have sent, newest first: the notification and " +
-			"autoresponder emails (from, to, reply-to, subject, text), each webhook request (URL, headers with a real " +
-			"signature, exact body), chat messages and sheet rows. A test submission is a POST to /submit with " +
+			"autoresponder emails (from, to, reply-to, subject, text), each webhook request (URL, headers with the " +
+			"signature redacted as v1,<redacted>, exact body marked \"test\": true), chat messages and sheet rows. A test submission is a POST to /submit with " +
 			"X-Service-Test: true and a credential with submissions:test, or any submission to a form in testMode: it passes " +
 			"every gate like a live one (the recipient must be verified) and sends nothing. Kept for a short time (one hour by " +
 			"default). Needs submissions:test."},

@@ -30,7 +30,9 @@ type integrationCard struct {
 	Label      string
 	Configured bool
 	Enabled    bool
-	TargetURL  string
+	// TargetURL is what was typed; SavedURL the saved address, masked
+	// (form.MaskURL): the field starts empty and, left empty, keeps it.
+	TargetURL, SavedURL string
 	// ChatID is a Telegram chat's; SpreadsheetID and SheetName a Google
 	// sheet's.
 	ChatID, SpreadsheetID, SheetName string
@@ -72,7 +74,7 @@ func (s *Server) drawIntegrations(w http.ResponseWriter, r *http.Request, v *vis
 	for _, t := range dashboardIntegrationTypes {
 		card := integrationCard{Type: t, Label: integrationLabels[t]}
 		if i, ok := stored[t]; ok {
-			card.Configured, card.Enabled, card.TargetURL, card.SecretPrefix = true, i.Enabled, i.TargetURL, i.SecretPrefix
+			card.Configured, card.Enabled, card.SavedURL, card.SecretPrefix = true, i.Enabled, i.TargetURL, i.SecretPrefix
 			card.ChatID, card.SpreadsheetID, card.SheetName = i.ChatID, i.SpreadsheetID, i.SheetName
 		}
 		if typed != nil && typed.Type == t {
@@ -120,7 +122,9 @@ func (s *Server) configureIntegration(w http.ResponseWriter, r *http.Request, v 
 	case form.IntegrationGoogleSheets:
 		patch.SpreadsheetID, patch.SheetName = &typed.SpreadsheetID, &typed.SheetName
 	default:
-		patch.TargetURL = &typed.TargetURL
+		if typed.TargetURL != "" { // left empty: the saved address stays
+			patch.TargetURL = &typed.TargetURL
+		}
 	}
 	out, err := s.app.Commands.ConfigureIntegration.Handle(r.Context(), application.ConfigureIntegration{Caller: v.Session,
 		RequestID: requestIDOf(r), FormID: f.ID, Type: t, Patch: patch})
