@@ -2,6 +2,9 @@ package application
 
 import (
 	"context"
+	"crypto/rand"
+	"net/url"
+	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -26,15 +29,19 @@ type ConfigureIntegrationHandler struct {
 	sealer Sealer
 	// services says which types this server can send to.
 	services IntegrationServices
+	// codes keep the Telegram connect codes; bot names the bot for links.
+	codes IntegrationCodes
+	bot   TelegramBot
 }
 
 // NewConfigureIntegrationHandler builds the handler; every dependency is required.
 func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer,
-	services IntegrationServices) *ConfigureIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil {
+	services IntegrationServices, codes IntegrationCodes, bot TelegramBot) *ConfigureIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil || codes == nil || bot == nil {
 		panic("application: nil dependency of ConfigureIntegrationHandler")
 	}
-	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services}
+	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services,
+		codes: codes, bot: bot}
 }
 
 // unconfigured is the error for a type this server has no configuration
@@ -49,7 +56,8 @@ func unconfigured(t form.IntegrationType) error {
 
 // Handle configures the caller's form's integration. A webhook gets its
 // signing secret the first time it is configured, and only that answer
-// carries the secret.
+// carries the secret. A Telegram integration without a connected chat gets
+// a new connect code with every change, shown only in that answer.
 func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return IntegrationRecord{}, err
@@ -87,5 +95,26 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 	if err != nil {
 		return IntegrationRecord{}, err
 	}
+	if cmd.Type == form.IntegrationTelegram && out.ChatID == "" && h.services.Configured(cmd.Type) {
+		if out.Connect, err = h.issueConnectCode(ctx, cmd.FormID, now); err != nil {
+			return IntegrationRecord{}, err
+		}
+	}
 	return out, nil
+}
+
+// issueConnectCode makes the form's Telegram connect code, in place of any
+// pending one. The code is 128 random bits; only its hash is kept.
+func (h *ConfigureIntegrationHandler) issueConnectCode(ctx context.Context, formID string, now time.Time) (*ConnectCode, error) {
+	code := rand.Text()
+	c := &ConnectCode{Code: code, ExpiresAt: now.Add(form.TelegramConnectCodeTTL).UTC(), Command: "/start " + code}
+	if err := h.codes.Issue(ctx, formID, form.IntegrationTelegram, HashSecret(code), c.ExpiresAt); err != nil {
+		return nil, err
+	}
+	// Without the bot's name the command still works: links are a help.
+	if name, err := h.bot.Username(ctx); err == nil && name != "" {
+		c.URL = "https://t.me/" + url.PathEscape(name) + "?start=" + code
+		c.GroupURL = "https://t.me/" + url.PathEscape(name) + "?startgroup=" + code
+	}
+	return c, nil
 }

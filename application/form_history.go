@@ -52,6 +52,9 @@ func (e HistoryEntry) Changes() []form.Change {
 		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
 	case form.IntegrationConfigured:
 		return ev.Changes
+	case form.TelegramChatConnected:
+		to, _ := json.Marshal(ev.ChatID)
+		return []form.Change{{Field: "integrations.telegram.chatId", From: json.RawMessage("null"), To: to}}
 	case form.WebhookSecretIssued:
 		from := json.RawMessage("null")
 		if ev.PreviousSecretPrefix != "" {

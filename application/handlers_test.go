@@ -48,7 +48,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"ListForms":    func() { NewListFormsHandler(nil) },
 		"FormHistory":  func() { NewFormHistoryHandler(nil) },
 		"RecipientVer": func() { NewRecipientVerificationHandler(nil) },
-		"Configure":    func() { NewConfigureIntegrationHandler(nil, nil, nil, nil, nil, nil) },
+		"Configure":    func() { NewConfigureIntegrationHandler(nil, nil, nil, nil, nil, nil, nil, nil) },
 		"Rotate":       func() { NewRotateWebhookSecretHandler(nil, nil, nil, nil, nil) },
 		"Integrations": func() { NewListIntegrationsHandler(nil) },
 		"SigningSecrs": func() { NewWebhookSigningSecretsHandler(nil, nil, nil) },

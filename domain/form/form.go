@@ -186,7 +186,22 @@ func (f *Form) apply(e Event) {
 		if f.integrations == nil {
 			f.integrations = map[IntegrationType]Integration{}
 		}
-		f.integrations[e.Integration.Type] = e.Integration
+		in := e.Integration
+		if in.Type == IntegrationTelegram {
+			// A Telegram chat is only ever the one a connect code came
+			// from: a configuration keeps it or drops it, never names one.
+			// A chat id an owner typed in (as configurations once could)
+			// is dropped, so its integration waits for a connected chat.
+			if in.ChatID != f.integrations[IntegrationTelegram].ChatID {
+				in.ChatID = ""
+			}
+		}
+		f.integrations[in.Type] = in
+		f.updatedAt = e.At
+	case TelegramChatConnected:
+		in := f.integrations[IntegrationTelegram]
+		in.ChatID, in.UpdatedAt = e.ChatID, e.At
+		f.integrations[IntegrationTelegram] = in
 		f.updatedAt = e.At
 	case WebhookSecretIssued:
 		hook := f.integrations[IntegrationWebhook]

@@ -14,20 +14,37 @@ import (
 // are left out; a webhook shows its secret's prefix, and its secret only
 // in the answer of the call that made it.
 type integrationJSON struct {
-	Type          string    `json:"type"`
-	Enabled       bool      `json:"enabled"`
-	TargetURL     *string   `json:"targetUrl,omitempty"`
-	ChatID        *string   `json:"chatId,omitempty"`
-	SpreadsheetID *string   `json:"spreadsheetId,omitempty"`
-	SheetName     *string   `json:"sheetName,omitempty"`
-	SecretPrefix  *string   `json:"secretPrefix,omitempty"`
-	Secret        string    `json:"secret,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	Type          string  `json:"type"`
+	Enabled       bool    `json:"enabled"`
+	TargetURL     *string `json:"targetUrl,omitempty"`
+	ChatID        *string `json:"chatId,omitempty"`
+	SpreadsheetID *string `json:"spreadsheetId,omitempty"`
+	SheetName     *string `json:"sheetName,omitempty"`
+	SecretPrefix  *string `json:"secretPrefix,omitempty"`
+	Secret        string  `json:"secret,omitempty"`
+	// Connect is a Telegram integration's one-time connect code, in the
+	// answer of the call that issued it.
+	Connect   *connectJSON `json:"connect,omitempty"`
+	CreatedAt time.Time    `json:"createdAt"`
+	UpdatedAt time.Time    `json:"updatedAt"`
+}
+
+// connectJSON tells how to connect a Telegram chat: send command to the
+// bot from the chat (or open url, or groupUrl to add the bot to a group)
+// before expiresAt.
+type connectJSON struct {
+	Code      string    `json:"code"`
+	Command   string    `json:"command"`
+	URL       string    `json:"url,omitempty"`
+	GroupURL  string    `json:"groupUrl,omitempty"`
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 func presentIntegration(r application.IntegrationRecord) integrationJSON {
 	out := integrationJSON{Type: string(r.Type), Enabled: r.Enabled, Secret: r.Secret, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if c := r.Connect; c != nil {
+		out.Connect = &connectJSON{Code: c.Code, Command: c.Command, URL: c.URL, GroupURL: c.GroupURL, ExpiresAt: c.ExpiresAt}
+	}
 	switch r.Type {
 	case form.IntegrationWebhook:
 		out.TargetURL, out.SecretPrefix = &r.TargetURL, &r.SecretPrefix
@@ -42,7 +59,8 @@ func presentIntegration(r application.IntegrationRecord) integrationJSON {
 }
 
 // integrationUpdate is the spec's IntegrationUpdate: every field optional,
-// a missing or null one keeps its value.
+// a missing or null one keeps its value. chatId is read only to be refused
+// (the form aggregate says why) unless empty, which disconnects the chat.
 type integrationUpdate struct {
 	Enabled       *bool   `json:"enabled"`
 	TargetURL     *string `json:"targetUrl"`
@@ -130,9 +148,9 @@ func (s *Server) testIntegration(c *gin.Context) {
 }
 
 // respondIntegration answers with one integration; an answer carrying a
-// secret must not be kept by any cache.
+// secret or a connect code must not be kept by any cache.
 func (s *Server) respondIntegration(c *gin.Context, rec application.IntegrationRecord) {
-	if rec.Secret != "" {
+	if rec.Secret != "" || rec.Connect != nil {
 		c.Header("Cache-Control", "no-store")
 	}
 	c.JSON(http.StatusOK, gin.H{"integration": presentIntegration(rec)})

@@ -105,3 +105,17 @@ func init() {
 		return out
 	})
 }
+
+// formTelegramChatConnectedV1 is form.telegram_chat_connected.v1 as stored.
+type formTelegramChatConnectedV1 struct {
+	ChatID string    `json:"chatId"`
+	At     time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.TelegramChatConnected) formTelegramChatConnectedV1 {
+		return formTelegramChatConnectedV1{ChatID: e.ChatID, At: e.At}
+	}, func(s formTelegramChatConnectedV1) form.TelegramChatConnected {
+		return form.TelegramChatConnected{ChatID: s.ChatID, At: s.At}
+	})
+}
