@@ -55,13 +55,22 @@ type fakeServices struct {
 	rows     []serviceCall
 	tokens   int
 	refused  []string
+	// The bot's updates (getUpdates), the chats it was sent a message in
+	// (the only ones it can post to), and how many getUpdates calls were
+	// in flight at once at most: Telegram refuses a second one with 409.
+	updates      []map[string]any
+	newUpdate    chan struct{}
+	chats        map[string]bool
+	polling      int
+	mostPolling  int
+	pollConflict int
 }
 
 func startFakeServices() (*fakeServices, string) {
 	GinkgoHelper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	Expect(err).NotTo(HaveOccurred())
-	s := &fakeServices{key: &key.PublicKey}
+	s := &fakeServices{key: &key.PublicKey, newUpdate: make(chan struct{}), chats: map[string]bool{}}
 	s.server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	DeferCleanup(s.server.Close)
 	s.caFile = filepath.Join(GinkgoT().TempDir(), "services-ca.pem")
@@ -91,12 +100,93 @@ func (s *fakeServices) refuse(w http.ResponseWriter, status int, why string) {
 	_, _ = fmt.Fprintf(w, `{"ok":false,"error_code":%d,"description":%q,"error":{"code":%d,"message":%q}}`, status, why, status, why)
 }
 
-func (s *fakeServices) serve(w http.ResponseWriter, r *http.Request) {
+// sharedServices are the Telegram and Google fakes of this process's shared formd.
+var sharedServices *fakeServices
+
+// telegramBotUsername is the fake bot's, as getMe tells it.
+const telegramBotUsername = "formd_acceptance_bot"
+
+// SendFromChat is someone in chatID sending text to the bot (a deep link's
+// "/start <code>" included): the bot sees it in its next getUpdates, and
+// is now in the chat.
+func (s *fakeServices) SendFromChat(chatID int64, text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.chats[fmt.Sprint(chatID)] = true
+	s.updates = append(s.updates, map[string]any{"update_id": 1000 + len(s.updates),
+		"message": map[string]any{"message_id": len(s.updates) + 1, "text": text,
+			"chat": map[string]any{"id": chatID, "type": "supergroup", "title": "Chat"}}})
+	close(s.newUpdate)
+	s.newUpdate = make(chan struct{})
+}
+
+// LeaveChat is the bot being removed from a chat: it can no longer post there.
+func (s *fakeServices) LeaveChat(chatID int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.chats, fmt.Sprint(chatID))
+}
+
+// MostConcurrentPolls is the most getUpdates calls that were ever in flight at once.
+func (s *fakeServices) MostConcurrentPolls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mostPolling
+}
+
+// getUpdates answers the updates from the offset asked for, long-polling
+// for up to the timeout asked (at most 2 s here) while there are none.
+func (s *fakeServices) getUpdates(w http.ResponseWriter, body []byte) {
+	var q struct {
+		Offset  int `json:"offset"`
+		Timeout int `json:"timeout"`
+	}
+	_ = json.Unmarshal(body, &q)
+	deadline := time.After(min(time.Duration(q.Timeout)*time.Second, 2*time.Second))
+	s.mu.Lock()
+	s.polling++
+	s.mostPolling = max(s.mostPolling, s.polling)
+	defer func() { s.polling-- }()
+	for {
+		var result []map[string]any
+		for _, u := range s.updates {
+			if u["update_id"].(int) >= q.Offset {
+				result = append(result, u)
+			}
+		}
+		wake := s.newUpdate
+		if len(result) > 0 {
+			raw, _ := json.Marshal(map[string]any{"ok": true, "result": result})
+			s.mu.Unlock()
+			_, _ = w.Write(raw)
+			s.mu.Lock()
+			return
+		}
+		s.mu.Unlock()
+		select {
+		case <-wake:
+			s.mu.Lock()
+		case <-deadline:
+			s.mu.Lock()
+			_, _ = io.WriteString(w, `{"ok":true,"result":[]}`)
+			return
+		}
+	}
+}
+
+func (s *fakeServices) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Path == "/bot"+telegramBotToken+"/getUpdates" {
+		s.getUpdates(w, body)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
+	case r.URL.Path == "/bot"+telegramBotToken+"/getMe":
+		_, _ = fmt.Fprintf(w, `{"ok":true,"result":{"id":7012345678,"is_bot":true,"first_name":"formd","username":%q}}`, telegramBotUsername)
 	case strings.HasPrefix(r.URL.Path, "/bot"):
 		if r.URL.Path != "/bot"+telegramBotToken+"/sendMessage" {
 			s.refuse(w, http.StatusUnauthorized, "Unauthorized")
@@ -108,7 +198,7 @@ func (s *fakeServices) serve(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, http.StatusBadRequest, "Bad Request: message text is empty")
 			return
 		}
-		if m["chat_id"] == "@missing_chat" {
+		if !s.chats[fmt.Sprint(m["chat_id"])] {
 			s.refuse(w, http.StatusBadRequest, "Bad Request: chat not found")
 			return
 		}
@@ -194,6 +284,29 @@ func deliveryState(f *Formd, token, id string) any {
 	return r.Object("delivery")["state"]
 }
 
+// connectTelegram enables the form's Telegram integration and connects
+// chatID as a person in the chat does, by sending the connect code the
+// answer shows to the bot, then waits until the form lists the chat.
+func connectTelegram(f *Formd, services *fakeServices, token, formID string, chatID int64) {
+	GinkgoHelper()
+	r := f.Patch(token, integrationsPath(formID, "telegram"), map[string]any{"enabled": true})
+	Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+	connect, _ := r.Object("integration")["connect"].(map[string]any)
+	Expect(connect).To(HaveKeyWithValue("command", MatchRegexp(`^/start [A-Za-z0-9_-]{20,64}$`)), "%s", r)
+	services.SendFromChat(chatID, connect["command"].(string))
+	Eventually(func() any { return telegramChatOf(f, token, formID) }).WithTimeout(15 * time.Second).Should(Equal(fmt.Sprint(chatID)))
+}
+
+// telegramChatOf is the chat the form's Telegram integration lists.
+func telegramChatOf(f *Formd, token, formID string) any {
+	for _, in := range f.Get(token, integrationsPath(formID)).Array("integrations") {
+		if m := in.(map[string]any); m["type"] == "telegram" {
+			return m["chatId"]
+		}
+	}
+	return nil
+}
+
 var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, func() {
 	var f *Formd
 	var services *fakeServices
@@ -206,9 +319,8 @@ var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, fu
 		// addresses pass the SSRF guard, a user's loopback URL does not.
 		f = StartFormd(services.Env(credentials)...)
 		lf = f.LiveForm(map[string]any{"name": "Leads *EU*"})
-		r := f.Patch(lf.Token, integrationsPath(lf.ID, "telegram"), map[string]any{"enabled": true, "chatId": "-1001234567890"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-		r = f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"enabled": true,
+		connectTelegram(f, services, lf.Token, lf.ID, -1001234567890)
+		r := f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"enabled": true,
 			"spreadsheetId": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "sheetName": "Leads 2026"})
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 	})
@@ -286,9 +398,9 @@ var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, fu
 
 	It("fails a message the Bot API refuses for good, with its reason and never the bot token", func() {
 		other := f.LiveFormOf(lf.Token, lf.OwnerEmail, nil)
-		r := f.Patch(other.Token, integrationsPath(other.ID, "telegram"), map[string]any{"enabled": true, "chatId": "@missing_chat"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-		r = f.Post("", "/submit", map[string]any{"access_key": other.AccessKey, "message": "Hello"}, fromExampleCom())
+		connectTelegram(f, services, other.Token, other.ID, -1009999999)
+		services.LeaveChat(-1009999999) // the bot was removed from the chat since
+		r := f.Post("", "/submit", map[string]any{"access_key": other.AccessKey, "message": "Hello"}, fromExampleCom())
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Array("notificationDeliveryIds")).To(HaveLen(1))
 		id := r.Array("notificationDeliveryIds")[0].(string)
@@ -305,7 +417,7 @@ var _ = Describe("Telegram and Google Sheets on a server without their configura
 		f := StartFormd()
 		lf := f.LiveForm(nil)
 		for typ, body := range map[string]map[string]any{
-			"telegram":      {"enabled": true, "chatId": "12345"},
+			"telegram":      {"enabled": true},
 			"google_sheets": {"enabled": true, "spreadsheetId": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "sheetName": "A"},
 		} {
 			setting := map[string]string{"telegram": "FORMD_TELEGRAM_BOT_TOKEN", "google_sheets": "FORMD_GOOGLE_CREDENTIALS_FILE"}[typ]

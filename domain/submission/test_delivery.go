@@ -24,7 +24,7 @@ func TestDelivery(in form.Integration) (Planned, error) {
 	}
 	switch in.Type {
 	case form.IntegrationTelegram:
-		return Planned{}, domain.Invalid("chatId", "chatId is required to test a telegram integration")
+		return Planned{}, domain.Invalid("chatId", "no Telegram chat is connected: send the connect code to the bot from the chat first")
 	case form.IntegrationGoogleSheets:
 		if in.SpreadsheetID == "" {
 			return Planned{}, domain.Invalid("spreadsheetId", "spreadsheetId is required to test a google_sheets integration")
