@@ -19,7 +19,9 @@ import (
 type IntegrationProofs struct{ pool *pgxpool.Pool }
 
 // NewIntegrationProofs builds them on pool.
-func NewIntegrationProofs(pool *pgxpool.Pool) *IntegrationProofs { return &IntegrationProofs{pool: pool} }
+func NewIntegrationProofs(pool *pgxpool.Pool) *IntegrationProofs {
+	return &IntegrationProofs{pool: pool}
+}
 
 // Issue implements application.IntegrationCodes.
 func (p *IntegrationProofs) Issue(ctx context.Context, formID string, t form.IntegrationType, codeHash []byte, expiresAt time.Time) error {
