@@ -104,7 +104,7 @@ var _ = Describe("Connecting a Telegram chat to a form", Ordered, func() {
 		s := f.Post("", "/submit", map[string]any{"access_key": attacker.AccessKey, "message": "Buy now"}, fromExampleCom())
 		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
 		Expect(s.Array("notificationDeliveryIds")).To(BeEmpty())
-		Consistently(func() int { return len(services.Telegram()) }).WithTimeout(2 * time.Second).Should(Equal(before),
+		Consistently(func() int { return len(services.Telegram()) }).WithTimeout(2*time.Second).Should(Equal(before),
 			"the bot posted nothing anywhere")
 	})
 
