@@ -32,16 +32,18 @@ type ConfigureIntegrationHandler struct {
 	// codes keep the Telegram connect codes; bot names the bot for links.
 	codes IntegrationCodes
 	bot   TelegramBot
+	// proofs prove a Google spreadsheet before rows go to it.
+	proofs *SheetProofs
 }
 
 // NewConfigureIntegrationHandler builds the handler; every dependency is required.
 func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer,
-	services IntegrationServices, codes IntegrationCodes, bot TelegramBot) *ConfigureIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil || codes == nil || bot == nil {
+	services IntegrationServices, codes IntegrationCodes, bot TelegramBot, proofs *SheetProofs) *ConfigureIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil || codes == nil || bot == nil || proofs == nil {
 		panic("application: nil dependency of ConfigureIntegrationHandler")
 	}
 	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services,
-		codes: codes, bot: bot}
+		codes: codes, bot: bot, proofs: proofs}
 }
 
 // unconfigured is the error for a type this server has no configuration
@@ -57,7 +59,9 @@ func unconfigured(t form.IntegrationType) error {
 // Handle configures the caller's form's integration. A webhook gets its
 // signing secret the first time it is configured, and only that answer
 // carries the secret. A Telegram integration without a connected chat gets
-// a new connect code with every change, shown only in that answer.
+// a new connect code with every change, shown only in that answer. A Google
+// Sheets integration naming a spreadsheet not proven yet is checked for its
+// proof, and answers its proof code while unproven.
 func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return IntegrationRecord{}, err
@@ -98,6 +102,15 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 	if cmd.Type == form.IntegrationTelegram && out.ChatID == "" && h.services.Configured(cmd.Type) {
 		if out.Connect, err = h.issueConnectCode(ctx, cmd.FormID, now); err != nil {
 			return IntegrationRecord{}, err
+		}
+	}
+	if cmd.Type == form.IntegrationGoogleSheets && out.SpreadsheetID != "" && !out.SheetProven && h.services.Configured(cmd.Type) {
+		proven, err := h.proofs.Try(ctx, metadataFor(cmd.Caller, cmd.RequestID), cmd.FormID, out.SpreadsheetID)
+		if err != nil {
+			return IntegrationRecord{}, err
+		}
+		if out.SheetProven = proven; !proven {
+			out.Proof = &SheetProof{Code: h.proofs.Code(cmd.FormID, out.SpreadsheetID), Range: form.SheetProofRange}
 		}
 	}
 	return out, nil

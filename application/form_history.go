@@ -52,6 +52,8 @@ func (e HistoryEntry) Changes() []form.Change {
 		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
 	case form.IntegrationConfigured:
 		return ev.Changes
+	case form.GoogleSheetProven:
+		return []form.Change{{Field: "integrations.google_sheets.sheetProven", From: json.RawMessage("false"), To: json.RawMessage("true")}}
 	case form.TelegramChatConnected:
 		to, _ := json.Marshal(ev.ChatID)
 		return []form.Change{{Field: "integrations.telegram.chatId", From: json.RawMessage("null"), To: to}}

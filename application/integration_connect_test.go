@@ -77,7 +77,7 @@ func TestATelegramChatIsConnectedOnlyByItsCodeSentFromTheChat(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	clock := &movableClock{now: t0}
 	ctx := context.Background()
-	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w)
+	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	connect := NewConnectTelegramChatsHandler(w, w, w, w, clock)
 
 	chat := "-1009"
@@ -174,5 +174,61 @@ func TestIntegrationTestsAreLimitedPerForm(t *testing.T) {
 	clock.now = clock.now.Add(form.IntegrationTestWindow)
 	if _, err := h.Handle(ctx, TestIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationSlack}); err != nil {
 		t.Fatalf("after the window: %v", err)
+	}
+}
+
+func (w *integrationWorld) HashValue(formID, field, value string) string {
+	return "h(" + formID + "," + field + "," + value + ")"
+}
+
+func (w *integrationWorld) ReadCell(_ context.Context, spreadsheetID, a1 string) (string, error) {
+	if a1 != form.SheetProofRange {
+		return "", errors.New("wrong range " + a1)
+	}
+	v, ok := w.cells[spreadsheetID]
+	if !ok {
+		return "", errors.New("google sheets answered 404: Requested entity was not found.")
+	}
+	return v, nil
+}
+
+func TestASpreadsheetIsProvenByItsCodeInTheProofCellBeforeRowsGoThere(t *testing.T) {
+	w := newIntegrationWorld(t)
+	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
+	ctx := context.Background()
+	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
+	on, sheet, name := true, "1AbCdEfGhIjKlMnOp", "Leads"
+	patch := func() IntegrationRecord {
+		t.Helper()
+		rec, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationGoogleSheets,
+			Patch: form.IntegrationPatch{Enabled: &on, SpreadsheetID: &sheet, SheetName: &name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	// Not shared with the service account, then shared but without the
+	// code: the same answer, unproven, with the code to write.
+	first := patch()
+	w.cells = map[string]string{sheet: "something else"}
+	second := patch()
+	if first.SheetProven || second.SheetProven || first.Proof == nil || *first.Proof != *second.Proof ||
+		first.Proof.Range != "formd!A1" || !strings.HasPrefix(first.Proof.Code, "formd-proof-") {
+		t.Fatalf("unproven answers: %+v %+v / %+v %+v", first, first.Proof, second, second.Proof)
+	}
+	if w.f.AwaitsSheetProof() != true {
+		t.Fatal("proven without the code")
+	}
+	w.cells[sheet] = " " + first.Proof.Code + "\n"
+	third := patch()
+	if !third.SheetProven || third.Proof != nil {
+		t.Fatalf("with the code in the cell: %+v", third)
+	}
+	if w.f.AwaitsSheetProof() || w.md.Actor != (Actor{Type: "session", ID: "cred-1"}) {
+		t.Fatalf("proof not recorded by the caller: %+v", w.md)
+	}
+	// Each read counts against the form's integration tests.
+	if len(w.tests) != 3 {
+		t.Fatalf("reads counted = %d, want 3", len(w.tests))
 	}
 }

@@ -33,6 +33,8 @@ type integrationWorld struct {
 	updates []TelegramUpdate
 	offset  int64
 	tests   []time.Time
+	// cells are the spreadsheets' proof cells, by spreadsheet id.
+	cells map[string]string
 }
 
 func newIntegrationWorld(t *testing.T) *integrationWorld {
@@ -129,7 +131,7 @@ var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", Creden
 func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
-	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w)
+	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	list := NewListIntegrationsHandler(w)
 	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2", Access: account.FullAccess()}
 	_, err := h.Handle(context.Background(), ConfigureIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack})
@@ -165,7 +167,7 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	clock := &movableClock{now: t0}
 	ids := &seqIDs{}
-	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{}, allServices{}, w, w)
+	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	rotate := NewRotateWebhookSecretHandler(w, w, ids, clock, boundSealer{})
 	signing := NewWebhookSigningSecretsHandler(w, boundSealer{}, clock)
 	ctx := context.Background()

@@ -293,6 +293,12 @@ type TelegramPolls interface {
 	Poll(ctx context.Context, fn func(next int64) (int64, error)) (ran bool, err error)
 }
 
+// SheetCells reads one cell of a Google spreadsheet as the operator's
+// service account: where a form's owner proves they may write to it.
+type SheetCells interface {
+	ReadCell(ctx context.Context, spreadsheetID, a1 string) (string, error)
+}
+
 // IntegrationTestLimits counts a form's integration test calls in
 // PostgreSQL, so the limit holds however many processes take them.
 type IntegrationTestLimits interface {

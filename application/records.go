@@ -460,6 +460,15 @@ type IntegrationRecord struct {
 	// Connect is the one-time code that connects a Telegram chat, only in
 	// the answer of the call that issued it (it is stored hashed).
 	Connect *ConnectCode
+	// Proof is what a Google Sheets integration's owner writes in the
+	// spreadsheet to prove they may write to it, while it is not proven.
+	Proof *SheetProof
+}
+
+// SheetProof is a form's proof code for a spreadsheet and the cell it goes
+// in.
+type SheetProof struct {
+	Code, Range string
 }
 
 // ConnectCode is a one-time code that binds a chat to a form's Telegram

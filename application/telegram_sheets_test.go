@@ -49,7 +49,7 @@ func (webhooksOnly) Configured(t form.IntegrationType) bool {
 func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) {
 	f := liveForm(1, "example.com")
 	f.Integrations = []form.Integration{
-		{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"},
+		{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads", SheetProven: true},
 		{Type: form.IntegrationTelegram, Enabled: true, ChatID: "-1001"},
 	}
 	store := &fakeStore{}
@@ -132,7 +132,7 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()
-	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, webhooksOnly{}, w, w)
+	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, webhooksOnly{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	on, off := true, false
 	_, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
 		Patch: form.IntegrationPatch{Enabled: &on}})

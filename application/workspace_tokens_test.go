@@ -356,7 +356,7 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 			return err
 		}},
 		{"ConfigureIntegration", write, func(c Session) error {
-			_, err := NewConfigureIntegrationHandler(nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing).Handle(ctx,
+			_, err := NewConfigureIntegrationHandler(nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, &SheetProofs{}).Handle(ctx,
 				ConfigureIntegration{Caller: c, FormID: "form-1"})
 			return err
 		}},

@@ -572,7 +572,15 @@ var _ = Describe("Dashboard", func() {
 			chromedp.SetValue(chromedp.CSS("#google_sheets-sheetName"), "Leads"),
 			chromedp.Click(chromedp.CSS("#google_sheets-enabled")),
 			chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#google_sheets-proof-code")))
+		Expect(tab.Text("#google_sheets-proof-state")).To(ContainSubstring("not proven"))
+		services.SetCell("1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "formd!A1", tab.Text("#google_sheets-proof-code"))
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets"] button[type=submit]`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-saved"))
 		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-google_sheets .badge-ok")))
+		var unproven int
+		tab.Eval(`document.querySelectorAll("#google_sheets-proof-state, #google_sheets-proof").length`, &unproven)
+		Expect(unproven).To(BeZero(), "the spreadsheet is proven")
 		listed := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
 		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "telegram"), HaveKeyWithValue("chatId", "-1001234567890"))))
 		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "google_sheets"), HaveKeyWithValue("sheetName", "Leads"),
@@ -668,13 +676,14 @@ var _ = Describe("Dashboard", func() {
 		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"}, "subjectDefault": subject})
 		mailedBefore := len(f.Mail.To(lf.Recipient))
 		for kind, config := range map[string]map[string]any{
-			"slack":         {"enabled": true, "targetUrl": "https://hooks.slack.com/services/T000/B000/" + marker},
-			"google_sheets": {"enabled": true, "spreadsheetId": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "sheetName": "Leads"},
+			"slack": {"enabled": true, "targetUrl": "https://hooks.slack.com/services/T000/B000/" + marker},
 		} {
 			r := f.Patch(lf.Token, "/v1/forms/"+lf.ID+"/integrations/"+kind, config)
 			Expect(r.Status).To(Equal(http.StatusOK), "%s: %s", kind, r)
 		}
 		connectTelegram(f, sharedServices, lf.Token, lf.ID, -1001234567890)
+		proveSheet(f, sharedServices, lf.Token, lf.ID, map[string]any{"enabled": true,
+			"spreadsheetId": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "sheetName": "Leads"})
 		tab = NewTab()
 		signIn(tab, f, lf.OwnerEmail)
 		base := "/dashboard/forms/" + lf.ID

@@ -154,3 +154,58 @@ var _ = Describe("Connecting Telegram chats with several formd processes on one 
 		Consistently(services.MostConcurrentPolls).WithTimeout(3 * time.Second).Should(Equal(1))
 	})
 })
+
+var _ = Describe("Proving a Google spreadsheet before rows are appended to it", func() {
+	It("appends no row until the form's proof code is in the spreadsheet's formd!A1, and says the same whatever kept it unproven", func() {
+		services, credentials := startFakeServices()
+		f := StartFormd(services.Env(credentials)...)
+		lf := f.LiveForm(nil)
+		const victimSheet = "1VictimSpreadsheetSharedWithFormdXYZ"
+		services.SetCell(victimSheet, "formd!A1", "") // another tenant's sheet, shared with the service account
+
+		By("naming a spreadsheet answers a proof code and leaves it unproven, whether or not the service account can read it")
+		unshared := f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"enabled": true,
+			"spreadsheetId": "1NeverSharedWithTheServiceAccount", "sheetName": "Leads"})
+		Expect(unshared.Status).To(Equal(http.StatusOK), "%s", unshared)
+		shared := f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"spreadsheetId": victimSheet})
+		Expect(shared.Status).To(Equal(http.StatusOK), "%s", shared)
+		for _, r := range []*Response{unshared, shared} {
+			in := r.Object("integration")
+			Expect(in).To(HaveKeyWithValue("sheetProven", false))
+			Expect(in["proof"]).To(HaveKeyWithValue("range", "formd!A1"))
+			Expect(in["proof"]).To(HaveKeyWithValue("code", HavePrefix("formd-proof-")))
+		}
+		Expect(shared.Object("integration")["proof"]).NotTo(Equal(unshared.Object("integration")["proof"]), "a code per spreadsheet")
+
+		By("submitting and testing append nothing")
+		s := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Hello"}, fromExampleCom())
+		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
+		Expect(s.Array("notificationDeliveryIds")).To(BeEmpty())
+		ExpectError(f.Post(lf.Token, integrationsPath(lf.ID, "google_sheets")+"/test", nil), http.StatusBadRequest, "not proven")
+		Consistently(services.Rows).WithTimeout(2 * time.Second).Should(BeEmpty())
+
+		By("another form's code in the cell proves nothing for this form")
+		other := f.LiveFormOf(lf.Token, lf.OwnerEmail, nil)
+		r := f.Patch(other.Token, integrationsPath(other.ID, "google_sheets"), map[string]any{"enabled": true,
+			"spreadsheetId": victimSheet, "sheetName": "Leads"})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		services.SetCell(victimSheet, "formd!A1", r.Object("integration")["proof"].(map[string]any)["code"].(string))
+		r = f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{})
+		Expect(r.Object("integration")).To(HaveKeyWithValue("sheetProven", false))
+
+		By("with this form's code in the cell, the next save proves it, the audit trail says so, and rows follow")
+		services.SetCell(victimSheet, "formd!A1", shared.Object("integration")["proof"].(map[string]any)["code"].(string))
+		r = f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{})
+		Expect(r.Object("integration")).To(HaveKeyWithValue("sheetProven", true), "%s", r)
+		events := f.Events(lf.Token, lf.ID)
+		Expect(events[len(events)-1]).To(HaveKeyWithValue("type", "form.google_sheet_proven.v1"))
+		s = f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "Now"}, fromExampleCom())
+		Expect(s.Status).To(Equal(http.StatusOK), "%s", s)
+		Expect(s.Array("notificationDeliveryIds")).To(HaveLen(1))
+		Eventually(services.Rows).WithTimeout(10 * time.Second).Should(ConsistOf(HaveField("Path", ContainSubstring(victimSheet))))
+
+		By("naming another spreadsheet needs a new proof")
+		r = f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"spreadsheetId": "1AnotherSpreadsheetOfTheOwner"})
+		Expect(r.Object("integration")).To(HaveKeyWithValue("sheetProven", false))
+	})
+})

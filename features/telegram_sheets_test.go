@@ -58,19 +58,22 @@ type fakeServices struct {
 	// The bot's updates (getUpdates), the chats it was sent a message in
 	// (the only ones it can post to), and how many getUpdates calls were
 	// in flight at once at most: Telegram refuses a second one with 409.
-	updates      []map[string]any
-	newUpdate    chan struct{}
-	chats        map[string]bool
-	polling      int
-	mostPolling  int
-	pollConflict int
+	updates     []map[string]any
+	newUpdate   chan struct{}
+	chats       map[string]bool
+	polling     int
+	mostPolling int
+	// cells are what each spreadsheet shared with the service account
+	// holds, by spreadsheet id and range.
+	cells map[string]map[string]string
 }
 
 func startFakeServices() (*fakeServices, string) {
 	GinkgoHelper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	Expect(err).NotTo(HaveOccurred())
-	s := &fakeServices{key: &key.PublicKey, newUpdate: make(chan struct{}), chats: map[string]bool{}}
+	s := &fakeServices{key: &key.PublicKey, newUpdate: make(chan struct{}), chats: map[string]bool{},
+		cells: map[string]map[string]string{}}
 	s.server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	DeferCleanup(s.server.Close)
 	s.caFile = filepath.Join(GinkgoT().TempDir(), "services-ca.pem")
@@ -118,6 +121,17 @@ func (s *fakeServices) SendFromChat(chatID int64, text string) {
 			"chat": map[string]any{"id": chatID, "type": "supergroup", "title": "Chat"}}})
 	close(s.newUpdate)
 	s.newUpdate = make(chan struct{})
+}
+
+// SetCell is the spreadsheet's owner writing value in a range of it (and
+// sharing it with the service account).
+func (s *fakeServices) SetCell(spreadsheetID, a1, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cells[spreadsheetID] == nil {
+		s.cells[spreadsheetID] = map[string]string{}
+	}
+	s.cells[spreadsheetID][a1] = value
 }
 
 // LeaveChat is the bot being removed from a chat: it can no longer post there.
@@ -223,6 +237,23 @@ func (s *fakeServices) serve(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, http.StatusUnauthorized, "Request had invalid authentication credentials.")
 			return
 		}
+		if r.Method == http.MethodGet {
+			// spreadsheets.values.get: /v4/spreadsheets/{id}/values/{range}
+			id, a1, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v4/spreadsheets/"), "/values/")
+			cells, shared := s.cells[id]
+			if !shared { // not shared with the service account: Google's answer, and no mistake of formd's
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = io.WriteString(w, `{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}`)
+				return
+			}
+			if v, ok := cells[a1]; ok {
+				raw, _ := json.Marshal(map[string]any{"range": a1, "majorDimension": "ROWS", "values": [][]string{{v}}})
+				_, _ = w.Write(raw)
+				return
+			}
+			_, _ = fmt.Fprintf(w, `{"range":%q,"majorDimension":"ROWS"}`, a1)
+			return
+		}
 		var m map[string]any
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, ":append") || json.Unmarshal(body, &m) != nil {
 			s.refuse(w, http.StatusBadRequest, "Invalid request")
@@ -297,6 +328,23 @@ func connectTelegram(f *Formd, services *fakeServices, token, formID string, cha
 	Eventually(func() any { return telegramChatOf(f, token, formID) }).WithTimeout(15 * time.Second).Should(Equal(fmt.Sprint(chatID)))
 }
 
+// proveSheet configures the form's Google Sheets integration, writes the
+// proof code its answer shows in the spreadsheet's formd!A1 as the
+// spreadsheet's owner would, and saves it again, which proves it.
+func proveSheet(f *Formd, services *fakeServices, token, formID string, config map[string]any) {
+	GinkgoHelper()
+	r := f.Patch(token, integrationsPath(formID, "google_sheets"), config)
+	Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+	Expect(r.Object("integration")).To(HaveKeyWithValue("sheetProven", false))
+	proof, _ := r.Object("integration")["proof"].(map[string]any)
+	Expect(proof).To(HaveKeyWithValue("range", "formd!A1"), "%s", r)
+	services.SetCell(r.Object("integration")["spreadsheetId"].(string), "formd!A1", proof["code"].(string))
+	r = f.Patch(token, integrationsPath(formID, "google_sheets"), map[string]any{})
+	Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+	Expect(r.Object("integration")).To(HaveKeyWithValue("sheetProven", true), "%s", r)
+	Expect(r.Object("integration")).NotTo(HaveKey("proof"))
+}
+
 // telegramChatOf is the chat the form's Telegram integration lists.
 func telegramChatOf(f *Formd, token, formID string) any {
 	for _, in := range f.Get(token, integrationsPath(formID)).Array("integrations") {
@@ -320,9 +368,8 @@ var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, fu
 		f = StartFormd(services.Env(credentials)...)
 		lf = f.LiveForm(map[string]any{"name": "Leads *EU*"})
 		connectTelegram(f, services, lf.Token, lf.ID, -1001234567890)
-		r := f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"enabled": true,
+		proveSheet(f, services, lf.Token, lf.ID, map[string]any{"enabled": true,
 			"spreadsheetId": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "sheetName": "Leads 2026"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 	})
 
 	It("sends each accepted submission to the chat and appends it to the sheet", func() {

@@ -196,7 +196,20 @@ func (f *Form) apply(e Event) {
 				in.ChatID = ""
 			}
 		}
+		if in.Type == IntegrationGoogleSheets {
+			// Proven only by GoogleSheetProven, and only while the
+			// integration names the spreadsheet that was proven.
+			cur := f.integrations[IntegrationGoogleSheets]
+			in.SheetProven = cur.SheetProven && cur.SpreadsheetID == in.SpreadsheetID
+		}
 		f.integrations[in.Type] = in
+		f.updatedAt = e.At
+	case GoogleSheetProven:
+		in := f.integrations[IntegrationGoogleSheets]
+		if in.SpreadsheetID == e.SpreadsheetID {
+			in.SheetProven, in.UpdatedAt = true, e.At
+			f.integrations[IntegrationGoogleSheets] = in
+		}
 		f.updatedAt = e.At
 	case TelegramChatConnected:
 		in := f.integrations[IntegrationTelegram]

@@ -73,9 +73,12 @@ type Integration struct {
 	SheetName     string          `json:"sheetName"`
 	// SecretPrefix is the visible start of a webhook's current signing
 	// secret; the secret itself is never part of the aggregate.
-	SecretPrefix string    `json:"secretPrefix,omitempty"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	SecretPrefix string `json:"secretPrefix,omitempty"`
+	// SheetProven is true once the form's proof code was read in the
+	// spreadsheet (GoogleSheetProven); only then are rows appended.
+	SheetProven bool      `json:"sheetProven,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
 // IntegrationPatch holds what a PATCH changes; nil fields stay as they are.

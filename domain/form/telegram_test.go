@@ -68,3 +68,39 @@ func TestATypedTelegramChatIsDroppedWhenRehydrated(t *testing.T) {
 		t.Fatalf("rehydrated %+v, %v: want enabled and without a chat", in, ok)
 	}
 }
+
+func TestAGoogleSheetIsProvenOnlyForTheSpreadsheetItNames(t *testing.T) {
+	f := integrationForm(t)
+	t1 := formT0.Add(time.Hour).UTC()
+	a, b := "1AbCdEfGhIjKlMnOp", "1ZyXwVuTsRqPoNmLk"
+	if err := f.ConfigureIntegration(form.IntegrationGoogleSheets, form.IntegrationPatch{Enabled: ptr(true), SpreadsheetID: &a, SheetName: ptr("Leads")}, t1); err != nil {
+		t.Fatal(err)
+	}
+	if !f.AwaitsSheetProof() {
+		t.Fatal("a new spreadsheet is proven")
+	}
+	if err := f.ProveGoogleSheet(b, t1); err == nil {
+		t.Fatal("proved a spreadsheet the integration does not name")
+	}
+	if err := f.ProveGoogleSheet(a, t1); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := form.FromHistory(f.Changes())
+	if in, _ := again.Integration(form.IntegrationGoogleSheets); !in.SheetProven || again.AwaitsSheetProof() {
+		t.Fatalf("after the proof: %+v", in)
+	}
+	// Renaming the sheet keeps the proof; another spreadsheet needs its own.
+	if err := f.ConfigureIntegration(form.IntegrationGoogleSheets, form.IntegrationPatch{SheetName: ptr("2027")}, t1); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := f.Integration(form.IntegrationGoogleSheets); !in.SheetProven {
+		t.Fatal("renaming the sheet dropped the proof")
+	}
+	if err := f.ConfigureIntegration(form.IntegrationGoogleSheets, form.IntegrationPatch{SpreadsheetID: &b}, t1); err != nil {
+		t.Fatal(err)
+	}
+	again, _ = form.FromHistory(f.Changes())
+	if in, _ := again.Integration(form.IntegrationGoogleSheets); in.SheetProven || !again.AwaitsSheetProof() {
+		t.Fatalf("another spreadsheet kept the proof: %+v", in)
+	}
+}

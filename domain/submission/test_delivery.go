@@ -29,6 +29,9 @@ func TestDelivery(in form.Integration) (Planned, error) {
 		if in.SpreadsheetID == "" {
 			return Planned{}, domain.Invalid("spreadsheetId", "spreadsheetId is required to test a google_sheets integration")
 		}
+		if in.SheetName != "" {
+			return Planned{}, domain.Invalid("spreadsheetId", "the spreadsheet is not proven yet: write the integration's proof code in cell %s, then save the integration again", form.SheetProofRange)
+		}
 		return Planned{}, domain.Invalid("sheetName", "sheetName is required to test a google_sheets integration")
 	}
 	return Planned{}, domain.Invalid("targetUrl", "targetUrl is required to test a %s integration", in.Type)

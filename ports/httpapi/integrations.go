@@ -24,9 +24,13 @@ type integrationJSON struct {
 	Secret        string  `json:"secret,omitempty"`
 	// Connect is a Telegram integration's one-time connect code, in the
 	// answer of the call that issued it.
-	Connect   *connectJSON `json:"connect,omitempty"`
-	CreatedAt time.Time    `json:"createdAt"`
-	UpdatedAt time.Time    `json:"updatedAt"`
+	Connect *connectJSON `json:"connect,omitempty"`
+	// SheetProven and Proof are a Google Sheets integration's: whether
+	// its spreadsheet is proven, and while not, the code to write where.
+	SheetProven *bool      `json:"sheetProven,omitempty"`
+	Proof       *proofJSON `json:"proof,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
 }
 
 // connectJSON tells how to connect a Telegram chat: send command to the
@@ -38,6 +42,13 @@ type connectJSON struct {
 	URL       string    `json:"url,omitempty"`
 	GroupURL  string    `json:"groupUrl,omitempty"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// proofJSON is a Google Sheets proof: write code in range (cell A1 of a
+// sheet named formd), then save the integration again.
+type proofJSON struct {
+	Code  string `json:"code"`
+	Range string `json:"range"`
 }
 
 func presentIntegration(r application.IntegrationRecord) integrationJSON {
@@ -53,7 +64,10 @@ func presentIntegration(r application.IntegrationRecord) integrationJSON {
 	case form.IntegrationTelegram:
 		out.ChatID = &r.ChatID
 	case form.IntegrationGoogleSheets:
-		out.SpreadsheetID, out.SheetName = &r.SpreadsheetID, &r.SheetName
+		out.SpreadsheetID, out.SheetName, out.SheetProven = &r.SpreadsheetID, &r.SheetName, &r.SheetProven
+		if r.Proof != nil {
+			out.Proof = &proofJSON{Code: r.Proof.Code, Range: r.Proof.Range}
+		}
 	}
 	return out
 }

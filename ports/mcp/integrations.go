@@ -23,6 +23,8 @@ type integrationShape struct {
 	SecretPrefix  *string       `json:"secretPrefix,omitempty"`
 	Secret        string        `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once: the receiver verifies the webhook-signature header with it (Standard Webhooks)"`
 	Connect       *connectShape `json:"connect,omitempty" jsonschema:"telegram without a connected chat: how to connect one, shown only this once"`
+	SheetProven   *bool         `json:"sheetProven,omitempty" jsonschema:"google_sheets: whether the spreadsheet is proven; rows are appended only then"`
+	Proof         *proofShape   `json:"proof,omitempty" jsonschema:"google_sheets while unproven: write code in the cell range names, then configure the integration again"`
 	CreatedAt     time.Time     `json:"createdAt"`
 	UpdatedAt     time.Time     `json:"updatedAt"`
 }
@@ -34,6 +36,12 @@ type connectShape struct {
 	URL       string    `json:"url,omitempty" jsonschema:"the bot's link that sends the command from a private chat"`
 	GroupURL  string    `json:"groupUrl,omitempty" jsonschema:"the bot's link that adds it to a group with the code"`
 	ExpiresAt time.Time `json:"expiresAt" jsonschema:"when the code stops working"`
+}
+
+// proofShape is a Google Sheets proof.
+type proofShape struct {
+	Code  string `json:"code" jsonschema:"the form's proof code for this spreadsheet"`
+	Range string `json:"range" jsonschema:"the cell to write it in: A1 of a sheet named formd"`
 }
 
 func presentIntegration(r application.IntegrationRecord) integrationShape {
@@ -49,7 +57,10 @@ func presentIntegration(r application.IntegrationRecord) integrationShape {
 	case form.IntegrationTelegram:
 		out.ChatID = &r.ChatID
 	case form.IntegrationGoogleSheets:
-		out.SpreadsheetID, out.SheetName = &r.SpreadsheetID, &r.SheetName
+		out.SpreadsheetID, out.SheetName, out.SheetProven = &r.SpreadsheetID, &r.SheetName, &r.SheetProven
+		if r.Proof != nil {
+			out.Proof = &proofShape{Code: r.Proof.Code, Range: r.Proof.Range}
+		}
 	}
 	return out
 }
@@ -80,7 +91,8 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 		Description: "Creates or changes one of a form's integrations (" + integrationTypes + "); only the fields given change. " +
 			"Every accepted submission is then also sent there. A new webhook answers its signing secret once. A telegram " +
 			"integration answers a one-time connect code while no chat is connected: someone in the chat sends its command " +
-			"to the bot, which connects that chat (a chat id cannot be given). Needs forms:write."},
+			"to the bot, which connects that chat (a chat id cannot be given). A google_sheets integration appends rows only once " +
+			"its spreadsheet is proven: write the answer's proof.code in cell A1 of a sheet named formd, then configure it again. Needs forms:write."},
 		func(ctx context.Context, caller application.Session, in configureIntegrationInput) (integrationOutput, error) {
 			id, err := idOf(in.FormID)
 			if err != nil {

@@ -41,6 +41,7 @@ var eventLabels = map[string]string{
 	form.IntegrationConfiguredType: "Integration configured",
 	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
 	form.TelegramChatConnectedType: "Telegram chat connected",
+	form.GoogleSheetProvenType:     "Google spreadsheet proven",
 
 	account.RegisteredType:       "Account registered",
 	account.EmailVerifiedType:    "Email verified",

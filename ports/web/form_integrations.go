@@ -42,7 +42,11 @@ type integrationCard struct {
 	SecretPrefix string
 	// Connect is a Telegram connect code just issued, shown this once.
 	Connect *application.ConnectCode
-	Errors  fieldErrors
+	// SheetProven tells whether a Google sheet is proven; Proof, while
+	// not, is the code to write and where.
+	SheetProven bool
+	Proof       *application.SheetProof
+	Errors      fieldErrors
 }
 
 // integrationsPage is the Integrations tab.
@@ -53,6 +57,8 @@ type integrationsPage struct {
 	Secret string
 	// Connect is a Telegram connect code just issued, shown this once.
 	Connect *application.ConnectCode
+	// Proof is a Google sheet's proof code, after a save left it unproven.
+	Proof *application.SheetProof
 }
 
 func (s *Server) showIntegrations(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -81,7 +87,10 @@ func (s *Server) drawIntegrations(w http.ResponseWriter, r *http.Request, v *vis
 		card := integrationCard{Type: t, Label: integrationLabels[t]}
 		if i, ok := stored[t]; ok {
 			card.Configured, card.Enabled, card.TargetURL, card.SecretPrefix = true, i.Enabled, i.TargetURL, i.SecretPrefix
-			card.ChatID, card.SpreadsheetID, card.SheetName = i.ChatID, i.SpreadsheetID, i.SheetName
+			card.ChatID, card.SpreadsheetID, card.SheetName, card.SheetProven = i.ChatID, i.SpreadsheetID, i.SheetName, i.SheetProven
+		}
+		if t == form.IntegrationGoogleSheets {
+			card.Proof = page.Proof
 		}
 		if t == form.IntegrationTelegram {
 			card.Connect = page.Connect
@@ -147,8 +156,9 @@ func (s *Server) configureIntegration(w http.ResponseWriter, r *http.Request, v 
 		s.failed(w, r, err)
 		return
 	}
-	if out.Secret != "" || out.Connect != nil {
-		s.drawIntegrations(w, r, v, f, http.StatusOK, integrationsPage{Secret: out.Secret, Connect: out.Connect}, nil, notices["integration-saved"])
+	if out.Secret != "" || out.Connect != nil || out.Proof != nil {
+		s.drawIntegrations(w, r, v, f, http.StatusOK, integrationsPage{Secret: out.Secret, Connect: out.Connect, Proof: out.Proof}, nil,
+			notices["integration-saved"])
 		return
 	}
 	http.Redirect(w, r, Prefix+"/forms/"+f.ID+"/integrations?notice=integration-saved", http.StatusSeeOther)
