@@ -3,6 +3,7 @@ package features_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -99,6 +100,19 @@ var _ = Describe("Connecting a Telegram chat to a form", Ordered, func() {
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Object("integration")).To(HaveKeyWithValue("chatId", ""))
 
+		By("naming the chat through the MCP server or the dashboard sets nothing either")
+		mcp := f.ConnectMCP(attacker.Token).Call("configure_integration", map[string]any{"formId": attacker.ID, "type": "telegram",
+			"enabled": true, "chatId": strconv.FormatInt(victimChat, 10)})
+		if !mcp.IsError {
+			Expect(mcp.Object("integration")).To(HaveKeyWithValue("chatId", ""), "%s", mcp.Text)
+		}
+		dash := newDashboardClient(f, attacker.Token)
+		page := "/dashboard/forms/" + attacker.ID + "/integrations"
+		resp := dash.post(page+"/telegram", url.Values{"csrf_token": {dash.csrfOf(page)}, "enabled": {"on"},
+			"chatId": {strconv.FormatInt(victimChat, 10)}})
+		Expect(resp.StatusCode).To(BeNumerically("<", 500))
+		Expect(telegramChatOf(f, attacker.Token, attacker.ID)).To(Equal(""))
+
 		By("testing and submitting to the attacker's form, which has no chat")
 		ExpectError(f.Post(attacker.Token, integrationsPath(attacker.ID, "telegram")+"/test", nil), http.StatusBadRequest)
 		s := f.Post("", "/submit", map[string]any{"access_key": attacker.AccessKey, "message": "Buy now"}, fromExampleCom())
@@ -131,6 +145,17 @@ var _ = Describe("Connecting a Telegram chat to a form", Ordered, func() {
 		}
 		Expect([]int{created, limited}).To(Equal([]int{5, 15}))
 		Eventually(func() int { return len(sentTo(services, chat)) }).WithTimeout(10 * time.Second).Should(Equal(5))
+		Consistently(func() int { return len(sentTo(services, chat)) }).WithTimeout(time.Second).Should(Equal(5))
+
+		By("counting the dashboard's and the MCP server's tests against the same limit")
+		dash := newDashboardClient(f, lf.Token)
+		page := "/dashboard/forms/" + lf.ID + "/integrations"
+		resp := dash.post(page+"/telegram/test", url.Values{"csrf_token": {dash.csrfOf(page)}})
+		Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
+		Expect(resp.Header.Get("Retry-After")).To(MatchRegexp(`^[0-9]+$`))
+		mcp := f.ConnectMCP(lf.Token).Call("test_integration", map[string]any{"formId": lf.ID, "type": "telegram"})
+		Expect(mcp.IsError).To(BeTrue(), mcp.Text)
+		Expect(mcp.Text).To(ContainSubstring("Too many integration tests"))
 		Consistently(func() int { return len(sentTo(services, chat)) }).WithTimeout(time.Second).Should(Equal(5))
 
 		By("counting per form: another form of the same account still gets its tests")
