@@ -116,6 +116,9 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 	return out, nil
 }
 
+// botNameWait bounds asking the Bot API for the bot's name (getMe, once).
+const botNameWait = 3 * time.Second
+
 // issueConnectCode makes the form's Telegram connect code, in place of any
 // pending one. The code is 128 random bits; only its hash is kept.
 func (h *ConfigureIntegrationHandler) issueConnectCode(ctx context.Context, formID string, now time.Time) (*ConnectCode, error) {
@@ -124,8 +127,11 @@ func (h *ConfigureIntegrationHandler) issueConnectCode(ctx context.Context, form
 	if err := h.codes.Issue(ctx, formID, form.IntegrationTelegram, HashSecret(code), c.ExpiresAt); err != nil {
 		return nil, err
 	}
-	// Without the bot's name the command still works: links are a help.
-	if name, err := h.bot.Username(ctx); err == nil && name != "" {
+	// Without the bot's name the command still works: links are a help,
+	// not worth keeping the owner waiting on a slow Bot API.
+	nameCtx, cancel := context.WithTimeout(ctx, botNameWait)
+	defer cancel()
+	if name, err := h.bot.Username(nameCtx); err == nil && name != "" {
 		c.URL = "https://t.me/" + url.PathEscape(name) + "?start=" + code
 		c.GroupURL = "https://t.me/" + url.PathEscape(name) + "?startgroup=" + code
 	}
