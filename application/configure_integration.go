@@ -2,6 +2,9 @@ package application
 
 import (
 	"context"
+	"crypto/rand"
+	"net/url"
+	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -26,15 +29,21 @@ type ConfigureIntegrationHandler struct {
 	sealer Sealer
 	// services says which types this server can send to.
 	services IntegrationServices
+	// codes keep the Telegram connect codes; bot names the bot for links.
+	codes IntegrationCodes
+	bot   TelegramBot
+	// proofs prove a Google spreadsheet before rows go to it.
+	proofs *SheetProofs
 }
 
 // NewConfigureIntegrationHandler builds the handler; every dependency is required.
 func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer,
-	services IntegrationServices) *ConfigureIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil {
+	services IntegrationServices, codes IntegrationCodes, bot TelegramBot, proofs *SheetProofs) *ConfigureIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil || codes == nil || bot == nil || proofs == nil {
 		panic("application: nil dependency of ConfigureIntegrationHandler")
 	}
-	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services}
+	return &ConfigureIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, sealer: sealer, services: services,
+		codes: codes, bot: bot, proofs: proofs}
 }
 
 // unconfigured is the error for a type this server has no configuration
@@ -50,7 +59,10 @@ func unconfigured(t form.IntegrationType) error {
 // Handle configures the caller's form's integration. A webhook gets its
 // signing secret the first time it is configured, and only that answer
 // carries the secret. The answer's target URL is masked, as every view
-// shows it once saved.
+// shows it once saved. A Telegram integration without a connected chat gets
+// a new connect code with every change, shown only in that answer. A Google
+// Sheets integration naming a spreadsheet not proven yet is checked for its
+// proof, and answers its proof code while unproven.
 func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureIntegration) (IntegrationRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return IntegrationRecord{}, err
@@ -89,5 +101,41 @@ func (h *ConfigureIntegrationHandler) Handle(ctx context.Context, cmd ConfigureI
 	if err != nil {
 		return IntegrationRecord{}, err
 	}
+	if cmd.Type == form.IntegrationTelegram && out.ChatID == "" && h.services.Configured(cmd.Type) {
+		if out.Connect, err = h.issueConnectCode(ctx, cmd.FormID, now); err != nil {
+			return IntegrationRecord{}, err
+		}
+	}
+	if cmd.Type == form.IntegrationGoogleSheets && out.SpreadsheetID != "" && !out.SheetProven && h.services.Configured(cmd.Type) {
+		proven, err := h.proofs.Try(ctx, metadataFor(cmd.Caller, cmd.RequestID), cmd.FormID, out.SpreadsheetID)
+		if err != nil {
+			return IntegrationRecord{}, err
+		}
+		if out.SheetProven = proven; !proven {
+			out.Proof = &SheetProof{Code: h.proofs.Code(cmd.FormID, out.SpreadsheetID), Range: form.SheetProofRange}
+		}
+	}
 	return out, nil
+}
+
+// botNameWait bounds asking the Bot API for the bot's name (getMe, once).
+const botNameWait = 3 * time.Second
+
+// issueConnectCode makes the form's Telegram connect code, in place of any
+// pending one. The code is 128 random bits; only its hash is kept.
+func (h *ConfigureIntegrationHandler) issueConnectCode(ctx context.Context, formID string, now time.Time) (*ConnectCode, error) {
+	code := rand.Text()
+	c := &ConnectCode{Code: code, ExpiresAt: now.Add(form.TelegramConnectCodeTTL).UTC(), Command: "/start " + code}
+	if err := h.codes.Issue(ctx, formID, form.IntegrationTelegram, HashSecret(code), c.ExpiresAt); err != nil {
+		return nil, err
+	}
+	// Without the bot's name the command still works: links are a help,
+	// not worth keeping the owner waiting on a slow Bot API.
+	nameCtx, cancel := context.WithTimeout(ctx, botNameWait)
+	defer cancel()
+	if name, err := h.bot.Username(nameCtx); err == nil && name != "" {
+		c.URL = "https://t.me/" + url.PathEscape(name) + "?start=" + code
+		c.GroupURL = "https://t.me/" + url.PathEscape(name) + "?startgroup=" + code
+	}
+	return c, nil
 }

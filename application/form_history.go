@@ -57,6 +57,11 @@ func (e HistoryEntry) Changes() []form.Change {
 			out[i] = form.MaskedChange(c)
 		}
 		return out
+	case form.GoogleSheetProven:
+		return []form.Change{{Field: "integrations.google_sheets.sheetProven", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	case form.TelegramChatConnected:
+		to, _ := json.Marshal(ev.ChatID)
+		return []form.Change{{Field: "integrations.telegram.chatId", From: json.RawMessage("null"), To: to}}
 	case form.WebhookSecretIssued:
 		from := json.RawMessage("null")
 		if ev.PreviousSecretPrefix != "" {

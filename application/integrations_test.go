@@ -27,6 +27,14 @@ type integrationWorld struct {
 	secrets []StoredWebhookSecret
 	saves   int
 	queued  []delivery.Queued
+	// The Telegram connect codes, the bot's updates and offset, and the
+	// test calls taken (integration_connect_test.go).
+	codes   map[string]pendingCode
+	updates []TelegramUpdate
+	offset  int64
+	tests   []time.Time
+	// cells are the spreadsheets' proof cells, by spreadsheet id.
+	cells map[string]string
 }
 
 func newIntegrationWorld(t *testing.T) *integrationWorld {
@@ -123,7 +131,7 @@ var integrationOwner = Session{AccountID: "acct-1", ActorType: "session", Creden
 func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
-	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{})
+	h := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	list := NewListIntegrationsHandler(w)
 	stranger := Session{AccountID: "acct-2", ActorType: "session", CredentialID: "cred-2", Access: account.FullAccess()}
 	_, err := h.Handle(context.Background(), ConfigureIntegration{Caller: stranger, FormID: "form-1", Type: form.IntegrationSlack})
@@ -163,7 +171,7 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	clock := &movableClock{now: t0}
 	ids := &seqIDs{}
-	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{}, allServices{})
+	configure := NewConfigureIntegrationHandler(w, w, ids, clock, boundSealer{}, allServices{}, w, w, NewSheetProofs(w, w, w, w, clock))
 	rotate := NewRotateWebhookSecretHandler(w, w, ids, clock, boundSealer{})
 	signing := NewWebhookSigningSecretsHandler(w, boundSealer{}, clock)
 	ctx := context.Background()

@@ -263,6 +263,51 @@ type IntegrationServices interface {
 	Configured(t form.IntegrationType) bool
 }
 
+// IntegrationCodes keeps the pending one-time codes that prove a form's
+// owner controls an integration's destination, each only by its SHA-256.
+type IntegrationCodes interface {
+	// Issue keeps the form's new code for the integration in place of any
+	// code it had: one pending code per form and integration.
+	Issue(ctx context.Context, formID string, t form.IntegrationType, codeHash []byte, expiresAt time.Time) error
+	// Redeem takes the integration's unexpired code with this hash, once:
+	// ok is false when there is none.
+	Redeem(ctx context.Context, t form.IntegrationType, codeHash []byte, now time.Time) (formID string, ok bool, err error)
+}
+
+// TelegramBot is what connecting chats needs of the operator's bot.
+type TelegramBot interface {
+	// Updates long-polls the Bot API's getUpdates from offset for up to
+	// wait.
+	Updates(ctx context.Context, offset int64, wait time.Duration) ([]TelegramUpdate, error)
+	// Username is the bot's @username without the @ (getMe), for links.
+	Username(ctx context.Context) (string, error)
+}
+
+// TelegramPolls makes sure one process at a time polls the bot's updates
+// and keeps the offset they are read from where every process sees it.
+type TelegramPolls interface {
+	// Poll runs fn with the next update id to read while holding the
+	// polling lease, and stores the next id fn returns (also with an
+	// error: updates before it were handled). ran is false, and fn is not
+	// run, while another process holds the lease.
+	Poll(ctx context.Context, fn func(next int64) (int64, error)) (ran bool, err error)
+}
+
+// SheetCells reads one cell of a Google spreadsheet as the operator's
+// service account: where a form's owner proves they may write to it.
+type SheetCells interface {
+	ReadCell(ctx context.Context, spreadsheetID, a1 string) (string, error)
+}
+
+// IntegrationTestLimits counts a form's integration test calls in
+// PostgreSQL, so the limit holds however many processes take them.
+type IntegrationTestLimits interface {
+	// Take counts one call of the form unless limit calls were taken in
+	// the window before now; then ok is false and retryAfter says when
+	// the oldest of them leaves the window.
+	Take(ctx context.Context, formID string, limit int, window time.Duration, now time.Time) (ok bool, retryAfter time.Duration, err error)
+}
+
 // Mailer sends email (SMTP, or a spool folder in development).
 type Mailer interface {
 	Send(ctx context.Context, m Mail) error

@@ -38,6 +38,9 @@ const (
 	// ActorAnonymous is a caller without a credential asking for a password
 	// reset link; it has no id, the link it asks for goes to the mailbox.
 	ActorAnonymous = "anonymous"
+	// ActorTelegram is the operator's bot relaying a connect code sent from
+	// a chat; its id names the chat.
+	ActorTelegram = "telegram"
 )
 
 // Metadata travels with every stored event: the actor, the HTTP request that
@@ -459,6 +462,39 @@ type IntegrationRecord struct {
 	// Secret is a webhook's new signing secret, only in the answer of the
 	// call that made it; afterwards only Integration.SecretPrefix shows.
 	Secret string
+	// Connect is the one-time code that connects a Telegram chat, only in
+	// the answer of the call that issued it (it is stored hashed).
+	Connect *ConnectCode
+	// Proof is what a Google Sheets integration's owner writes in the
+	// spreadsheet to prove they may write to it, while it is not proven.
+	Proof *SheetProof
+}
+
+// SheetProof is a form's proof code for a spreadsheet and the cell it goes
+// in.
+type SheetProof struct {
+	Code, Range string
+}
+
+// ConnectCode is a one-time code that binds a chat to a form's Telegram
+// integration when someone sends it to the operator's bot from that chat.
+type ConnectCode struct {
+	Code      string
+	ExpiresAt time.Time
+	// URL is the bot's deep link carrying the code (for a private chat), and
+	// GroupURL the one that adds the bot to a group with it; both are empty
+	// when the bot's username is not known.
+	URL, GroupURL string
+	// Command is what to send in the chat: "/start <code>".
+	Command string
+}
+
+// TelegramUpdate is one update of the operator's bot that may carry a
+// connect code: a message or channel post with its chat and text.
+type TelegramUpdate struct {
+	ID     int64
+	ChatID string
+	Text   string
 }
 
 // StoredWebhookSecret is a form webhook's signing secret as stored: sealed.

@@ -49,7 +49,7 @@ func (webhooksOnly) Configured(t form.IntegrationType) bool {
 func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) {
 	f := liveForm(1, "example.com")
 	f.Integrations = []form.Integration{
-		{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"},
+		{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads", SheetProven: true},
 		{Type: form.IntegrationTelegram, Enabled: true, ChatID: "-1001"},
 	}
 	store := &fakeStore{}
@@ -132,10 +132,10 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()
-	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, webhooksOnly{})
-	on, off, chat := true, false, "-1001"
+	configure := NewConfigureIntegrationHandler(w, w, &seqIDs{}, clock, boundSealer{}, webhooksOnly{}, w, w, NewSheetProofs(w, w, w, w, clock))
+	on, off := true, false
 	_, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
-		Patch: form.IntegrationPatch{Enabled: &on, ChatID: &chat}})
+		Patch: form.IntegrationPatch{Enabled: &on}})
 	var invalid *domain.InvalidInputError
 	if !errors.As(err, &invalid) || invalid.Field != "type" || !strings.Contains(err.Error(), "FORMD_TELEGRAM_BOT_TOKEN") {
 		t.Fatalf("enabling telegram on a server without a bot: %v, want a 400 naming FORMD_TELEGRAM_BOT_TOKEN", err)
@@ -144,10 +144,10 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 		t.Fatal("a refused integration was saved")
 	}
 	if _, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
-		Patch: form.IntegrationPatch{Enabled: &off, ChatID: &chat}}); err != nil {
+		Patch: form.IntegrationPatch{Enabled: &off}}); err != nil {
 		t.Fatalf("a disabled integration may be kept on such a server: %v", err)
 	}
-	test := NewTestIntegrationHandler(w, w, &seqIDs{}, clock, webhooksOnly{})
+	test := NewTestIntegrationHandler(w, w, &seqIDs{}, clock, webhooksOnly{}, w)
 	if _, err := test.Handle(ctx, TestIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram}); !errors.As(err, &invalid) ||
 		!strings.Contains(err.Error(), "not available on this server") {
 		t.Fatalf("testing telegram on a server without a bot: %v, want a 400", err)

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
@@ -28,19 +29,24 @@ type TestIntegrationHandler struct {
 	clock Clock
 	// services says which types this server can send to.
 	services IntegrationServices
+	// limits count the form's test calls across processes.
+	limits IntegrationTestLimits
 }
 
 // NewTestIntegrationHandler builds the handler; every dependency is required.
-func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, services IntegrationServices) *TestIntegrationHandler {
-	if tx == nil || read == nil || ids == nil || clock == nil || services == nil {
+func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, services IntegrationServices,
+	limits IntegrationTestLimits) *TestIntegrationHandler {
+	if tx == nil || read == nil || ids == nil || clock == nil || services == nil || limits == nil {
 		panic("application: nil dependency of TestIntegrationHandler")
 	}
-	return &TestIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, services: services}
+	return &TestIntegrationHandler{tx: tx, read: read, ids: ids, clock: clock, services: services, limits: limits}
 }
 
 // Handle queues the test and answers with its delivery, queued. The
 // integration must be configured with somewhere to send; it need not be
-// enabled, so its owner can check it before turning it on.
+// enabled, so its owner can check it before turning it on. A form gets
+// form.IntegrationTestLimit tests per form.IntegrationTestWindow, whatever
+// the integration: each one makes formd call someone else's service.
 func (h *TestIntegrationHandler) Handle(ctx context.Context, cmd TestIntegration) (DeliveryRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return DeliveryRecord{}, err
@@ -66,6 +72,15 @@ func (h *TestIntegrationHandler) Handle(ctx context.Context, cmd TestIntegration
 		return DeliveryRecord{}, err
 	}
 	now := h.clock.Now()
+	ok, wait, err := h.limits.Take(ctx, rec.ID, form.IntegrationTestLimit, form.IntegrationTestWindow, now)
+	if err != nil {
+		return DeliveryRecord{}, err
+	}
+	if !ok {
+		return DeliveryRecord{}, &domain.TooManyRequestsError{RetryAfter: wait,
+			Message: fmt.Sprintf("Too many integration tests: a form gets %d every %d minutes. Try again later.",
+				form.IntegrationTestLimit, int(form.IntegrationTestWindow.Minutes()))}
+	}
 	q := delivery.Queued{DeliveryID: h.ids.New(), FormID: rec.ID, Kind: planned.Kind, Target: planned.Target, Test: true, At: now}
 	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
 		return tx.QueueDelivery(ctx, q)

@@ -16,7 +16,7 @@ func TestTestingAnIntegrationQueuesOneTestDeliveryForItsOwnerOnly(t *testing.T) 
 	w := newIntegrationWorld(t)
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()
-	h := NewTestIntegrationHandler(w, w, &seqIDs{}, clock, allServices{})
+	h := NewTestIntegrationHandler(w, w, &seqIDs{}, clock, allServices{}, w)
 
 	if _, err := h.Handle(ctx, TestIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationSlack}); !errors.As(err, new(*domain.InvalidInputError)) {
 		t.Fatalf("testing an unconfigured integration: %v, want a 400", err)

@@ -302,6 +302,9 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 		Sealer
 		IntegrationServices
 		DeliveryLog
+		IntegrationCodes
+		TelegramBot
+		IntegrationTestLimits
 	}
 	ctx := context.Background()
 	without := func(scope account.Scope) Session {
@@ -353,7 +356,7 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 			return err
 		}},
 		{"ConfigureIntegration", write, func(c Session) error {
-			_, err := NewConfigureIntegrationHandler(nothing, nothing, nothing, nothing, nothing, nothing).Handle(ctx,
+			_, err := NewConfigureIntegrationHandler(nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, &SheetProofs{}).Handle(ctx,
 				ConfigureIntegration{Caller: c, FormID: "form-1"})
 			return err
 		}},
@@ -363,7 +366,7 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 			return err
 		}},
 		{"TestIntegration", write, func(c Session) error {
-			_, err := NewTestIntegrationHandler(nothing, nothing, nothing, nothing, nothing).Handle(ctx, TestIntegration{Caller: c, FormID: "form-1"})
+			_, err := NewTestIntegrationHandler(nothing, nothing, nothing, nothing, nothing, nothing).Handle(ctx, TestIntegration{Caller: c, FormID: "form-1"})
 			return err
 		}},
 		{"ListDeliveries", read, func(c Session) error {

@@ -563,26 +563,41 @@ var _ = Describe("Dashboard", func() {
 		tab.Do(chromedp.Navigate(f.URL+base+"/integrations"), chromedp.WaitVisible(chromedp.CSS("#integration-telegram")))
 		Expect(tab.Text("#integration-google_sheets .badge")).To(Equal("Not set up"))
 
-		By("a chat id Telegram would not take: PATCH's error next to its field")
+		By("enabling Telegram, which shows the one-time command to send the bot from the chat, and no chat id field")
 		saveTelegram := chromedp.Click(chromedp.CSS(`form[action$="/integrations/telegram"] button[type=submit]`))
-		tab.Do(chromedp.SetValue(chromedp.CSS("#telegram-chatId"), "not a chat"), chromedp.Click(chromedp.CSS("#telegram-enabled")), saveTelegram)
-		tab.Do(chromedp.WaitVisible(chromedp.CSS("#telegram-chatId-error")))
-		Expect(tab.Text("#telegram-chatId-error")).To(ContainSubstring("numeric Telegram chat id"))
-		Expect(tab.Attribute("#telegram-chatId", "value")).To(Equal("not a chat"))
+		var chatFields int
+		tab.Eval(`document.querySelectorAll('input[name="chatId"]').length`, &chatFields)
+		Expect(chatFields).To(BeZero(), "a chat id is never typed in")
+		tab.Do(chromedp.Click(chromedp.CSS("#telegram-enabled")), saveTelegram)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#telegram-connect-command")))
+		Expect(tab.Text("#integration-telegram .badge")).To(Equal("Waiting for a chat"))
+		command := tab.Text("#telegram-connect-command")
+		Expect(command).To(MatchRegexp(`^/start [A-Za-z0-9]{20,}$`))
+		Expect(tab.Attribute(`#telegram-connect a[href*="?start="]`, "href")).To(Equal("https://t.me/" + telegramBotUsername + "?start=" + strings.TrimPrefix(command, "/start ")))
+		services.SendFromChat(-1001234567890, command)
+		Eventually(func() any { return telegramChatOf(f, lf.Token, lf.ID) }).WithTimeout(15 * time.Second).Should(Equal("-1001234567890"))
+		tab.Do(chromedp.Navigate(f.URL+base+"/integrations"), chromedp.WaitVisible(chromedp.CSS("#integration-telegram .badge-ok")))
+		Expect(tab.Text("#telegram-chat")).To(ContainSubstring("-1001234567890"))
 
-		By("enabling both, then sending each a test")
-		tab.Do(chromedp.SetValue(chromedp.CSS("#telegram-chatId"), "-1001234567890"), saveTelegram)
-		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-telegram .badge-ok")))
+		By("enabling Google Sheets, then sending each a test")
 		tab.Do(chromedp.SetValue(chromedp.CSS("#google_sheets-spreadsheetId"), "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"),
 			chromedp.SetValue(chromedp.CSS("#google_sheets-sheetName"), "Leads"),
 			chromedp.Click(chromedp.CSS("#google_sheets-enabled")),
 			chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#google_sheets-proof-code")))
+		Expect(tab.Text("#google_sheets-proof-state")).To(ContainSubstring("not proven"))
+		Expect(tab.Text("#integration-google_sheets .badge")).To(Equal("Waiting for proof"))
+		services.SetCell("1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "formd!A1", tab.Text("#google_sheets-proof-code"))
+		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/google_sheets"] button[type=submit]`)))
+		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-saved"))
 		tab.Do(chromedp.WaitVisible(chromedp.CSS("#integration-google_sheets .badge-ok")))
+		var unproven int
+		tab.Eval(`document.querySelectorAll("#google_sheets-proof-state, #google_sheets-proof").length`, &unproven)
+		Expect(unproven).To(BeZero(), "the spreadsheet is proven")
 		listed := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/integrations").Array("integrations")
 		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "telegram"), HaveKeyWithValue("chatId", "-1001234567890"))))
 		Expect(listed).To(ContainElement(And(HaveKeyWithValue("type", "google_sheets"), HaveKeyWithValue("sheetName", "Leads"),
 			HaveKeyWithValue("spreadsheetId", "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh"))))
-		Expect(tab.Attribute("#telegram-chatId", "value")).To(Equal("-1001234567890"))
 		checkPage(tab, "form-integrations-chat-sheets")
 		tab.Do(chromedp.Click(chromedp.CSS(`form[action$="/integrations/telegram/test"] button`)))
 		Eventually(tab.Location).WithTimeout(BrowserTimeout).Should(HaveSuffix("notice=integration-test-queued"))
@@ -674,13 +689,14 @@ var _ = Describe("Dashboard", func() {
 		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"}, "subjectDefault": subject})
 		mailedBefore := len(f.Mail.To(lf.Recipient))
 		for kind, config := range map[string]map[string]any{
-			"slack":         {"enabled": true, "targetUrl": "https://hooks.slack.com/services/T000/B000/" + marker},
-			"telegram":      {"enabled": true, "chatId": "-1001234567890"},
-			"google_sheets": {"enabled": true, "spreadsheetId": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "sheetName": "Leads"},
+			"slack": {"enabled": true, "targetUrl": "https://hooks.slack.com/services/T000/B000/" + marker},
 		} {
 			r := f.Patch(lf.Token, "/v1/forms/"+lf.ID+"/integrations/"+kind, config)
 			Expect(r.Status).To(Equal(http.StatusOK), "%s: %s", kind, r)
 		}
+		connectTelegram(f, sharedServices, lf.Token, lf.ID, -1001234567890)
+		proveSheet(f, sharedServices, lf.Token, lf.ID, map[string]any{"enabled": true,
+			"spreadsheetId": "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh", "sheetName": "Leads"})
 		tab = NewTab()
 		signIn(tab, f, lf.OwnerEmail)
 		base := "/dashboard/forms/" + lf.ID

@@ -65,7 +65,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(json.Unmarshal(raw, &services)).To(Succeed())
 	formdBinary, clamdAddr = services.Binary, services.Clamd
 	By("starting this process's shared formd, configured for every integration and with the malware scanner")
-	sharedServices, credentials := startFakeServices()
+	var credentials string
+	sharedServices, credentials = startFakeServices()
 	shared = StartFormd(append(sharedServices.Env(credentials), "FORMD_CLAMD_ADDR="+clamdAddr)...)
 	expectContractLoaded(shared)
 })

@@ -68,8 +68,8 @@ var _ = Describe("Form integrations", func() {
 				map[string]any{"enabled": true, "targetUrl": "https://chat.example.org/…"}, []string{"secretPrefix"}),
 			Entry("Discord, disabled", "discord", map[string]any{"enabled": false, "targetUrl": "https://discord.com/api/webhooks/1/x"},
 				map[string]any{"enabled": false, "targetUrl": "https://discord.com/…/1/x"}, []string{"chatId", "secretPrefix"}),
-			Entry("Telegram", "telegram", map[string]any{"enabled": true, "chatId": "-1001234567890"},
-				map[string]any{"enabled": true, "chatId": "-1001234567890"}, []string{"targetUrl", "secretPrefix"}),
+			Entry("Telegram, waiting for its chat to be connected", "telegram", map[string]any{"enabled": true},
+				map[string]any{"enabled": true, "chatId": "", "connect": HaveKeyWithValue("command", HavePrefix("/start "))}, []string{"targetUrl", "secretPrefix"}),
 			Entry("Google Sheets", "google_sheets", map[string]any{"enabled": true, "spreadsheetId": sampleSpreadsheetID, "sheetName": "Leads"},
 				map[string]any{"enabled": true, "spreadsheetId": sampleSpreadsheetID, "sheetName": "Leads"}, []string{"targetUrl", "chatId"}),
 		)
@@ -86,8 +86,8 @@ var _ = Describe("Form integrations", func() {
 			Entry("a Slack targetUrl with credentials", "slack", map[string]any{"targetUrl": "https://u:p@hooks.slack.com/x"}, "targetUrl"),
 			Entry("a Discord targetUrl that is not a URL", "discord", map[string]any{"targetUrl": "discord"}, "targetUrl"),
 			Entry("enabling Discord without a targetUrl", "discord", map[string]any{"enabled": true, "targetUrl": ""}, "targetUrl"),
-			Entry("a Telegram chatId that is not a chat", "telegram", map[string]any{"chatId": "my chat"}, "chatId"),
-			Entry("enabling Telegram without a chatId", "telegram", map[string]any{"enabled": true, "chatId": ""}, "chatId"),
+			Entry("a Telegram chatId typed in", "telegram", map[string]any{"chatId": "-1001234567890"}, "chatId", "cannot be set", "/start"),
+			Entry("a Telegram channel typed in", "telegram", map[string]any{"enabled": true, "chatId": "@formd_news"}, "chatId", "cannot be set"),
 			Entry("a Telegram targetUrl", "telegram", map[string]any{"targetUrl": "https://api.telegram.org/"}, "targetUrl"),
 			Entry("a spreadsheetId that is not one", "google_sheets", map[string]any{"spreadsheetId": "a/b"}, "spreadsheetId"),
 			Entry("a sheetName over two lines", "google_sheets", map[string]any{"sheetName": "a\nb"}, "sheetName"),
@@ -123,11 +123,11 @@ var _ = Describe("Form integrations", func() {
 		token, _ := f.RegisteredVerifiedUser()
 		form, _ := f.CreateForm(token, contactForm(nil))
 		id := form["id"].(string)
-		created := f.Patch(token, integrationsPath(id, "telegram"), map[string]any{"chatId": "@formd_news"})
+		created := f.Patch(token, integrationsPath(id, "telegram"), map[string]any{})
 		Expect(created.Status).To(Equal(http.StatusOK), "%s", created)
 		enabled := f.Patch(token, integrationsPath(id, "telegram"), map[string]any{"enabled": true, "chatId": nil})
 		Expect(enabled.Status).To(Equal(http.StatusOK), "%s", enabled)
-		Expect(enabled.Object("integration")).To(HaveKeyWithValue("chatId", "@formd_news"), "null keeps the value")
+		Expect(enabled.Object("integration")).To(HaveKeyWithValue("chatId", ""), "null keeps the value")
 		same := f.Patch(token, integrationsPath(id, "telegram"), map[string]any{"enabled": true})
 		Expect(same.Status).To(Equal(http.StatusOK), "%s", same)
 
@@ -142,7 +142,7 @@ var _ = Describe("Form integrations", func() {
 		Expect(events[1]).To(HaveKeyWithValue("requestId", created.RequestID()))
 		Expect(events[1]["changes"]).To(ConsistOf(
 			change("integrations.telegram.enabled", nil, false),
-			change("integrations.telegram.chatId", nil, "@formd_news"),
+			change("integrations.telegram.chatId", nil, ""),
 		))
 		Expect(events[2]).To(HaveKeyWithValue("requestId", enabled.RequestID()))
 		Expect(events[2]["changes"]).To(ConsistOf(change("integrations.telegram.enabled", false, true)))

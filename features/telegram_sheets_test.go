@@ -1,198 +1,13 @@
 package features_test
 
 import (
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
-
-// telegramBotToken is a token shaped as @BotFather gives them.
-const telegramBotToken = "7012345678:AAF0dW5uaW5nLWZvcm1kLWFjY2VwdGFuY2U"
-
-// serviceAccountEmail is the service account the Google fake knows.
-const serviceAccountEmail = "formd-sheets@acceptance.iam.gserviceaccount.com"
-
-// serviceCall is one request a fake service accepted.
-type serviceCall struct {
-	Path  string
-	Query url.Values
-	Body  map[string]any
-}
-
-// fakeServices plays the Telegram Bot API and Google's token endpoint and
-// Sheets API on one loopback listener, checking each request as the real
-// service would: the bot token in the path, a JWT bearer grant signed with
-// the service account's key, the access token it issued, and the shape of
-// each call. A request that fails a check is answered as the service would
-// and recorded in refused.
-type fakeServices struct {
-	server *httptest.Server
-	key    *rsa.PublicKey
-	// caFile holds the server's certificate: the services speak HTTPS.
-	caFile string
-
-	mu       sync.Mutex
-	telegram []serviceCall
-	rows     []serviceCall
-	tokens   int
-	refused  []string
-}
-
-func startFakeServices() (*fakeServices, string) {
-	GinkgoHelper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	Expect(err).NotTo(HaveOccurred())
-	s := &fakeServices{key: &key.PublicKey}
-	s.server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	DeferCleanup(s.server.Close)
-	s.caFile = filepath.Join(GinkgoT().TempDir(), "services-ca.pem")
-	Expect(os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.server.Certificate().Raw}), 0o600)).To(Succeed())
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	Expect(err).NotTo(HaveOccurred())
-	raw, _ := json.Marshal(map[string]string{
-		"type": "service_account", "project_id": "acceptance", "private_key_id": "key-1", "client_email": serviceAccountEmail,
-		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"token_uri":   "https://oauth2.googleapis.com/token",
-	})
-	file := filepath.Join(GinkgoT().TempDir(), "service-account.json")
-	Expect(os.WriteFile(file, raw, 0o600)).To(Succeed())
-	return s, file
-}
-
-// Env is the configuration that points a formd at these services.
-func (s *fakeServices) Env(credentials string) []string {
-	return []string{"FORMD_TELEGRAM_BOT_TOKEN=" + telegramBotToken, "FORMD_TELEGRAM_API_URL=" + s.server.URL,
-		"FORMD_GOOGLE_CREDENTIALS_FILE=" + credentials, "FORMD_GOOGLE_TOKEN_URL=" + s.server.URL + "/token",
-		"FORMD_GOOGLE_SHEETS_URL=" + s.server.URL, "FORMD_WEBHOOK_CA_FILE=" + s.caFile}
-}
-
-func (s *fakeServices) refuse(w http.ResponseWriter, status int, why string) {
-	s.refused = append(s.refused, why)
-	w.WriteHeader(status)
-	_, _ = fmt.Fprintf(w, `{"ok":false,"error_code":%d,"description":%q,"error":{"code":%d,"message":%q}}`, status, why, status, why)
-}
-
-func (s *fakeServices) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	body, _ := io.ReadAll(r.Body)
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/bot"):
-		if r.URL.Path != "/bot"+telegramBotToken+"/sendMessage" {
-			s.refuse(w, http.StatusUnauthorized, "Unauthorized")
-			return
-		}
-		var m map[string]any
-		if r.Method != http.MethodPost || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Unmarshal(body, &m) != nil ||
-			m["chat_id"] == nil || m["text"] == nil {
-			s.refuse(w, http.StatusBadRequest, "Bad Request: message text is empty")
-			return
-		}
-		if m["chat_id"] == "@missing_chat" {
-			s.refuse(w, http.StatusBadRequest, "Bad Request: chat not found")
-			return
-		}
-		s.telegram = append(s.telegram, serviceCall{Path: r.URL.Path, Body: m})
-		_, _ = io.WriteString(w, `{"ok":true,"result":{"message_id":1}}`)
-	case r.URL.Path == "/token":
-		form, err := url.ParseQuery(string(body))
-		if err != nil || form.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
-			s.refuse(w, http.StatusBadRequest, "unsupported_grant_type")
-			return
-		}
-		claims, err := verifyJWT(form.Get("assertion"), s.key)
-		if err != nil || claims["iss"] != serviceAccountEmail || claims["scope"] != "https://www.googleapis.com/auth/spreadsheets" ||
-			claims["aud"] != s.server.URL+"/token" {
-			s.refuse(w, http.StatusBadRequest, fmt.Sprintf("invalid_grant: %v %v", err, claims))
-			return
-		}
-		s.tokens++
-		_, _ = fmt.Fprintf(w, `{"access_token":"ya29.token-%d","token_type":"Bearer","expires_in":3599}`, s.tokens)
-	case strings.HasPrefix(r.URL.Path, "/v4/spreadsheets/"):
-		if r.Header.Get("Authorization") != fmt.Sprintf("Bearer ya29.token-%d", s.tokens) {
-			s.refuse(w, http.StatusUnauthorized, "Request had invalid authentication credentials.")
-			return
-		}
-		var m map[string]any
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, ":append") || json.Unmarshal(body, &m) != nil {
-			s.refuse(w, http.StatusBadRequest, "Invalid request")
-			return
-		}
-		s.rows = append(s.rows, serviceCall{Path: r.URL.Path, Query: r.URL.Query(), Body: m})
-		_, _ = io.WriteString(w, `{"updates":{"updatedRows":1}}`)
-	default:
-		s.refuse(w, http.StatusNotFound, "Not Found")
-	}
-}
-
-func (s *fakeServices) Telegram() []serviceCall {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]serviceCall(nil), s.telegram...)
-}
-func (s *fakeServices) Rows() []serviceCall {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]serviceCall(nil), s.rows...)
-}
-func (s *fakeServices) Refused() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.refused...)
-}
-
-// verifyJWT checks a compact JWT's RS256 signature, as Google's token
-// endpoint does, and returns its claims.
-func verifyJWT(token string, key *rsa.PublicKey) (map[string]any, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil, errors.New("not a compact JWT")
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil {
-		return nil, err
-	}
-	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], sig); err != nil {
-		return nil, err
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil, err
-	}
-	var claims map[string]any
-	return claims, json.Unmarshal(raw, &claims)
-}
-
-// deliveryState is a delivery's state in the log, or the status of the
-// answer while it is not there yet (the log is a projection).
-func deliveryState(f *Formd, token, id string) any {
-	r := f.Get(token, "/v1/deliveries/"+id)
-	if r.Status != http.StatusOK {
-		return r.Status
-	}
-	return r.Object("delivery")["state"]
-}
 
 var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, func() {
 	var f *Formd
@@ -206,11 +21,9 @@ var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, fu
 		// addresses pass the SSRF guard, a user's loopback URL does not.
 		f = StartFormd(services.Env(credentials)...)
 		lf = f.LiveForm(map[string]any{"name": "Leads *EU*"})
-		r := f.Patch(lf.Token, integrationsPath(lf.ID, "telegram"), map[string]any{"enabled": true, "chatId": "-1001234567890"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-		r = f.Patch(lf.Token, integrationsPath(lf.ID, "google_sheets"), map[string]any{"enabled": true,
+		connectTelegram(f, services, lf.Token, lf.ID, -1001234567890)
+		proveSheet(f, services, lf.Token, lf.ID, map[string]any{"enabled": true,
 			"spreadsheetId": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "sheetName": "Leads 2026"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 	})
 
 	It("sends each accepted submission to the chat and appends it to the sheet", func() {
@@ -286,9 +99,9 @@ var _ = Describe("A form's Telegram and Google Sheets integrations", Ordered, fu
 
 	It("fails a message the Bot API refuses for good, with its reason and never the bot token", func() {
 		other := f.LiveFormOf(lf.Token, lf.OwnerEmail, nil)
-		r := f.Patch(other.Token, integrationsPath(other.ID, "telegram"), map[string]any{"enabled": true, "chatId": "@missing_chat"})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-		r = f.Post("", "/submit", map[string]any{"access_key": other.AccessKey, "message": "Hello"}, fromExampleCom())
+		connectTelegram(f, services, other.Token, other.ID, -1009999999)
+		services.LeaveChat(-1009999999) // the bot was removed from the chat since
+		r := f.Post("", "/submit", map[string]any{"access_key": other.AccessKey, "message": "Hello"}, fromExampleCom())
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(r.Array("notificationDeliveryIds")).To(HaveLen(1))
 		id := r.Array("notificationDeliveryIds")[0].(string)
@@ -305,7 +118,7 @@ var _ = Describe("Telegram and Google Sheets on a server without their configura
 		f := StartFormd()
 		lf := f.LiveForm(nil)
 		for typ, body := range map[string]map[string]any{
-			"telegram":      {"enabled": true, "chatId": "12345"},
+			"telegram":      {"enabled": true},
 			"google_sheets": {"enabled": true, "spreadsheetId": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "sheetName": "A"},
 		} {
 			setting := map[string]string{"telegram": "FORMD_TELEGRAM_BOT_TOKEN", "google_sheets": "FORMD_GOOGLE_CREDENTIALS_FILE"}[typ]

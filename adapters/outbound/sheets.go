@@ -200,3 +200,45 @@ func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 	}
 	return statusError(resp, reason)
 }
+
+// ReadCell implements application.SheetCells: spreadsheets.values.get of
+// one cell as the operator's service account, its formatted value.
+func (s *Sender) ReadCell(ctx context.Context, spreadsheetID, a1 string) (string, error) {
+	g := s.sheets
+	if g == nil {
+		return "", permanent("google sheets is not configured on this server (FORMD_GOOGLE_CREDENTIALS_FILE)")
+	}
+	tok, err := g.token()
+	if err != nil {
+		return "", fmt.Errorf("google token for %s: %v", g.account.ClientEmail, withoutURL(err))
+	}
+	endpoint := fmt.Sprintf("%s/v4/spreadsheets/%s/values/%s?majorDimension=ROWS", g.apiURL, url.PathEscape(spreadsheetID), url.PathEscape(a1))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+	if err != nil {
+		return "", permanent("sheets request: %v", withoutURL(err))
+	}
+	req.Header.Set("User-Agent", "formd-sheets/1")
+	tok.SetAuthHeader(req)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode == http.StatusUnauthorized {
+		g.renewTokens()
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("google sheets answered %d", resp.StatusCode)
+	}
+	var answer struct {
+		Values [][]string `json:"values"`
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return "", fmt.Errorf("google sheets: %v", err)
+	}
+	if len(answer.Values) == 0 || len(answer.Values[0]) == 0 {
+		return "", nil
+	}
+	return answer.Values[0][0], nil
+}

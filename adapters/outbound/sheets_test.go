@@ -1,6 +1,7 @@
 package outbound_test
 
 import (
+	"context"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
@@ -42,6 +43,8 @@ type google struct {
 	appends []appendCall
 	status  int // the Sheets API's answer when set
 	refuse  string
+	// cells answer spreadsheets.values.get, by spreadsheet id and range.
+	cells map[string]string
 }
 
 type appendCall struct {
@@ -58,6 +61,17 @@ func (g *google) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// /v4/spreadsheets/{id}/values/{range}:append
 	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/v4/spreadsheets/"), "/")
+	if r.Method == http.MethodGet && len(parts) == 3 && r.Header.Get("Authorization") == fmt.Sprintf("Bearer token-%d", g.issued) {
+		id, _ := url.PathUnescape(parts[0])
+		rng, _ := url.PathUnescape(parts[2])
+		v, ok := g.cells[id+" "+rng]
+		if !ok {
+			http.Error(w, `{"error":{"code":404,"message":"Requested entity was not found."}}`, http.StatusNotFound)
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"range":%q,"majorDimension":"ROWS","values":[[%q]]}`, rng, v)
+		return
+	}
 	if len(parts) != 3 || parts[1] != "values" || !strings.HasSuffix(parts[2], ":append") || r.Method != http.MethodPost {
 		http.Error(w, `{"error":{"code":404,"message":"no such method"}}`, http.StatusNotFound)
 		return
@@ -226,5 +240,17 @@ func TestAServiceAccountFileIsCheckedWhenRead(t *testing.T) {
 		if _, err := outbound.ReadServiceAccount(path); err == nil {
 			t.Errorf("%s: read without error", name)
 		}
+	}
+}
+
+func TestSheetsReadsTheProofCell(t *testing.T) {
+	s, g := sheetsSender(t)
+	g.cells = map[string]string{"1AbCdEfGhIjK formd!A1": "formd-proof-123"}
+	got, err := s.ReadCell(context.Background(), "1AbCdEfGhIjK", "formd!A1")
+	if err != nil || got != "formd-proof-123" {
+		t.Fatalf("ReadCell = %q, %v", got, err)
+	}
+	if _, err := s.ReadCell(context.Background(), "1NotShared000", "formd!A1"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("an unshared spreadsheet: %v", err)
 	}
 }

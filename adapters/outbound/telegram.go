@@ -9,7 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/formd/formd/application"
 )
@@ -23,6 +26,9 @@ const DefaultTelegramAPIURL = "https://api.telegram.org"
 type telegram struct {
 	apiURL string
 	token  string
+
+	mu       sync.Mutex
+	username string // the bot's, once getMe told it
 }
 
 func newTelegram(apiURL, token string) *telegram {
@@ -89,4 +95,105 @@ func oneLine(s string, limit int) string {
 		s = string(r[:limit]) + "…"
 	}
 	return s
+}
+
+// telegramChat is the chat of an update's message.
+type telegramChat struct {
+	ID int64 `json:"id"`
+}
+
+// telegramMessage is what formd reads of a message or channel post.
+type telegramMessage struct {
+	Chat telegramChat `json:"chat"`
+	Text string       `json:"text"`
+}
+
+// telegramUpdates is getUpdates' answer.
+type telegramUpdates struct {
+	telegramAnswer
+	Result []struct {
+		UpdateID    int64            `json:"update_id"`
+		Message     *telegramMessage `json:"message"`
+		ChannelPost *telegramMessage `json:"channel_post"`
+	} `json:"result"`
+}
+
+// call makes one Bot API call with a JSON body and decodes its answer into
+// out; a refusal is an error with the API's description, never the URL.
+func (t *telegram) call(ctx context.Context, client *http.Client, method string, body any, out any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.apiURL+"/bot"+t.token+"/"+method, bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("telegram %s: %v", method, withoutURL(err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "formd-telegram/1")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("telegram %s: %w", method, transportError(req.URL.Hostname(), err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return fmt.Errorf("telegram %s: %v", method, withoutURL(err))
+	}
+	var answer telegramAnswer
+	_ = json.Unmarshal(data, &answer)
+	if resp.StatusCode != http.StatusOK || !answer.OK {
+		return fmt.Errorf("telegram %s answered %d: %s", method, resp.StatusCode, oneLine(answer.Description, 200))
+	}
+	return json.Unmarshal(data, out)
+}
+
+// Updates implements application.TelegramBot: getUpdates from offset,
+// long-polling for up to wait, asking only for messages and channel posts.
+func (s *Sender) Updates(ctx context.Context, offset int64, wait time.Duration) ([]application.TelegramUpdate, error) {
+	if s.telegram == nil {
+		return nil, permanent("telegram is not configured on this server (FORMD_TELEGRAM_BOT_TOKEN)")
+	}
+	var answer telegramUpdates
+	err := s.telegram.call(ctx, s.client, "getUpdates", map[string]any{"offset": offset, "timeout": int(wait.Seconds()),
+		"allowed_updates": []string{"message", "channel_post"}}, &answer)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]application.TelegramUpdate, 0, len(answer.Result))
+	for _, r := range answer.Result {
+		u := application.TelegramUpdate{ID: r.UpdateID}
+		m := r.Message
+		if m == nil {
+			m = r.ChannelPost
+		}
+		if m != nil && m.Chat.ID != 0 {
+			u.ChatID, u.Text = strconv.FormatInt(m.Chat.ID, 10), m.Text
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Username implements application.TelegramBot: the bot's username from
+// getMe, asked once and then remembered.
+func (s *Sender) Username(ctx context.Context) (string, error) {
+	if s.telegram == nil {
+		return "", permanent("telegram is not configured on this server (FORMD_TELEGRAM_BOT_TOKEN)")
+	}
+	s.telegram.mu.Lock()
+	defer s.telegram.mu.Unlock()
+	if s.telegram.username != "" {
+		return s.telegram.username, nil
+	}
+	var answer struct {
+		Result struct {
+			Username string `json:"username"`
+		} `json:"result"`
+	}
+	if err := s.telegram.call(ctx, s.client, "getMe", struct{}{}, &answer); err != nil {
+		return "", err
+	}
+	s.telegram.username = answer.Result.Username
+	return s.telegram.username, nil
 }

@@ -65,6 +65,12 @@ var adapterSet = wire.NewSet(
 	provideOutbound,
 	wire.Bind(new(application.Outbound), new(*outbound.Sender)),
 	wire.Bind(new(application.IntegrationServices), new(*outbound.Sender)),
+	wire.Bind(new(application.TelegramBot), new(*outbound.Sender)),
+	wire.Bind(new(application.SheetCells), new(*outbound.Sender)),
+	postgres.NewIntegrationProofs,
+	wire.Bind(new(application.IntegrationCodes), new(*postgres.IntegrationProofs)),
+	wire.Bind(new(application.TelegramPolls), new(*postgres.IntegrationProofs)),
+	wire.Bind(new(application.IntegrationTestLimits), new(*postgres.IntegrationProofs)),
 	secrets.NewValueHasher,
 	secrets.NewLinkTokens,
 	provideTransport,
@@ -149,6 +155,8 @@ var applicationSet = wire.NewSet(
 	application.NewRetryDeliveryHandler,
 	application.NewConfigureIntegrationHandler,
 	application.NewTestIntegrationHandler,
+	application.NewConnectTelegramChatsHandler,
+	application.NewSheetProofs,
 	application.NewRotateWebhookSecretHandler,
 	application.NewListIntegrationsHandler,
 	application.NewWebhookSigningSecretsHandler,
@@ -459,6 +467,9 @@ type Service struct {
 	// TestInbox's sweep shreds test renderings past their retention, in
 	// the same loop.
 	TestInbox *application.TestInbox
+	// ConnectTelegramChats polls the operator's bot for connect codes
+	// when FORMD_TELEGRAM_BOT_TOKEN is set.
+	ConnectTelegramChats *application.ConnectTelegramChatsHandler
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

@@ -125,8 +125,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	poisonedMessages := postgres.NewPoisonedMessages()
 	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
-	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender)
-	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender)
+	integrationProofs := postgres.NewIntegrationProofs(pool)
+	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
+	configureIntegrationHandler := application.NewConfigureIntegrationHandler(transactor, readModel, uuiDs, clock, sealer, sender, integrationProofs, sender, sheetProofs)
+	testIntegrationHandler := application.NewTestIntegrationHandler(transactor, readModel, uuiDs, clock, sender, integrationProofs)
 	rotateWebhookSecretHandler := application.NewRotateWebhookSecretHandler(transactor, readModel, uuiDs, clock, sealer)
 	createWorkspaceTokenHandler := application.NewCreateWorkspaceTokenHandler(transactor, readModel, uuiDs, clock)
 	revokeWorkspaceTokenHandler := application.NewRevokeWorkspaceTokenHandler(transactor, clock)
@@ -225,19 +227,21 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	webConfig := provideWebConfig(cfg, metrics)
 	mcpConfig := provideMCPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
+	connectTelegramChatsHandler := application.NewConnectTelegramChatsHandler(transactor, integrationProofs, sender, integrationProofs, clock)
 	service := &Service{
-		Config:       cfg,
-		Log:          log,
-		Pool:         pool,
-		Wakers:       wakers,
-		Router:       router,
-		NewRouter:    routerFactory,
-		Handler:      handler,
-		Submissions:  submissionStore,
-		Deliveries:   deliveryStore,
-		Metrics:      metrics,
-		CleanUploads: cleanUploadsHandler,
-		TestInbox:    applicationTestInbox,
+		Config:               cfg,
+		Log:                  log,
+		Pool:                 pool,
+		Wakers:               wakers,
+		Router:               router,
+		NewRouter:            routerFactory,
+		Handler:              handler,
+		Submissions:          submissionStore,
+		Deliveries:           deliveryStore,
+		Metrics:              metrics,
+		CleanUploads:         cleanUploadsHandler,
+		TestInbox:            applicationTestInbox,
+		ConnectTelegramChats: connectTelegramChatsHandler,
 	}
 	return service, func() {
 		cleanup4()

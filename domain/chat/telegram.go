@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -73,4 +74,18 @@ func SheetRow(at time.Time, fields []submission.Field) []string {
 		row = append(row, truncate(f.Value, SheetCellLimit))
 	}
 	return row
+}
+
+// startCode matches a connect code: Telegram's deep-link parameters are
+// letters, digits, _ and -, at most 64.
+var startCode = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// StartCode reads the code of a "/start <code>" message, as a deep link
+// sends it or someone types it ("/start@bot <code>" in a group).
+func StartCode(text string) (string, bool) {
+	fields := strings.Fields(text)
+	if len(fields) != 2 || (fields[0] != "/start" && !strings.HasPrefix(fields[0], "/start@")) || !startCode.MatchString(fields[1]) {
+		return "", false
+	}
+	return fields[1], true
 }

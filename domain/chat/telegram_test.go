@@ -71,3 +71,23 @@ func TestSheetRowOrdersValuesByFieldName(t *testing.T) {
 		t.Errorf("a long value is %d characters, want %d", n, chat.SheetCellLimit)
 	}
 }
+
+func TestStartCode(t *testing.T) {
+	for text, want := range map[string]string{
+		"/start ABC123":                     "ABC123",
+		"/start@formd_bot ab_c-9":           "ab_c-9",
+		"  /start   CODE  ":                 "CODE",
+		"/start":                            "",
+		"/start a b":                        "",
+		"/stop CODE":                        "",
+		"/startgroup CODE":                  "",
+		"/start <script>":                   "",
+		"hello /start CODE":                 "",
+		"/start " + strings.Repeat("a", 65): "",
+	} {
+		got, ok := chat.StartCode(text)
+		if got != want || ok != (want != "") {
+			t.Errorf("StartCode(%q) = %q, %v; want %q", text, got, ok, want)
+		}
+	}
+}

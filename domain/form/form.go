@@ -186,7 +186,35 @@ func (f *Form) apply(e Event) {
 		if f.integrations == nil {
 			f.integrations = map[IntegrationType]Integration{}
 		}
-		f.integrations[e.Integration.Type] = e.Integration
+		in := e.Integration
+		if in.Type == IntegrationTelegram {
+			// A Telegram chat is only ever the one a connect code came
+			// from: a configuration keeps it or drops it, never names one.
+			// A chat id an owner typed in (as configurations once could)
+			// is dropped, so its integration waits for a connected chat.
+			if in.ChatID != f.integrations[IntegrationTelegram].ChatID {
+				in.ChatID = ""
+			}
+		}
+		if in.Type == IntegrationGoogleSheets {
+			// Proven only by GoogleSheetProven, and only while the
+			// integration names the spreadsheet that was proven.
+			cur := f.integrations[IntegrationGoogleSheets]
+			in.SheetProven = cur.SheetProven && cur.SpreadsheetID == in.SpreadsheetID
+		}
+		f.integrations[in.Type] = in
+		f.updatedAt = e.At
+	case GoogleSheetProven:
+		in := f.integrations[IntegrationGoogleSheets]
+		if in.SpreadsheetID == e.SpreadsheetID {
+			in.SheetProven, in.UpdatedAt = true, e.At
+			f.integrations[IntegrationGoogleSheets] = in
+		}
+		f.updatedAt = e.At
+	case TelegramChatConnected:
+		in := f.integrations[IntegrationTelegram]
+		in.ChatID, in.UpdatedAt = e.ChatID, e.At
+		f.integrations[IntegrationTelegram] = in
 		f.updatedAt = e.At
 	case WebhookSecretIssued:
 		hook := f.integrations[IntegrationWebhook]

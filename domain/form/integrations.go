@@ -38,6 +38,14 @@ func ParseIntegrationType(s string) (IntegrationType, error) {
 	return "", domain.Invalid("type", "type must be one of webhook, slack, discord, telegram, google_sheets")
 }
 
+// IntegrationTestLimit tests of a form's integrations are taken per
+// IntegrationTestWindow: each makes formd call another service in the
+// operator's name.
+const (
+	IntegrationTestLimit  = 5
+	IntegrationTestWindow = 10 * time.Minute
+)
+
 // Limits on integration settings: they are read on every submission.
 const (
 	maxTargetURLLength = 2048
@@ -65,9 +73,12 @@ type Integration struct {
 	SheetName     string          `json:"sheetName"`
 	// SecretPrefix is the visible start of a webhook's current signing
 	// secret; the secret itself is never part of the aggregate.
-	SecretPrefix string    `json:"secretPrefix,omitempty"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	SecretPrefix string `json:"secretPrefix,omitempty"`
+	// SheetProven is true once the form's proof code was read in the
+	// spreadsheet (GoogleSheetProven); only then are rows appended.
+	SheetProven bool      `json:"sheetProven,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
 // IntegrationPatch holds what a PATCH changes; nil fields stay as they are.
@@ -106,6 +117,9 @@ func appliesTo(types []IntegrationType, t IntegrationType) bool {
 // the type does not use is refused rather than silently kept, so a client
 // that sent it to the wrong type learns so.
 func (i Integration) Apply(p IntegrationPatch) (Integration, error) {
+	if p.ChatID != nil && strings.TrimSpace(*p.ChatID) != "" && i.Type == IntegrationTelegram {
+		return i, domain.Invalid("chatId", "chatId cannot be set: a Telegram chat is connected by sending /start and the integration's connectCode to the bot from that chat; an empty chatId disconnects the chat")
+	}
 	given := map[string]bool{
 		"targetUrl": p.TargetURL != nil, "chatId": p.ChatID != nil,
 		"spreadsheetId": p.SpreadsheetID != nil, "sheetName": p.SheetName != nil,
@@ -117,7 +131,9 @@ func (i Integration) Apply(p IntegrationPatch) (Integration, error) {
 	}
 	set(&i.Enabled, p.Enabled)
 	set(&i.TargetURL, p.TargetURL)
-	set(&i.ChatID, p.ChatID)
+	if p.ChatID != nil { // only "" gets here for Telegram: disconnecting
+		i.ChatID = ""
+	}
 	set(&i.SpreadsheetID, p.SpreadsheetID)
 	set(&i.SheetName, p.SheetName)
 	i.TargetURL = strings.TrimSpace(i.TargetURL)
@@ -158,7 +174,9 @@ func (i Integration) Validate() error {
 		return nil
 	}
 	for _, f := range integrationFields {
-		if f.name != "enabled" && appliesTo(f.types, i.Type) && f.get(i) == "" {
+		// A Telegram integration may be on while it waits for its chat to
+		// be connected: nothing is sent to it until then.
+		if f.name != "enabled" && f.name != "chatId" && appliesTo(f.types, i.Type) && f.get(i) == "" {
 			return domain.Invalid(f.name, "%s is required to enable a %s integration", f.name, i.Type)
 		}
 	}

@@ -150,7 +150,7 @@ func plannedFor(in form.Integration) (Planned, bool) {
 			in.ChatID != ""
 	case form.IntegrationGoogleSheets:
 		return Planned{Kind: delivery.KindGoogleSheets, Target: delivery.SheetTarget(in.SpreadsheetID), SpreadsheetID: in.SpreadsheetID,
-			SheetName: in.SheetName, Integration: in.Type}, in.SpreadsheetID != "" && in.SheetName != ""
+			SheetName: in.SheetName, Integration: in.Type}, in.SpreadsheetID != "" && in.SheetName != "" && in.SheetProven
 	}
 	return Planned{}, false
 }

@@ -144,8 +144,10 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 	slack := form.Integration{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.Slack.com/services/T/B/secret"}
 	discord := form.Integration{Type: form.IntegrationDiscord, Enabled: true, TargetURL: "https://discord.com/api/webhooks/1/secret"}
 	telegram := form.Integration{Type: form.IntegrationTelegram, Enabled: true, ChatID: "42"}
-	sheets := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"}
-	sheetless := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK"}
+	sheets := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads", SheetProven: true}
+	sheetless := form.Integration{Type: form.IntegrationGoogleSheets, Enabled: true, SpreadsheetID: "1AbCdEfGhIjK", SheetProven: true}
+	unproven := sheets
+	unproven.SheetProven = false
 	off, slackOff, telegramOff := hook, slack, telegram
 	off.Enabled, slackOff.Enabled, telegramOff.Enabled = false, false, false
 	telegramPlanned := submission.Planned{Kind: delivery.KindTelegram, Target: "telegram:42", ChatID: "42", Integration: form.IntegrationTelegram}
@@ -170,6 +172,9 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 			{Kind: delivery.KindEmail, Target: "example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 			slackPlanned, discordPlanned, telegramPlanned, sheetsPlanned,
+		}},
+		{"a sheet needs its proof", submission.Envelope{}, []form.Integration{unproven}, []submission.Planned{
+			{Kind: delivery.KindEmail, Target: "example.com"},
 		}},
 		{"a sheet needs its name", submission.Envelope{}, []form.Integration{sheetless}, []submission.Planned{
 			{Kind: delivery.KindEmail, Target: "example.com"},

@@ -24,10 +24,13 @@ func TestDelivery(in form.Integration) (Planned, error) {
 	}
 	switch in.Type {
 	case form.IntegrationTelegram:
-		return Planned{}, domain.Invalid("chatId", "chatId is required to test a telegram integration")
+		return Planned{}, domain.Invalid("chatId", "no Telegram chat is connected: send the connect code to the bot from the chat first")
 	case form.IntegrationGoogleSheets:
 		if in.SpreadsheetID == "" {
 			return Planned{}, domain.Invalid("spreadsheetId", "spreadsheetId is required to test a google_sheets integration")
+		}
+		if in.SheetName != "" {
+			return Planned{}, domain.Invalid("spreadsheetId", "the spreadsheet is not proven yet: write the integration's proof code in cell %s, then save the integration again", form.SheetProofRange)
 		}
 		return Planned{}, domain.Invalid("sheetName", "sheetName is required to test a google_sheets integration")
 	}

@@ -29,7 +29,7 @@ func TestATestDeliveryOfTelegramAndSheetsGoesToTheirChatAndSheet(t *testing.T) {
 	if err != nil || got.Kind != delivery.KindTelegram || got.ChatID != "@team_leads" || got.Target != "telegram:@team_leads" {
 		t.Errorf("telegram: TestDelivery = %+v, %v", got, err)
 	}
-	got, err = submission.TestDelivery(form.Integration{Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl", SheetName: "Leads"})
+	got, err = submission.TestDelivery(form.Integration{Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl", SheetName: "Leads", SheetProven: true})
 	if err != nil || got.Kind != delivery.KindGoogleSheets || got.SpreadsheetID != "abcdefghijkl" || got.SheetName != "Leads" {
 		t.Errorf("sheets: TestDelivery = %+v, %v", got, err)
 	}
@@ -37,10 +37,11 @@ func TestATestDeliveryOfTelegramAndSheetsGoesToTheirChatAndSheet(t *testing.T) {
 
 func TestATestDeliveryIsRefusedWithoutSomewhereToSend(t *testing.T) {
 	for name, in := range map[string]form.Integration{
-		"no target URL":     {Type: form.IntegrationSlack},
-		"no chat id":        {Type: form.IntegrationTelegram, Enabled: true},
-		"no sheet name":     {Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl"},
-		"no spreadsheet id": {Type: form.IntegrationGoogleSheets, SheetName: "A"},
+		"no target URL":      {Type: form.IntegrationSlack},
+		"no chat id":         {Type: form.IntegrationTelegram, Enabled: true},
+		"no sheet name":      {Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl"},
+		"no spreadsheet id":  {Type: form.IntegrationGoogleSheets, SheetName: "A"},
+		"a sheet not proven": {Type: form.IntegrationGoogleSheets, SpreadsheetID: "abcdefghijkl", SheetName: "A"},
 	} {
 		_, err := submission.TestDelivery(in)
 		var invalid *domain.InvalidInputError

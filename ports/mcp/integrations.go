@@ -14,20 +14,41 @@ import (
 // are left out; a webhook shows its secret's prefix, and its secret only in
 // the answer of the call that made it.
 type integrationShape struct {
-	Type          string    `json:"type"`
-	Enabled       bool      `json:"enabled"`
-	TargetURL     *string   `json:"targetUrl,omitempty"`
-	ChatID        *string   `json:"chatId,omitempty"`
-	SpreadsheetID *string   `json:"spreadsheetId,omitempty"`
-	SheetName     *string   `json:"sheetName,omitempty"`
-	SecretPrefix  *string   `json:"secretPrefix,omitempty"`
-	Secret        string    `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once: the receiver verifies the webhook-signature header with it (Standard Webhooks)"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	Type          string        `json:"type"`
+	Enabled       bool          `json:"enabled"`
+	TargetURL     *string       `json:"targetUrl,omitempty"`
+	ChatID        *string       `json:"chatId,omitempty"`
+	SpreadsheetID *string       `json:"spreadsheetId,omitempty"`
+	SheetName     *string       `json:"sheetName,omitempty"`
+	SecretPrefix  *string       `json:"secretPrefix,omitempty"`
+	Secret        string        `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once: the receiver verifies the webhook-signature header with it (Standard Webhooks)"`
+	Connect       *connectShape `json:"connect,omitempty" jsonschema:"telegram without a connected chat: how to connect one, shown only this once"`
+	SheetProven   *bool         `json:"sheetProven,omitempty" jsonschema:"google_sheets: whether the spreadsheet is proven; rows are appended only then"`
+	Proof         *proofShape   `json:"proof,omitempty" jsonschema:"google_sheets while unproven: write code in the cell range names, then configure the integration again"`
+	CreatedAt     time.Time     `json:"createdAt"`
+	UpdatedAt     time.Time     `json:"updatedAt"`
+}
+
+// connectShape tells how to connect a Telegram chat to the form.
+type connectShape struct {
+	Code      string    `json:"code" jsonschema:"the one-time connect code"`
+	Command   string    `json:"command" jsonschema:"what someone in the chat sends to the bot: /start and the code"`
+	URL       string    `json:"url,omitempty" jsonschema:"the bot's link that sends the command from a private chat"`
+	GroupURL  string    `json:"groupUrl,omitempty" jsonschema:"the bot's link that adds it to a group with the code"`
+	ExpiresAt time.Time `json:"expiresAt" jsonschema:"when the code stops working"`
+}
+
+// proofShape is a Google Sheets proof.
+type proofShape struct {
+	Code  string `json:"code" jsonschema:"the form's proof code for this spreadsheet"`
+	Range string `json:"range" jsonschema:"the cell to write it in: A1 of a sheet named formd"`
 }
 
 func presentIntegration(r application.IntegrationRecord) integrationShape {
 	out := integrationShape{Type: string(r.Type), Enabled: r.Enabled, Secret: r.Secret, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if c := r.Connect; c != nil {
+		out.Connect = &connectShape{Code: c.Code, Command: c.Command, URL: c.URL, GroupURL: c.GroupURL, ExpiresAt: c.ExpiresAt}
+	}
 	switch r.Type {
 	case form.IntegrationWebhook:
 		out.TargetURL, out.SecretPrefix = &r.TargetURL, &r.SecretPrefix
@@ -36,7 +57,10 @@ func presentIntegration(r application.IntegrationRecord) integrationShape {
 	case form.IntegrationTelegram:
 		out.ChatID = &r.ChatID
 	case form.IntegrationGoogleSheets:
-		out.SpreadsheetID, out.SheetName = &r.SpreadsheetID, &r.SheetName
+		out.SpreadsheetID, out.SheetName, out.SheetProven = &r.SpreadsheetID, &r.SheetName, &r.SheetProven
+		if r.Proof != nil {
+			out.Proof = &proofShape{Code: r.Proof.Code, Range: r.Proof.Range}
+		}
 	}
 	return out
 }
@@ -49,7 +73,6 @@ type configureIntegrationInput struct {
 	Type          string  `json:"type" jsonschema:"webhook, slack, discord, telegram or google_sheets"`
 	Enabled       *bool   `json:"enabled,omitempty"`
 	TargetURL     *string `json:"targetUrl,omitempty" jsonschema:"webhook, slack, discord: the https URL formd posts to"`
-	ChatID        *string `json:"chatId,omitempty" jsonschema:"telegram: the chat the bot writes to"`
 	SpreadsheetID *string `json:"spreadsheetId,omitempty" jsonschema:"google_sheets: the spreadsheet, shared with formd's service account as an editor"`
 	SheetName     *string `json:"sheetName,omitempty" jsonschema:"google_sheets: the sheet rows are appended to"`
 }
@@ -78,7 +101,10 @@ type testIntegrationInput struct {
 func (s *Server) integrationTools(srv *sdk.Server) {
 	addTool(s, srv, &sdk.Tool{Name: "configure_integration", Title: "Configure an integration", Annotations: changes,
 		Description: "Creates or changes one of a form's integrations (" + integrationTypes + "); only the fields given change. " +
-			"Every accepted submission is then also sent there. A new webhook answers its signing secret once. Needs forms:write."},
+			"Every accepted submission is then also sent there. A new webhook answers its signing secret once. A telegram " +
+			"integration answers a one-time connect code while no chat is connected: someone in the chat sends its command " +
+			"to the bot, which connects that chat (a chat id cannot be given). A google_sheets integration appends rows only once " +
+			"its spreadsheet is proven: write the answer's proof.code in cell A1 of a sheet named formd, then configure it again. Needs forms:write."},
 		func(ctx context.Context, caller application.Session, in configureIntegrationInput) (integrationOutput, error) {
 			id, err := idOf(in.FormID)
 			if err != nil {
@@ -90,7 +116,7 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			}
 			rec, err := s.app.Commands.ConfigureIntegration.Handle(ctx, application.ConfigureIntegration{
 				Caller: caller, RequestID: requestIDOf(ctx), FormID: id, Type: typ,
-				Patch: form.IntegrationPatch{Enabled: in.Enabled, TargetURL: in.TargetURL, ChatID: in.ChatID,
+				Patch: form.IntegrationPatch{Enabled: in.Enabled, TargetURL: in.TargetURL,
 					SpreadsheetID: in.SpreadsheetID, SheetName: in.SheetName},
 			})
 			if err != nil {

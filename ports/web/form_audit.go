@@ -40,6 +40,8 @@ var eventLabels = map[string]string{
 	form.RecipientVerifiedType:     "Recipient verified",
 	form.IntegrationConfiguredType: "Integration configured",
 	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
+	form.TelegramChatConnectedType: "Telegram chat connected",
+	form.GoogleSheetProvenType:     "Google spreadsheet proven",
 
 	account.RegisteredType:       "Account registered",
 	account.EmailVerifiedType:    "Email verified",
@@ -62,6 +64,7 @@ var actorLabels = map[string]string{
 	application.ActorSubmitter: "Submitter",
 	application.ActorOperator:  "Operator",
 	application.ActorAnonymous: "Anonymous",
+	application.ActorTelegram:  "Telegram",
 }
 
 func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {

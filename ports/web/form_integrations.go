@@ -1,10 +1,14 @@
 package web
 
 import (
+	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -38,7 +42,13 @@ type integrationCard struct {
 	ChatID, SpreadsheetID, SheetName string
 	// SecretPrefix is the start of a webhook's signing secret.
 	SecretPrefix string
-	Errors       fieldErrors
+	// Connect is a Telegram connect code just issued, shown this once.
+	Connect *application.ConnectCode
+	// SheetProven tells whether a Google sheet is proven; Proof, while
+	// not, is the code to write and where.
+	SheetProven bool
+	Proof       *application.SheetProof
+	Errors      fieldErrors
 }
 
 // integrationsPage is the Integrations tab.
@@ -47,6 +57,10 @@ type integrationsPage struct {
 	Cards []integrationCard
 	// Secret is a webhook signing secret just made, shown this once.
 	Secret string
+	// Connect is a Telegram connect code just issued, shown this once.
+	Connect *application.ConnectCode
+	// Proof is a Google sheet's proof code, after a save left it unproven.
+	Proof *application.SheetProof
 }
 
 func (s *Server) showIntegrations(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -75,11 +89,17 @@ func (s *Server) drawIntegrations(w http.ResponseWriter, r *http.Request, v *vis
 		card := integrationCard{Type: t, Label: integrationLabels[t]}
 		if i, ok := stored[t]; ok {
 			card.Configured, card.Enabled, card.SavedURL, card.SecretPrefix = true, i.Enabled, i.TargetURL, i.SecretPrefix
-			card.ChatID, card.SpreadsheetID, card.SheetName = i.ChatID, i.SpreadsheetID, i.SheetName
+			card.ChatID, card.SpreadsheetID, card.SheetName, card.SheetProven = i.ChatID, i.SpreadsheetID, i.SheetName, i.SheetProven
+		}
+		if t == form.IntegrationGoogleSheets {
+			card.Proof = page.Proof
+		}
+		if t == form.IntegrationTelegram {
+			card.Connect = page.Connect
 		}
 		if typed != nil && typed.Type == t {
 			card.Enabled, card.TargetURL, card.Errors = typed.Enabled, typed.TargetURL, typed.Errors
-			card.ChatID, card.SpreadsheetID, card.SheetName = typed.ChatID, typed.SpreadsheetID, typed.SheetName
+			card.SpreadsheetID, card.SheetName = typed.SpreadsheetID, typed.SheetName
 		}
 		page.Cards = append(page.Cards, card)
 	}
@@ -112,13 +132,16 @@ func (s *Server) configureIntegration(w http.ResponseWriter, r *http.Request, v 
 		return
 	}
 	typed := integrationCard{Type: t, Enabled: r.PostFormValue("enabled") == "on", TargetURL: strings.TrimSpace(r.PostFormValue("targetUrl")),
-		ChatID: strings.TrimSpace(r.PostFormValue("chatId")), SpreadsheetID: strings.TrimSpace(r.PostFormValue("spreadsheetId")),
-		SheetName: strings.TrimSpace(r.PostFormValue("sheetName"))}
+		SpreadsheetID: strings.TrimSpace(r.PostFormValue("spreadsheetId")), SheetName: strings.TrimSpace(r.PostFormValue("sheetName"))}
 	// Each type is sent only its own settings, as the API refuses others.
+	// A Telegram chat is never typed in: it is connected with a code, and
+	// only disconnected here.
 	patch := form.IntegrationPatch{Enabled: &typed.Enabled}
 	switch t {
 	case form.IntegrationTelegram:
-		patch.ChatID = &typed.ChatID
+		if r.PostFormValue("disconnect") == "on" {
+			patch.ChatID = new(string)
+		}
 	case form.IntegrationGoogleSheets:
 		patch.SpreadsheetID, patch.SheetName = &typed.SpreadsheetID, &typed.SheetName
 	default:
@@ -137,8 +160,9 @@ func (s *Server) configureIntegration(w http.ResponseWriter, r *http.Request, v 
 		s.failed(w, r, err)
 		return
 	}
-	if out.Secret != "" {
-		s.drawIntegrations(w, r, v, f, http.StatusOK, integrationsPage{Secret: out.Secret}, nil, notices["integration-saved"])
+	if out.Secret != "" || out.Connect != nil || out.Proof != nil {
+		s.drawIntegrations(w, r, v, f, http.StatusOK, integrationsPage{Secret: out.Secret, Connect: out.Connect, Proof: out.Proof}, nil,
+			notices["integration-saved"])
 		return
 	}
 	http.Redirect(w, r, Prefix+"/forms/"+f.ID+"/integrations?notice=integration-saved", http.StatusSeeOther)
@@ -158,6 +182,12 @@ func (s *Server) testIntegration(w http.ResponseWriter, r *http.Request, v *visi
 	}
 	_, err := s.app.Commands.TestIntegration.Handle(r.Context(), application.TestIntegration{Caller: v.Session,
 		RequestID: requestIDOf(r), FormID: f.ID, Type: t})
+	var tooMany *domain.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(tooMany.RetryAfter.Seconds())))))
+		s.drawIntegrations(w, r, v, f, http.StatusTooManyRequests, integrationsPage{}, &integrationCard{Type: t, Errors: fieldErrors{"": tooMany.Message}}, "")
+		return
+	}
 	if err != nil {
 		if problems, ok := formProblem(err, nil); ok {
 			s.drawIntegrations(w, r, v, f, http.StatusBadRequest, integrationsPage{}, &integrationCard{Type: t, Errors: problems}, "")

@@ -144,6 +144,8 @@ var storedShapes = []struct {
 	{form.IntegrationConfigured{Integration: form.Integration{Type: form.IntegrationTelegram, Enabled: true, ChatID: "-100123", CreatedAt: at, UpdatedAt: at}, At: at},
 		`{"changes":[],"integration":{"type":"telegram","enabled":true,"chatId":"-100123",` +
 			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T12:30:00Z"},"at":"2026-03-01T12:30:00Z"}`},
+	{form.GoogleSheetProven{SpreadsheetID: "1AbCdEfGhIjK", At: at}, `{"spreadsheetId":"1AbCdEfGhIjK","at":"2026-03-01T12:30:00Z"}`},
+	{form.TelegramChatConnected{ChatID: "-1001234567890", At: at}, `{"chatId":"-1001234567890","at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: at},
 		`{"secretId":"s1","secretPrefix":"whsec_abcd","at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd", PreviousExpiresAt: at.Add(24 * time.Hour), At: at},

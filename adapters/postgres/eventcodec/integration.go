@@ -36,6 +36,7 @@ type integrationV1 struct {
 	SpreadsheetID string    `json:"spreadsheetId,omitempty"`
 	SheetName     string    `json:"sheetName,omitempty"`
 	SecretPrefix  string    `json:"secretPrefix,omitempty"`
+	SheetProven   bool      `json:"sheetProven,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
@@ -49,12 +50,12 @@ type formIntegrationConfiguredV1 struct {
 
 func integrationToV1(i form.Integration) integrationV1 {
 	return integrationV1{Type: string(i.Type), Enabled: i.Enabled, TargetURL: i.TargetURL, ChatID: i.ChatID,
-		SpreadsheetID: i.SpreadsheetID, SheetName: i.SheetName, SecretPrefix: i.SecretPrefix, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
+		SpreadsheetID: i.SpreadsheetID, SheetName: i.SheetName, SecretPrefix: i.SecretPrefix, SheetProven: i.SheetProven, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt}
 }
 
 func integrationFromV1(s integrationV1) form.Integration {
 	return form.Integration{Type: form.IntegrationType(s.Type), Enabled: s.Enabled, TargetURL: s.TargetURL, ChatID: s.ChatID,
-		SpreadsheetID: s.SpreadsheetID, SheetName: s.SheetName, SecretPrefix: s.SecretPrefix, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		SpreadsheetID: s.SpreadsheetID, SheetName: s.SheetName, SecretPrefix: s.SecretPrefix, SheetProven: s.SheetProven, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 // EncodeIntegrations stores a form's integrations for the forms read model.
@@ -103,5 +104,33 @@ func init() {
 			out.PreviousExpiresAt = *s.PreviousExpiresAt
 		}
 		return out
+	})
+}
+
+// formTelegramChatConnectedV1 is form.telegram_chat_connected.v1 as stored.
+type formTelegramChatConnectedV1 struct {
+	ChatID string    `json:"chatId"`
+	At     time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.TelegramChatConnected) formTelegramChatConnectedV1 {
+		return formTelegramChatConnectedV1{ChatID: e.ChatID, At: e.At}
+	}, func(s formTelegramChatConnectedV1) form.TelegramChatConnected {
+		return form.TelegramChatConnected{ChatID: s.ChatID, At: s.At}
+	})
+}
+
+// formGoogleSheetProvenV1 is form.google_sheet_proven.v1 as stored.
+type formGoogleSheetProvenV1 struct {
+	SpreadsheetID string    `json:"spreadsheetId"`
+	At            time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.GoogleSheetProven) formGoogleSheetProvenV1 {
+		return formGoogleSheetProvenV1{SpreadsheetID: e.SpreadsheetID, At: e.At}
+	}, func(s formGoogleSheetProvenV1) form.GoogleSheetProven {
+		return form.GoogleSheetProven{SpreadsheetID: s.SpreadsheetID, At: s.At}
 	})
 }
