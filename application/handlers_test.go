@@ -151,3 +151,7 @@ func TestGrantFeatureRecordsTheGrantWithTheOperatorAsActor(t *testing.T) {
 		t.Errorf("an unknown email: %v, want ErrNotFound", err)
 	}
 }
+
+func (m *memTx) RecentVerificationRequests(context.Context, verification.Kind, string, string, string, time.Time) (verification.RecentRequests, error) {
+	return verification.RecentRequests{}, nil
+}

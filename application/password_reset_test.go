@@ -100,10 +100,6 @@ func (w *resetWorld) VerificationByTokenHash(_ context.Context, hash []byte) (Ve
 	}
 	return VerificationRecord{}, domain.ErrNotFound
 }
-func (w *resetWorld) VerificationRequestTimes(context.Context, verification.Kind, string, string, time.Time) ([]time.Time, []time.Time, error) {
-	return nil, nil, nil
-}
-
 func (w *resetWorld) LatestVerification(_ context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error) {
 	var latest *verification.Verification
 	for _, v := range w.verifications {
@@ -313,4 +309,8 @@ func TestVerificationLinkChangesNothing(t *testing.T) {
 	if _, err := NewVerificationLinkHandler(w, fixedClock{}, idTokens{}).Handle(context.Background(), VerificationLinkQuery{Token: "nope"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown token: %v", err)
 	}
+}
+
+func (w *resetWorld) RecentVerificationRequests(context.Context, verification.Kind, string, string, string, time.Time) (verification.RecentRequests, error) {
+	return verification.RecentRequests{}, nil
 }

@@ -36,6 +36,12 @@ type Tx interface {
 	// submission (a verification mail), to be queued by the delivery-queue
 	// consumer group like every other delivery.
 	QueueDelivery(ctx context.Context, q delivery.Queued) error
+	// RecentVerificationRequests says when verifications were requested
+	// since a time: of kind for the subject, to the address (any kind or
+	// subject), and of kind by the account. It first locks the address and
+	// the account until the transaction ends, so that concurrent requests
+	// for either, in any process, are counted one after the other.
+	RecentVerificationRequests(ctx context.Context, kind verification.Kind, subjectID, accountID, email string, since time.Time) (verification.RecentRequests, error)
 	// CreateSession stores a session under the hash of its token.
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
 	// EndSessions ends every session of the account (a password reset): in
@@ -71,9 +77,6 @@ type ReadModel interface {
 	FormByAccessKeyHash(ctx context.Context, hash []byte) (FormRecord, error)
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
-	// VerificationRequestTimes says when the verifications of a subject, and
-	// those to an address (any kind or subject), were requested since a time.
-	VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 	// WorkspacesByAccount lists the account's workspaces, oldest first.
 	WorkspacesByAccount(ctx context.Context, accountID string) ([]WorkspaceRecord, error)
