@@ -305,7 +305,7 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
-		SubmissionsInFlight: cfg.SubmissionsInFlight}
+		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate}
 	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
 		c.Requests = requests
 	}

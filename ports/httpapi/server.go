@@ -35,6 +35,9 @@ type Config struct {
 	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
 	// account gets half as many. Zero disables both limits.
 	AuthAttemptsPerMinute float64
+	// APIWritesPerMinute bounds the /v1 writes of one account (per
+	// process), in bursts as large. Zero disables the limit.
+	APIWritesPerMinute float64
 	// SubmissionsInFlight bounds the submissions one process works on at
 	// once; past it /submit answers 429. Zero disables the bound.
 	SubmissionsInFlight int
@@ -104,6 +107,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.GET("/openapi.json", s.openAPI)
 
 	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites)
+	if perMinute := config.APIWritesPerMinute; perMinute > 0 {
+		v1.Use(s.limitAccountWrites(newIPLimiter(perMinute/60, max(int(perMinute), 1))))
+	}
 	v1.GET("/account", s.getAccount)
 	v1.GET("/account/events", s.accountEvents)
 	v1.GET("/forms", s.listForms)
