@@ -24,7 +24,7 @@ func TestRecipientVerificationThrottleHoldsAcrossConcurrentTransactions(t *testi
 		sameAddress bool
 		want        int
 	}{
-		"one address, many accounts": {sameAddress: true, want: verification.MaxPerAddressPerHour},
+		"one address, many accounts":  {sameAddress: true, want: verification.MaxPerAddressPerHour},
 		"one account, many addresses": {sameAddress: false, want: verification.MaxPerAccountPerHour},
 	} {
 		t.Run(name, func(t *testing.T) {
