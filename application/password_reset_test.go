@@ -25,11 +25,32 @@ type resetWorld struct {
 	md            Metadata
 	hashed        []string
 	queued        []delivery.Queued
+	resets        map[string][]time.Time // password reset requests by address
+	calls         []string               // the transactions and the steps in them
 }
 
 func (w *resetWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
 	w.md = md
+	w.calls = append(w.calls, "InTx")
 	return fn(w)
+}
+func (w *resetWorld) PasswordResetRequests(_ context.Context, email string, since time.Time) ([]time.Time, error) {
+	w.calls = append(w.calls, "PasswordResetRequests")
+	var out []time.Time
+	for _, at := range w.resets[email] {
+		if at.After(since) {
+			out = append(out, at)
+		}
+	}
+	return out, nil
+}
+func (w *resetWorld) RecordPasswordResetRequest(_ context.Context, email string, at time.Time) error {
+	w.calls = append(w.calls, "RecordPasswordResetRequest")
+	if w.resets == nil {
+		w.resets = map[string][]time.Time{}
+	}
+	w.resets[email] = append(w.resets[email], at)
+	return nil
 }
 func (w *resetWorld) LoadForm(context.Context, string) (*form.Form, error) {
 	return nil, domain.ErrNotFound
@@ -53,6 +74,7 @@ func (w *resetWorld) LoadVerification(_ context.Context, id string) (*verificati
 	return verification.FromHistory(v.Changes())
 }
 func (w *resetWorld) SaveVerification(_ context.Context, v *verification.Verification) error {
+	w.calls = append(w.calls, "SaveVerification")
 	if w.verifications == nil {
 		w.verifications = map[string]*verification.Verification{}
 	}
@@ -63,6 +85,7 @@ func (w *resetWorld) CreateSession(context.Context, []byte, string, time.Time) e
 	return errors.New("unexpected")
 }
 func (w *resetWorld) QueueDelivery(_ context.Context, q delivery.Queued) error {
+	w.calls = append(w.calls, "QueueDelivery")
 	w.queued = append(w.queued, q)
 	return nil
 }
@@ -87,6 +110,7 @@ func (w *resetWorld) DeleteCaptchaSecret(context.Context, string) error {
 // AccountByEmail, VerificationByTokenHash and LatestVerification make w the
 // read model too.
 func (w *resetWorld) AccountByEmail(_ context.Context, email string) (AccountRecord, error) {
+	w.calls = append(w.calls, "AccountByEmail")
 	if w.acc == nil || w.acc.Email() != email {
 		return AccountRecord{}, domain.ErrNotFound
 	}
@@ -141,6 +165,16 @@ func record(v *verification.Verification) VerificationRecord {
 		DeliveryID: v.DeliveryID, Status: v.Status(), ExpiresAt: v.ExpiresAt}
 }
 
+// nowLater runs later work at once, before Handle returns.
+type nowLater struct{}
+
+func (nowLater) Go(_ string, work func(context.Context) error) { _ = work(context.Background()) }
+
+// heldLater keeps later work until the test runs it.
+type heldLater struct{ work []func(context.Context) error }
+
+func (l *heldLater) Go(_ string, work func(context.Context) error) { l.work = append(l.work, work) }
+
 // idTokens derives a link token from the verification id, as the HMAC does.
 type idTokens struct{}
 
@@ -169,7 +203,7 @@ func claimedAccount(t *testing.T) *resetWorld {
 
 func TestRequestPasswordResetAnswersTheSameForUnknownAddresses(t *testing.T) {
 	w := claimedAccount(t)
-	h := NewRequestPasswordResetHandler(w, w, &seqIDs{}, fixedClock{}, idTokens{})
+	h := NewRequestPasswordResetHandler(w, w, &seqIDs{}, fixedClock{}, idTokens{}, nowLater{})
 	if err := h.Handle(context.Background(), RequestPasswordReset{Email: "nobody@example.com"}); err != nil {
 		t.Fatalf("an address without an account: %v, want no error", err)
 	}
@@ -201,7 +235,7 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 	w := claimedAccount(t)
 	clock := &clockAt{t: fixedClock{}.Now()}
 	ids := &seqIDs{}
-	request := NewRequestPasswordResetHandler(w, w, ids, clock, idTokens{})
+	request := NewRequestPasswordResetHandler(w, w, ids, clock, idTokens{}, nowLater{})
 	reset := NewResetPasswordHandler(w, w, w, clock, idTokens{})
 	if err := request.Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
 		t.Fatal(err)
@@ -262,7 +296,7 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 	w := claimedAccount(t)
 	clock := &clockAt{t: fixedClock{}.Now()}
-	if err := NewRequestPasswordResetHandler(w, w, &seqIDs{}, clock, idTokens{}).Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
+	if err := NewRequestPasswordResetHandler(w, w, &seqIDs{}, clock, idTokens{}, nowLater{}).Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	reset := NewResetPasswordHandler(w, w, w, clock, idTokens{})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -67,4 +69,49 @@ func (u *unitOfWork) RecentVerificationRequests(ctx context.Context, kind verifi
 		}
 	}
 	return r, rows.Err()
+}
+
+// PasswordResetRequests implements application.Tx.
+func (u *unitOfWork) PasswordResetRequests(ctx context.Context, email string, since time.Time) ([]time.Time, error) {
+	key := throttleKey("reset", strings.ToLower(email))
+	if err := u.lockThrottleKeys(ctx, key); err != nil {
+		return nil, err
+	}
+	rows, err := u.tx.Query(ctx, `SELECT requested_at FROM password_reset_requests WHERE address_hash = $1 AND requested_at > $2`, key, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []time.Time
+	for rows.Next() {
+		var at time.Time
+		if err := rows.Scan(&at); err != nil {
+			return nil, err
+		}
+		out = append(out, at)
+	}
+	return out, rows.Err()
+}
+
+// RecordPasswordResetRequest implements application.Tx; it deletes the
+// address's requests too old to count (PruneThrottles, those of others).
+func (u *unitOfWork) RecordPasswordResetRequest(ctx context.Context, email string, at time.Time) error {
+	key := throttleKey("reset", strings.ToLower(email))
+	if _, err := u.tx.Exec(ctx, `DELETE FROM password_reset_requests WHERE address_hash = $1 AND requested_at < $2`,
+		key, at.Add(-verification.ResetRequestLookback)); err != nil {
+		return err
+	}
+	_, err := u.tx.Exec(ctx, `INSERT INTO password_reset_requests (address_hash, requested_at) VALUES ($1, $2)`, key, at)
+	return err
+}
+
+// PruneThrottles deletes the password reset requests too old to count and
+// the throttle keys no request touched for as long.
+func PruneThrottles(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
+	before := now.Add(-verification.ResetRequestLookback)
+	if _, err := pool.Exec(ctx, `DELETE FROM password_reset_requests WHERE requested_at < $1`, before); err != nil {
+		return err
+	}
+	_, err := pool.Exec(ctx, `DELETE FROM throttle_keys WHERE touched_at < $1`, before)
+	return err
 }

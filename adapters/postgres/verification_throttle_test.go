@@ -82,3 +82,51 @@ func TestRecipientVerificationThrottleHoldsAcrossConcurrentTransactions(t *testi
 		})
 	}
 }
+
+// Password reset requests racing for one address (whatever its case) are
+// let through exactly as many as the burst.
+func TestPasswordResetLimitHoldsAcrossConcurrentTransactions(t *testing.T) {
+	t.Parallel()
+	e := newUoWEnv(t)
+	address := uuid.NewString() + "@example.com"
+	const racers = 12
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sent, refused := 0, 0
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			email := address
+			if i%2 == 1 {
+				email = strings.ToUpper(address)
+			}
+			err := e.tx.InTx(e.ctx, testMetadata("reset"), func(tx application.Tx) error {
+				now := time.Now()
+				earlier, err := tx.PasswordResetRequests(e.ctx, email, now.Add(-verification.ResetRequestLookback))
+				if err != nil {
+					return err
+				}
+				if err := verification.MayRequestReset(earlier, now); err != nil {
+					return err
+				}
+				return tx.RecordPasswordResetRequest(e.ctx, email, now)
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			var tooMany *domain.TooManyRequestsError
+			switch {
+			case err == nil:
+				sent++
+			case errors.As(err, &tooMany):
+				refused++
+			default:
+				t.Errorf("InTx: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if sent != verification.ResetRequestBurst || refused != racers-verification.ResetRequestBurst {
+		t.Errorf("%d let through, %d refused; want %d let through", sent, refused, verification.ResetRequestBurst)
+	}
+}

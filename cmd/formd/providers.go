@@ -71,6 +71,8 @@ var adapterSet = wire.NewSet(
 	watermillpg.NewWakers,
 	wire.Struct(new(system.Clock)),
 	wire.Struct(new(system.UUIDs)),
+	system.NewBackground,
+	wire.Bind(new(application.Later), new(*system.Background)),
 	wire.Struct(new(secrets.Argon2)),
 	wire.Bind(new(application.Transactor), new(*postgres.Transactor)),
 	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),

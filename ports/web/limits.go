@@ -47,8 +47,8 @@ const (
 	msgBusy            = "formd is busy checking other passwords. Try again in a moment."
 )
 
-// allowAttempt takes a token of the client's and the account's buckets; it
-// answers the message to show when either is empty.
+// allowAttempt takes a token of the client's and (when email is given) the
+// account's buckets; it answers the message to show when either is empty.
 func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 	now := time.Now()
 	if l := s.config.SignInPerIP; l != nil {
@@ -56,7 +56,7 @@ func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 			return false, msgTooManyAttempts
 		}
 	}
-	if l := s.config.SignInPerAccount; l != nil {
+	if l := s.config.SignInPerAccount; l != nil && email != "" {
 		if ok, _ := l.Allow(strings.ToLower(strings.TrimSpace(email)), now); !ok {
 			return false, msgTooManyAttempts
 		}
