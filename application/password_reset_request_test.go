@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/verification"
@@ -74,5 +75,28 @@ func TestRequestPasswordResetLimitsEachAddressAlike(t *testing.T) {
 		if err := h.Handle(context.Background(), RequestPasswordReset{Email: email}); err != nil {
 			t.Errorf("%s: a request %v later: %v", email, verification.ResetRequestEvery, err)
 		}
+	}
+}
+
+// A reset link is not spent by a newer one being sent (someone else may have
+// asked for it), only by a reset: the owner's first link still works after
+// more were requested, and then spends every other.
+func TestAnOlderResetLinkWorksUntilAPasswordIsReset(t *testing.T) {
+	w := claimedAccount(t)
+	clock := &clockAt{t: fixedClock{}.Now()}
+	request := NewRequestPasswordResetHandler(w, w, &seqIDs{}, clock, idTokens{}, nowLater{})
+	for range 2 {
+		if err := request.Handle(context.Background(), RequestPasswordReset{Email: "owner@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		clock.t = clock.t.Add(time.Minute)
+	}
+	reset := NewResetPasswordHandler(w, w, w, clock, idTokens{})
+	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-id-1", Password: "the owner's new password"}); err != nil {
+		t.Fatalf("the first link after a second was sent: %v", err)
+	}
+	clock.t = clock.t.Add(time.Minute)
+	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-id-3", Password: "someone else's password"}); !errors.Is(err, verification.ErrPasswordResetSince) {
+		t.Errorf("the second link after the reset: %v, want ErrPasswordResetSince", err)
 	}
 }
