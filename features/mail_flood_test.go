@@ -2,6 +2,8 @@ package features_test
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -64,5 +66,63 @@ var _ = Describe("Mail floods", func() {
 		ExpectError(r, http.StatusTooManyRequests, "Too many changes from this account")
 		Expect(r.Header.Get("Retry-After")).To(MatchRegexp(`^[0-9]+$`))
 		Expect(own.Get(token, "/v1/forms").Status).To(Equal(http.StatusOK), "reads are not counted")
+	})
+
+	It("sends one address at most 3 password reset mails from a flood of the dashboard, and its owner's first link still works", func() {
+		f := shared
+		owner := UniqueEmail("owner")
+		f.Register(owner, DefaultPassword)
+		f.Mail.WaitForMail(owner) // the account's verification mail
+		resets := func() []Mail {
+			var out []Mail
+			for _, m := range f.Mail.To(owner) {
+				if strings.Contains(strings.ToLower(m.Subject), "password") {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		ask := func(email string) *http.Response {
+			c := newDashboardClient(f, "")
+			return c.post("/dashboard/password-reset", url.Values{"csrf_token": {c.csrfOf("/dashboard/password-reset")}, "email": {email}})
+		}
+
+		By("the owner asking for a reset on the dashboard")
+		Expect(ask(owner).StatusCode).To(Equal(http.StatusSeeOther))
+		genuine := Link(f.Mail.WaitForMail(owner))
+
+		By("someone else asking 10 more times for the address: two more are let through, then 429")
+		var statuses []int
+		for range 10 {
+			r := ask(owner)
+			statuses = append(statuses, r.StatusCode)
+			if r.StatusCode == http.StatusTooManyRequests {
+				Expect(r.Header.Get("Retry-After")).To(MatchRegexp(`^[0-9]+$`))
+				Expect(readBody(r)).To(ContainSubstring("Too many password reset requests"))
+			}
+		}
+		Expect(statuses[:2]).To(HaveEach(http.StatusSeeOther))
+		Expect(statuses[2:]).To(HaveEach(http.StatusTooManyRequests))
+		By("the JSON API sharing the limit")
+		ExpectError(f.Post("", "/agent/auth/password-reset", map[string]any{"email": strings.ToUpper(owner)}),
+			http.StatusTooManyRequests, "Too many password reset requests")
+		Eventually(func() int { return len(resets()) }).WithTimeout(MailTimeout).Should(Equal(3))
+		Consistently(func() int { return len(resets()) }).WithTimeout(time.Second).Should(Equal(3))
+
+		By("the owner's first link still setting a new password, and spending the flood's links")
+		done := f.ConfirmLink(genuine, "password", "the owner's new passphrase")
+		Expect(done.Status).To(Equal(http.StatusOK), "%s", done)
+		Expect(string(done.Body)).To(ContainSubstring("Password changed"))
+		spent := f.ConfirmLink(Link(resets()[2]), "password", "a flooder's passphrase")
+		Expect(spent.Status).To(Equal(http.StatusBadRequest), "%s", spent)
+		Expect(string(spent.Body)).To(ContainSubstring("another reset link"))
+
+		By("an address without an account answered alike")
+		nobody := UniqueEmail("nobody")
+		for range 3 {
+			Expect(ask(nobody).StatusCode).To(Equal(http.StatusSeeOther))
+		}
+		Expect(ask(nobody).StatusCode).To(Equal(http.StatusTooManyRequests))
+		Expect(f.Mail.To(nobody)).To(BeEmpty())
 	})
 })
