@@ -62,6 +62,11 @@ type Config struct {
 	// AuthRate is how many POST /agent/auth attempts one IP may make per
 	// minute (per process); one account gets half as many. 0 disables both.
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
+	// RegisterRate is how many registrations that tell whether an address
+	// has an account (a new account, or "already exists") one client
+	// network may make an hour (per process), through POST /agent/auth and
+	// the dashboard together; 0 disables the limit.
+	RegisterRate float64 `env:"FORMD_REGISTER_RATE" envDefault:"10"`
 	// APIWriteRate is how many /v1 writes (POST, PATCH, PUT, DELETE) one
 	// account may make per minute (per process), in bursts as large; 0
 	// disables the limit.

@@ -219,6 +219,8 @@ func TestNumbersAndRangesAreCheckedAtStart(t *testing.T) {
 		"burst not whole":          {env: map[string]string{"FORMD_SUBMIT_BURST": "1.5"}, want: []string{"FORMD_SUBMIT_BURST", "whole number"}},
 		"negative auth rate":       {env: map[string]string{"FORMD_AUTH_RATE": "-0.1"}, want: []string{"FORMD_AUTH_RATE", "at least 0"}},
 		"api write limit off":      {env: map[string]string{"FORMD_API_WRITE_RATE": "0"}},
+		"register limit off":       {env: map[string]string{"FORMD_REGISTER_RATE": "0"}},
+		"negative register rate":   {env: map[string]string{"FORMD_REGISTER_RATE": "-1"}, want: []string{"FORMD_REGISTER_RATE", "at least 0"}},
 		"negative api write rate":  {env: map[string]string{"FORMD_API_WRITE_RATE": "-1"}, want: []string{"FORMD_API_WRITE_RATE", "at least 0"}},
 		"too many workers":         {env: map[string]string{"FORMD_DELIVERY_WORKERS": "257"}, want: []string{"FORMD_DELIVERY_WORKERS", "0 to 256"}},
 		"memory limit off":         {env: map[string]string{"FORMD_MEMORY_LIMIT_MIB": "0"}},

@@ -171,6 +171,7 @@ var applicationSet = wire.NewSet(
 var portSet = wire.NewSet(
 	provideHTTPConfig,
 	provideWebConfig,
+	provideRegistrationLimits,
 	provideMCPConfig,
 	provideHTTPHandler,
 	provideSubscribe,
@@ -304,10 +305,27 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 	return wakers.For(postgres.DeliveriesDue).Next
 }
 
-func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
+// registrationLimits is the one bucket per client network of the
+// registrations that tell whether an address has an account, shared by
+// POST /agent/auth and the dashboard's registration; nil: no limit.
+type registrationLimits struct{ keyed *ratelimit.Keyed }
+
+// provideRegistrationLimits allows FORMD_REGISTER_RATE such registrations
+// an hour per client network (IPv6 by /64), in bursts as large.
+func provideRegistrationLimits(cfg Config) registrationLimits {
+	if cfg.RegisterRate <= 0 {
+		return registrationLimits{}
+	}
+	return registrationLimits{ratelimit.NewKeyed(cfg.RegisterRate/3600, max(int(cfg.RegisterRate), 1))}
+}
+
+func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate}
+	if registrations.keyed != nil { // a nil *Keyed in the interface would not read as "no limit"
+		c.Registrations = registrations.keyed
+	}
 	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
 		c.Requests = requests
 	}
@@ -421,8 +439,11 @@ func provideMCPConfig(cfg Config, requests mcp.RequestObserver) mcp.Config {
 // as FORMD_AUTH_RATE limits POST /agent/auth: per IP, and half as many per
 // account (buckets of the dashboard's own, per process). Its requests count
 // in the same latency metrics as the API's.
-func provideWebConfig(cfg Config, requests httpapi.RequestObserver) web.Config {
+func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) web.Config {
 	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+	if registrations.keyed != nil {
+		c.Registrations = registrations.keyed
+	}
 	if cfg.MetricsAddr != "" {
 		c.Requests = requests
 	}

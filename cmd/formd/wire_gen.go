@@ -220,8 +220,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
-	config := provideHTTPConfig(cfg, metrics)
-	webConfig := provideWebConfig(cfg, metrics)
+	mainRegistrationLimits := provideRegistrationLimits(cfg)
+	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits)
+	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits)
 	mcpConfig := provideMCPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
 	service := &Service{

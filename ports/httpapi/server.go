@@ -35,6 +35,11 @@ type Config struct {
 	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
 	// account gets half as many. Zero disables both limits.
 	AuthAttemptsPerMinute float64
+	// Registrations bounds, per client network, the POST /agent/auth
+	// answers that tell whether an address has an account (a new account,
+	// or "already exists"); shared with the dashboard's registration. Nil
+	// means no limit.
+	Registrations RegistrationLimiter
 	// APIWritesPerMinute bounds the /v1 writes of one account (per
 	// process), in bursts as large. Zero disables the limit.
 	APIWritesPerMinute float64
@@ -43,6 +48,12 @@ type Config struct {
 	SubmissionsInFlight int
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
+}
+
+// RegistrationLimiter is a token bucket per key whose token can be given
+// back when the attempt it paid for turns out not to count.
+type RegistrationLimiter interface {
+	Take(key string, now time.Time) (ok bool, wait time.Duration, giveBack func())
 }
 
 // Server holds the HTTP handlers and the application they call.

@@ -45,6 +45,9 @@ func (p passwordCheckSlots) release() { <-p }
 const (
 	msgTooManyAttempts = "Too many sign-in or registration attempts. Wait a minute and try again."
 	msgBusy            = "formd is busy checking other passwords. Try again in a moment."
+	// msgTooManyRegistrations answers a registration over the per-network
+	// limit (FORMD_REGISTER_RATE), whether or not the address has an account.
+	msgTooManyRegistrations = "Too many registrations from this network. Try again later."
 )
 
 // allowAttempt takes a token of the client's and (when email is given) the
