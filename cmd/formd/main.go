@@ -226,6 +226,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
+	svc.Later.Wait(shutdownCtx)
 	routers.close()
 	select { // the delivery workers finish the attempts they are making
 	case <-workersDone:

@@ -479,6 +479,9 @@ type Service struct {
 	// TestInbox's sweep shreds test renderings past their retention, in
 	// the same loop.
 	TestInbox *application.TestInbox
+	// Later runs the work requests leave for after their answer (a password
+	// reset's mail); shutdown waits for it.
+	Later *system.Background
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

@@ -238,6 +238,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Metrics:      metrics,
 		CleanUploads: cleanUploadsHandler,
 		TestInbox:    applicationTestInbox,
+		Later:        background,
 	}
 	return service, func() {
 		cleanup4()
