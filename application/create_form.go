@@ -8,7 +8,6 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
-	"github.com/formd/formd/domain/verification"
 )
 
 // accessKeyPrefixLength is how much of an access key stays visible after creation.
@@ -48,7 +47,8 @@ func NewCreateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids I
 }
 
 // Handle creates the form (in a new workspace when one is named) and queues
-// the recipient verification email.
+// the recipient verification email, unless the throttle on verification
+// mails refuses it: the form is created either way, its recipient pending.
 func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCreated, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return FormCreated{}, err
@@ -103,7 +103,7 @@ func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCre
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, formID, a.ID(), f.Settings().RecipientEmail, now)
+		return mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, formID, a.ID(), f.Settings().RecipientEmail, now))
 	})
 	if err != nil {
 		return FormCreated{}, err

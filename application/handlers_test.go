@@ -20,7 +20,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	constructors := map[string]func(){
 		"Register":     func() { NewRegisterHandler(nil, nil, nil, nil, nil, nil) },
 		"VerifyLink":   func() { NewVerifyLinkHandler(nil, nil, nil, nil) },
-		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil) },
+		"ResetRequest": func() { NewRequestPasswordResetHandler(nil, nil, nil, nil, nil, nil) },
 		"ResetPasswd":  func() { NewResetPasswordHandler(nil, nil, nil, nil, nil) },
 		"LinkView":     func() { NewVerificationLinkHandler(nil, nil, nil) },
 		"CreateForm":   func() { NewCreateFormHandler(nil, nil, nil, nil, nil, nil) },
@@ -151,4 +151,15 @@ func TestGrantFeatureRecordsTheGrantWithTheOperatorAsActor(t *testing.T) {
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown email: %v, want ErrNotFound", err)
 	}
+}
+
+func (m *memTx) RecentVerificationRequests(context.Context, verification.Kind, string, string, string, time.Time) (verification.RecentRequests, error) {
+	return verification.RecentRequests{}, nil
+}
+
+func (m *memTx) PasswordResetRequests(context.Context, string, time.Time) ([]time.Time, error) {
+	return nil, nil
+}
+func (m *memTx) RecordPasswordResetRequest(context.Context, string, time.Time) error {
+	return errors.New("unexpected")
 }

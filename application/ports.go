@@ -36,6 +36,19 @@ type Tx interface {
 	// submission (a verification mail), to be queued by the delivery-queue
 	// consumer group like every other delivery.
 	QueueDelivery(ctx context.Context, q delivery.Queued) error
+	// RecentVerificationRequests says when verifications were requested
+	// since a time: of kind for the subject, to the address (any kind or
+	// subject), and of kind by the account. It first locks the address and
+	// the account until the transaction ends, so that concurrent requests
+	// for either, in any process, are counted one after the other.
+	RecentVerificationRequests(ctx context.Context, kind verification.Kind, subjectID, accountID, email string, since time.Time) (verification.RecentRequests, error)
+	// PasswordResetRequests says when password resets were requested for
+	// the address since a time, whether or not an account uses it; it first
+	// locks the address until the transaction ends, as
+	// RecentVerificationRequests does. RecordPasswordResetRequest counts one
+	// more at a time.
+	PasswordResetRequests(ctx context.Context, email string, since time.Time) ([]time.Time, error)
+	RecordPasswordResetRequest(ctx context.Context, email string, at time.Time) error
 	// CreateSession stores a session under the hash of its token.
 	CreateSession(ctx context.Context, tokenHash []byte, accountID string, expiresAt time.Time) error
 	// EndSessions ends every session of the account (a password reset): in
@@ -71,9 +84,6 @@ type ReadModel interface {
 	FormByAccessKeyHash(ctx context.Context, hash []byte) (FormRecord, error)
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
-	// VerificationRequestTimes says when the verifications of a subject, and
-	// those to an address (any kind or subject), were requested since a time.
-	VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error)
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
 	// WorkspacesByAccount lists the account's workspaces, oldest first.
 	WorkspacesByAccount(ctx context.Context, accountID string) ([]WorkspaceRecord, error)
@@ -132,6 +142,14 @@ type FormFloodLimits interface {
 type PasswordHasher interface {
 	Hash(password string) (string, error)
 	Verify(password, encoded string) (bool, error)
+}
+
+// Later runs work after the request that asked for it is answered, so the
+// answer's timing does not depend on that work (a password reset for an
+// address with or without an account). Work a crash cuts off is lost: use
+// it only for work its requester can ask for again.
+type Later interface {
+	Go(name string, work func(ctx context.Context) error)
 }
 
 // Clock tells the time; tests may fix it.

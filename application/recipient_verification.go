@@ -39,7 +39,10 @@ func (h *RecipientVerificationHandler) Handle(ctx context.Context, q RecipientVe
 		return VerificationRecord{}, err
 	}
 	v, err := h.read.LatestVerification(ctx, verification.KindRecipient, q.FormID)
-	if errors.Is(err, domain.ErrNotFound) {
+	// No mail was sent to the form's current recipient when the throttle on
+	// verification mails refused it: the record then names the address, and
+	// no delivery.
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && v.Email != rec.Settings.RecipientEmail) {
 		v, err = VerificationRecord{SubjectID: q.FormID, Email: rec.Settings.RecipientEmail}, nil
 	}
 	if rec.RecipientVerified {

@@ -138,3 +138,16 @@ func (h *RegisterHandler) signIn(ctx context.Context, existing AccountRecord, cm
 	return Registered{AccountID: existing.ID, SessionToken: token, ExpiresAt: now.Add(SessionLifetime),
 		VerificationRequired: !existing.EmailVerified, Existing: true}, nil
 }
+
+// TellsAccountExists says whether a registration's outcome tells its caller
+// whether the address has an account: a new account, or account.ErrEmailTaken
+// (registration answers so by the spec's contract, which gives a new
+// account its session at once). A sign-in with the account's password, and
+// input refused before any lookup, tell nothing; ports count only the
+// outcomes that tell, to make probing many addresses slow.
+func TellsAccountExists(out Registered, err error) bool {
+	if err != nil {
+		return errors.Is(err, account.ErrEmailTaken)
+	}
+	return !out.Existing
+}

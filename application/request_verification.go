@@ -2,8 +2,10 @@ package application
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -24,4 +26,34 @@ func requestVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens,
 		return err
 	}
 	return tx.QueueDelivery(ctx, v.Delivery())
+}
+
+// requestRecipientVerification mails a form's recipient a verification link
+// unless the one throttle on recipient verification mails (the domain's
+// verification.MaySend: per form, per address and per account) refuses it,
+// whatever route asked: a new form, a changed recipientEmail or a resend.
+// The recent requests are read in the caller's transaction, which locks the
+// address and the account, so concurrent requests in any process count each
+// other. A refusal is a *domain.TooManyRequestsError.
+func requestRecipientVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
+	recent, err := tx.RecentVerificationRequests(ctx, verification.KindRecipient, formID, accountID, email, now.Add(-verification.ThrottleWindow))
+	if err != nil {
+		return err
+	}
+	if err := verification.MaySend(recent, now); err != nil {
+		return err
+	}
+	return requestVerification(ctx, tx, ids, tokens, verification.KindRecipient, formID, accountID, email, now)
+}
+
+// mailUnlessThrottled is requestRecipientVerification for a form change the
+// throttle must not undo: the form is saved either way, and a refused mail
+// leaves its recipient pending, to be verified with a resend once the
+// throttle allows (GET recipient-verification says so).
+func mailUnlessThrottled(err error) error {
+	var tooMany *domain.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		return nil
+	}
+	return err
 }

@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"time"
 
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/verification"
@@ -47,16 +46,8 @@ func (h *ResendRecipientVerificationHandler) Handle(ctx context.Context, cmd Res
 		return h.read.LatestVerification(ctx, verification.KindRecipient, cmd.FormID)
 	}
 	now := h.clock.Now()
-	forForm, forAddress, err := h.read.VerificationRequestTimes(ctx, verification.KindRecipient, cmd.FormID,
-		rec.Settings.RecipientEmail, now.Add(-time.Hour))
-	if err != nil {
-		return VerificationRecord{}, err
-	}
-	if err := verification.MayResend(forForm, forAddress, now); err != nil {
-		return VerificationRecord{}, err
-	}
 	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
-		return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, cmd.FormID, cmd.Caller.AccountID, rec.Settings.RecipientEmail, now)
+		return requestRecipientVerification(ctx, tx, h.ids, h.tokens, cmd.FormID, rec.AccountID, rec.Settings.RecipientEmail, now)
 	})
 	if err != nil {
 		return VerificationRecord{}, err

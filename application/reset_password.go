@@ -66,10 +66,6 @@ func (h *ResetPasswordHandler) Handle(ctx context.Context, cmd ResetPassword) (P
 	if !now.Before(rec.ExpiresAt) {
 		return PasswordChanged{}, verification.ErrExpired
 	}
-	latest, err := h.read.LatestVerification(ctx, rec.Kind, rec.SubjectID)
-	if err != nil {
-		return PasswordChanged{}, err
-	}
 	hash, err := h.hasher.Hash(cmd.Password)
 	if err != nil {
 		return PasswordChanged{}, err
@@ -80,11 +76,11 @@ func (h *ResetPasswordHandler) Handle(ctx context.Context, cmd ResetPassword) (P
 		if err != nil {
 			return err
 		}
-		if err := v.Complete(now, latest.ID == v.VerificationID); err != nil {
-			return err
-		}
 		a, err := tx.LoadAccount(ctx, v.SubjectID)
 		if err != nil {
+			return err
+		}
+		if err := v.CompleteReset(now, a.PasswordResetAt()); err != nil {
 			return err
 		}
 		if err := a.ResetPassword(hash, now); err != nil {

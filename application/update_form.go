@@ -5,7 +5,6 @@ import (
 
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
-	"github.com/formd/formd/domain/verification"
 )
 
 // UpdateForm is PATCH /v1/forms/{formId}.
@@ -36,7 +35,8 @@ func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids I
 }
 
 // Handle changes the caller's form; a new recipient gets a new verification
-// email, and a captcha secret is stored sealed, never in an event.
+// email unless the throttle on verification mails refuses it (the change is
+// saved either way, the recipient pending), and a captcha secret is stored sealed, never in an event.
 func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRecord, error) {
 	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
 		return FormRecord{}, err
@@ -67,7 +67,7 @@ func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRec
 			return err
 		}
 		if after.RecipientEmail != before.RecipientEmail {
-			return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindRecipient, f.ID(), f.AccountID(), after.RecipientEmail, now)
+			return mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, f.ID(), f.AccountID(), after.RecipientEmail, now))
 		}
 		return nil
 	})

@@ -178,11 +178,11 @@ INSERT INTO forms (id, account_id, workspace_id, access_key_hash, access_key_pre
 SELECT id, account_id, workspace_id, sha256(convert_to(access_key, 'UTF8')), left(access_key, 8), ` + formSettings + `,
        true, 2, at, at + interval '2 minutes'
 FROM preload_forms f ORDER BY at, n`, `
-INSERT INTO verifications (id, kind, subject_id, email, token_hash, delivery_id, status, expires_at, created_at)
-SELECT id, kind, subject_id, email, sha256(convert_to(id::text, 'UTF8')), delivery_id, 'verified', at + interval '3 days', at
-FROM (SELECT verification_id AS id, 'account' AS kind, id AS subject_id, email, delivery_id, at FROM preload_accounts
+INSERT INTO verifications (id, kind, subject_id, email, token_hash, delivery_id, status, expires_at, created_at, account_id)
+SELECT id, kind, subject_id, email, sha256(convert_to(id::text, 'UTF8')), delivery_id, 'verified', at + interval '3 days', at, account_id
+FROM (SELECT verification_id AS id, 'account' AS kind, id AS subject_id, email, delivery_id, at, id AS account_id FROM preload_accounts
       UNION ALL
-      SELECT verification_id, 'recipient', id, recipient, delivery_id, at FROM preload_forms) v
+      SELECT verification_id, 'recipient', id, recipient, delivery_id, at, account_id FROM preload_forms) v
 ORDER BY at, id`, `
 INSERT INTO submission_quota_usage (account_id, month, used)
 SELECT account_id, date_trunc('month', at AT TIME ZONE 'UTC')::date, count(*)

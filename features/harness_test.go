@@ -135,6 +135,7 @@ func StartFormd(extraEnv ...string) *Formd {
 			// and so is the per-form flood limit (specs post bursts to a form).
 			"FORMD_SUBMIT_RATE=0",
 			"FORMD_AUTH_RATE=0",
+			"FORMD_REGISTER_RATE=0",
 			"FORMD_FORM_SUBMIT_RATE=0",
 		}, extraEnv...)
 		if f.start() || attempt == 3 {

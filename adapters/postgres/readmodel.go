@@ -115,33 +115,6 @@ func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Ki
 		WHERE subject_id = $1 AND kind = $2 ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind)))
 }
 
-// VerificationRequestTimes implements application.ReadModel: when the
-// verifications of a subject, and those to an address (any kind, any
-// subject), were requested since a time.
-func (r *ReadModel) VerificationRequestTimes(ctx context.Context, kind verification.Kind, subjectID, email string, since time.Time) (forSubject, forAddress []time.Time, err error) {
-	rows, err := r.pool.Query(ctx, `SELECT created_at, subject_id = $2 AND kind = $3, lower(email) = lower($1) FROM verifications
-		WHERE created_at > $4 AND (lower(email) = lower($1) OR (subject_id = $2 AND kind = $3))`,
-		email, subjectID, string(kind), since)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var at time.Time
-		var ofSubject, toAddress bool
-		if err := rows.Scan(&at, &ofSubject, &toAddress); err != nil {
-			return nil, nil, err
-		}
-		if ofSubject {
-			forSubject = append(forSubject, at)
-		}
-		if toAddress {
-			forAddress = append(forAddress, at)
-		}
-	}
-	return forSubject, forAddress, rows.Err()
-}
-
 // StreamHistory reads a stream's events for the audit trail.
 func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]application.HistoryEntry, error) {
 	stored, err := r.store.Load(ctx, r.pool, streamID)

@@ -22,6 +22,7 @@ type Keyed struct {
 	mu      sync.Mutex
 	perSec  rate.Limit
 	burst   int
+	idle    time.Duration // how long an unused bucket is kept
 	buckets map[string]*bucket
 	swept   time.Time
 }
@@ -34,27 +35,40 @@ type bucket struct {
 // NewKeyed allows each key perSec a second with bursts of burst; a rate of 0
 // allows everything.
 func NewKeyed(perSec float64, burst int) *Keyed {
-	return &Keyed{perSec: rate.Limit(perSec), burst: max(burst, 1), buckets: map[string]*bucket{}}
+	k := &Keyed{perSec: rate.Limit(perSec), burst: max(burst, 1), idle: idleAfter, buckets: map[string]*bucket{}}
+	// A slow bucket is kept until it has refilled, else forgetting it would
+	// hand a key a full burst early.
+	if perSec > 0 {
+		k.idle = max(idleAfter, time.Duration(float64(k.burst)/perSec*float64(time.Second)))
+	}
+	return k
 }
 
 // Allow takes a token of key's bucket at now; when the bucket is empty it
 // says how long until it holds one again.
 func (k *Keyed) Allow(key string, now time.Time) (bool, time.Duration) {
+	ok, wait, _ := k.Take(key, now)
+	return ok, wait
+}
+
+// Take is Allow that can give the token back: giveBack (never nil) returns
+// it when the attempt it paid for turns out not to count.
+func (k *Keyed) Take(key string, now time.Time) (ok bool, wait time.Duration, giveBack func()) {
 	if k.perSec <= 0 {
-		return true, 0
+		return true, 0, func() {}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if now.Sub(k.swept) > time.Minute {
 		for key, b := range k.buckets {
-			if now.Sub(b.seen) > idleAfter {
+			if now.Sub(b.seen) > k.idle {
 				delete(k.buckets, key)
 			}
 		}
 		k.swept = now
 	}
-	b, ok := k.buckets[key]
-	if !ok {
+	b, found := k.buckets[key]
+	if !found {
 		b = &bucket{lim: rate.NewLimiter(k.perSec, k.burst)}
 		k.buckets[key] = b
 	}
@@ -62,7 +76,7 @@ func (k *Keyed) Allow(key string, now time.Time) (bool, time.Duration) {
 	r := b.lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return false, d
+		return false, d, func() {}
 	}
-	return true, 0
+	return true, 0, func() { r.CancelAt(now) }
 }

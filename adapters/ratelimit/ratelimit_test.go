@@ -53,3 +53,37 @@ func TestIdleBucketsAreForgottenFull(t *testing.T) {
 		t.Fatal("a key idle for 11 minutes was refused")
 	}
 }
+
+// A slow bucket (an hourly limit) is kept until it has refilled: forgetting
+// it after the usual idle time would hand its key a full burst early.
+func TestSlowBucketsAreKeptUntilRefilled(t *testing.T) {
+	l := ratelimit.NewKeyed(1.0/360, 2) // 10 an hour, bursts of 2
+	for range 2 {
+		if ok, _ := l.Allow("a", t0); !ok {
+			t.Fatal("a post within the burst refused")
+		}
+	}
+	later := t0.Add(11 * time.Minute)
+	l.Allow("b", later) // sweeps what is idle
+	if ok, _ := l.Allow("a", later); !ok {
+		t.Fatal("one token is back after 6 minutes")
+	}
+	if ok, wait := l.Allow("a", later); ok || wait <= 0 {
+		t.Fatalf("a second token after 11 minutes: ok=%v wait=%v, want refused (the bucket was forgotten)", ok, wait)
+	}
+}
+
+func TestATakenTokenCanBeGivenBack(t *testing.T) {
+	l := ratelimit.NewKeyed(1.0/3600, 1)
+	ok, _, giveBack := l.Take("a", t0)
+	if !ok {
+		t.Fatal("first attempt refused")
+	}
+	giveBack()
+	if ok, _, _ := l.Take("a", t0); !ok {
+		t.Fatal("the token given back was not there")
+	}
+	if ok, wait, _ := l.Take("a", t0); ok || wait <= 0 {
+		t.Fatalf("the bucket is empty: ok=%v wait=%v", ok, wait)
+	}
+}

@@ -72,6 +72,15 @@ type Config struct {
 	// AuthRate is how many POST /agent/auth attempts one IP may make per
 	// minute (per process); one account gets half as many. 0 disables both.
 	AuthRate float64 `env:"FORMD_AUTH_RATE" envDefault:"20"`
+	// RegisterRate is how many registrations that tell whether an address
+	// has an account (a new account, or "already exists") one client
+	// network may make an hour (per process), through POST /agent/auth and
+	// the dashboard together; 0 disables the limit.
+	RegisterRate float64 `env:"FORMD_REGISTER_RATE" envDefault:"10"`
+	// APIWriteRate is how many /v1 writes (POST, PATCH, PUT, DELETE) one
+	// account may make per minute (per process), in bursts as large; 0
+	// disables the limit.
+	APIWriteRate float64 `env:"FORMD_API_WRITE_RATE" envDefault:"120"`
 	// MemoryLimitMiB is the Go runtime's soft memory limit (see memoryLimit); 0 leaves it off.
 	MemoryLimitMiB int `env:"FORMD_MEMORY_LIMIT_MIB" envDefault:"100"`
 	// DeliveryWorkers is how many delivery attempts one process makes at

@@ -229,6 +229,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
+	svc.Later.Wait(shutdownCtx)
 	routers.close()
 	select { // the delivery workers finish the attempts they are making
 	case <-workersDone:
@@ -356,7 +357,8 @@ func pruneMessages(ctx context.Context, pool *pgxpool.Pool, unread time.Duration
 }
 
 // maintain prunes expired Idempotency-Key records, autoresponder
-// reservations and spent proof-of-work challenges, and shreds the payloads
+// reservations, spent proof-of-work challenges and old password reset
+// requests, and shreds the payloads
 // kept for failed deliveries once their retention ran out, hourly. Several
 // processes may run it at once: every delete is idempotent.
 func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.DeliveryStore, log *slog.Logger) {
@@ -378,6 +380,9 @@ func maintain(ctx context.Context, pool *pgxpool.Pool, deliveries *postgres.Deli
 		}
 		if _, err := postgres.PruneSpentChallenges(ctx, pool, time.Now()); err != nil && ctx.Err() == nil {
 			log.Warn("pruning spent proof-of-work challenges", "err", err)
+		}
+		if err := postgres.PruneThrottles(ctx, pool, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("pruning password reset requests and throttle keys", "err", err)
 		}
 		select {
 		case <-ctx.Done():

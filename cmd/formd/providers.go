@@ -77,6 +77,8 @@ var adapterSet = wire.NewSet(
 	watermillpg.NewWakers,
 	wire.Struct(new(system.Clock)),
 	wire.Struct(new(system.UUIDs)),
+	system.NewBackground,
+	wire.Bind(new(application.Later), new(*system.Background)),
 	wire.Struct(new(secrets.Argon2)),
 	wire.Bind(new(application.Transactor), new(*postgres.Transactor)),
 	wire.Bind(new(application.ReadModel), new(*postgres.ReadModel)),
@@ -178,6 +180,7 @@ var applicationSet = wire.NewSet(
 var portSet = wire.NewSet(
 	provideHTTPConfig,
 	provideWebConfig,
+	provideRegistrationLimits,
 	provideMCPConfig,
 	provideHTTPHandler,
 	provideSubscribe,
@@ -311,12 +314,29 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 	return wakers.For(postgres.DeliveriesDue).Next
 }
 
-func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver) httpapi.Config {
+// registrationLimits is the one bucket per client network of the
+// registrations that tell whether an address has an account, shared by
+// POST /agent/auth and the dashboard's registration; nil: no limit.
+type registrationLimits struct{ keyed *ratelimit.Keyed }
+
+// provideRegistrationLimits allows FORMD_REGISTER_RATE such registrations
+// an hour per client network (IPv6 by /64), in bursts as large.
+func provideRegistrationLimits(cfg Config) registrationLimits {
+	if cfg.RegisterRate <= 0 {
+		return registrationLimits{}
+	}
+	return registrationLimits{ratelimit.NewKeyed(cfg.RegisterRate/3600, max(int(cfg.RegisterRate), 1))}
+}
+
+func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
-		SubmissionsInFlight: cfg.SubmissionsInFlight,
-		FileBytesInFlight:   int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
+		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
+		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
 		MinBodyBytesPerSecond: cfg.MinBodyRate}
+	if registrations.keyed != nil { // a nil *Keyed in the interface would not read as "no limit"
+		c.Registrations = registrations.keyed
+	}
 	if cfg.MetricsAddr != "" { // nobody scrapes them otherwise: spare every request the work
 		c.Requests = requests
 	}
@@ -430,8 +450,11 @@ func provideMCPConfig(cfg Config, requests mcp.RequestObserver) mcp.Config {
 // as FORMD_AUTH_RATE limits POST /agent/auth: per IP, and half as many per
 // account (buckets of the dashboard's own, per process). Its requests count
 // in the same latency metrics as the API's.
-func provideWebConfig(cfg Config, requests httpapi.RequestObserver) web.Config {
+func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) web.Config {
 	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+	if registrations.keyed != nil {
+		c.Registrations = registrations.keyed
+	}
 	if cfg.MetricsAddr != "" {
 		c.Requests = requests
 	}
@@ -470,6 +493,9 @@ type Service struct {
 	// ConnectTelegramChats polls the operator's bot for connect codes
 	// when FORMD_TELEGRAM_BOT_TOKEN is set.
 	ConnectTelegramChats *application.ConnectTelegramChatsHandler
+	// Later runs the work requests leave for after their answer (a password
+	// reset's mail); shutdown waits for it.
+	Later *system.Background
 }
 
 // RouterFactory builds a fresh event router (a Watermill router cannot run again once stopped).

@@ -317,6 +317,10 @@ func (c *Config) checkNumbers() error {
 		return fmt.Errorf("FORMD_SUBMIT_BURST must be at least 1 while FORMD_SUBMIT_RATE is on, not %d", c.SubmitBurst)
 	case math.IsNaN(c.AuthRate) || math.IsInf(c.AuthRate, 0) || c.AuthRate < 0:
 		return fmt.Errorf("FORMD_AUTH_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.AuthRate)
+	case math.IsNaN(c.RegisterRate) || math.IsInf(c.RegisterRate, 0) || c.RegisterRate < 0:
+		return fmt.Errorf("FORMD_REGISTER_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.RegisterRate)
+	case math.IsNaN(c.APIWriteRate) || math.IsInf(c.APIWriteRate, 0) || c.APIWriteRate < 0:
+		return fmt.Errorf("FORMD_API_WRITE_RATE must be a number of at least 0 (0 turns the limit off), not %v", c.APIWriteRate)
 	case c.MemoryLimitMiB != 0 && (c.MemoryLimitMiB < minMemoryLimitMiB || c.MemoryLimitMiB > maxMemoryLimitMiB):
 		return fmt.Errorf("FORMD_MEMORY_LIMIT_MIB must be 0 (off) or from %d to %d, not %d", minMemoryLimitMiB, maxMemoryLimitMiB, c.MemoryLimitMiB)
 	case c.SubmissionsInFlight < 0 || c.SubmissionsInFlight > maxSubmissionsInFlight:

@@ -45,7 +45,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	linkTokens := secrets.NewLinkTokens(keyring)
 	registerHandler := application.NewRegisterHandler(transactor, readModel, argon2, uuiDs, clock, linkTokens)
 	verifyLinkHandler := application.NewVerifyLinkHandler(transactor, readModel, clock, linkTokens)
-	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens)
+	background := system.NewBackground(log)
+	requestPasswordResetHandler := application.NewRequestPasswordResetHandler(transactor, readModel, uuiDs, clock, linkTokens, background)
 	resetPasswordHandler := application.NewResetPasswordHandler(transactor, readModel, argon2, clock, linkTokens)
 	createFormHandler := application.NewCreateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	sealer, err := provideSealer(keyring)
@@ -223,8 +224,9 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
-	config := provideHTTPConfig(cfg, metrics)
-	webConfig := provideWebConfig(cfg, metrics)
+	mainRegistrationLimits := provideRegistrationLimits(cfg)
+	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits)
+	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits)
 	mcpConfig := provideMCPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
 	connectTelegramChatsHandler := application.NewConnectTelegramChatsHandler(transactor, integrationProofs, sender, integrationProofs, clock)
@@ -242,6 +244,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		CleanUploads:         cleanUploadsHandler,
 		TestInbox:            applicationTestInbox,
 		ConnectTelegramChats: connectTelegramChatsHandler,
+		Later:                background,
 	}
 	return service, func() {
 		cleanup4()

@@ -86,15 +86,17 @@ func (PasswordReset) EventType() string { return PasswordResetType }
 
 // Account is the event-sourced account aggregate.
 type Account struct {
-	id            string
-	email         string
-	name          string
-	passwordHash  string
-	emailVerified bool
-	workspaces    map[string]string
-	defaultWS     string
-	features      map[string]bool
-	plan          Plan
+	id           string
+	email        string
+	name         string
+	passwordHash string
+	// passwordResetAt is when a reset link last set the password.
+	passwordResetAt time.Time
+	emailVerified   bool
+	workspaces      map[string]string
+	defaultWS       string
+	features        map[string]bool
+	plan            Plan
 	// tokens are the workspace API tokens not deleted, by id.
 	tokens map[string]tokenState
 
@@ -169,6 +171,10 @@ func (a *Account) ResetPassword(passwordHash string, now time.Time) error {
 	return nil
 }
 
+// PasswordResetAt is when a password reset link last set the password
+// (zero: never).
+func (a *Account) PasswordResetAt() time.Time { return a.passwordResetAt }
+
 // AddWorkspace records a further workspace.
 func (a *Account) AddWorkspace(id, name string, now time.Time) error {
 	name = strings.TrimSpace(name)
@@ -222,6 +228,7 @@ func (a *Account) apply(e Event) {
 		a.workspaces[e.WorkspaceID] = e.Name
 	case PasswordReset:
 		a.passwordHash = e.PasswordHash
+		a.passwordResetAt = e.At
 	case FeatureGranted:
 		if a.features == nil {
 			a.features = map[string]bool{}

@@ -152,6 +152,31 @@ func (v *Verification) Complete(now time.Time, latest bool) error {
 	return nil
 }
 
+// ErrPasswordResetSince means the account's password was reset, with another
+// link, after this one was sent: every earlier link is then spent.
+var ErrPasswordResetSince = &domain.ForbiddenError{Message: "The password was set with another reset link after this one was sent. Request a new link if you need one."}
+
+// CompleteReset uses a password reset link to set a new password.
+// passwordResetAt is when the account's password was last reset (zero:
+// never). Unlike Complete, a newer link does not spend an older one: every
+// link of the account stays usable until it expires or until one of them
+// resets the password, so a request someone slips in for the address takes
+// no link away from its owner; once the password is reset, every link sent
+// before is spent.
+func (v *Verification) CompleteReset(now, passwordResetAt time.Time) error {
+	if v.status == StatusVerified {
+		return ErrAlreadyUsed
+	}
+	if !passwordResetAt.IsZero() && !passwordResetAt.Before(v.At) {
+		return ErrPasswordResetSince
+	}
+	if !now.Before(v.ExpiresAt) {
+		return ErrExpired
+	}
+	v.record(Completed{At: now.UTC()})
+	return nil
+}
+
 func (v *Verification) record(e Event) { v.stream.Record(v.apply, e) }
 
 func (v *Verification) apply(e Event) {

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -41,6 +43,10 @@ var sessionScopes = []string{"forms:read", "forms:write", "submissions:test"}
 
 // agentAuth registers or signs in (POST /agent/auth); guardPasswordChecks
 // runs before it and gives it the per-account limiter (nil: no limit).
+// MsgTooManyRegistrations answers a registration over the per-network limit
+// (FORMD_REGISTER_RATE), whether or not the address has an account.
+const MsgTooManyRegistrations = "Too many registrations from this network. Try again later."
+
 func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	var req agentAuthRequest
 	if !s.decodeJSON(c, &req) {
@@ -53,10 +59,23 @@ func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	if !s.allowAccountAttempt(c, perAccount, req.Email) {
 		return
 	}
+	giveBack := func() {}
+	if l := s.config.Registrations; l != nil {
+		ok, wait, back := l.Take(clientKey(c.ClientIP()), time.Now())
+		if !ok {
+			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			s.fail(c, http.StatusTooManyRequests, MsgTooManyRegistrations)
+			return
+		}
+		giveBack = back
+	}
 	out, err := s.app.Commands.Register.Handle(c.Request.Context(), application.Register{
 		Email: req.Email, Type: req.Type, Name: req.Name, Password: req.Password,
 		RequestedCredentialType: req.RequestedCredentialType, RequestID: requestIDOf(c),
 	})
+	if !application.TellsAccountExists(out, err) {
+		giveBack()
+	}
 	if err != nil {
 		s.respondError(c, err)
 		return

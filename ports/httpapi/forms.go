@@ -185,6 +185,8 @@ func presentVerification(formID string, v application.VerificationRecord) verifi
 	}
 	if v.Status == "verified" {
 		out.NextStep = "The recipient is verified; live submissions are accepted."
+	} else if v.DeliveryID == "" {
+		out.NextStep = "No verification email was sent to " + v.Email + " (too many were sent for this form, to this address or by this account in the last hour); send one with POST /v1/forms/" + formID + "/recipient-verifications later."
 	} else {
 		out.NextStep = "Ask " + v.Email + " to follow the link in the verification email; resend it with POST /v1/forms/" + formID + "/recipient-verifications."
 	}

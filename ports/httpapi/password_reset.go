@@ -15,13 +15,6 @@ import (
 // have accounts.
 const MsgPasswordResetSent = "If a formd account uses this address, a link to set a new password was sent to it. The link expires in one hour."
 
-// Reset mails per address: a few, then one per passwordResetMailEvery, so
-// the route cannot fill someone's mailbox.
-const (
-	passwordResetMailBurst = 3
-	passwordResetMailEvery = 20 * time.Minute
-)
-
 type passwordResetRequest struct {
 	Email string `json:"email"`
 }
@@ -32,14 +25,13 @@ type passwordResetAnswer struct {
 }
 
 // guardPasswordResets is the chain of POST /agent/auth/password-reset: the
-// per-IP limit of POST /agent/auth (a bucket of its own), then the handler
-// with its per-address limit. Zero AuthAttemptsPerMinute disables both.
+// per-IP limit of POST /agent/auth (a bucket of its own; zero
+// AuthAttemptsPerMinute disables it), then the handler. The per-address
+// limit is the application's, counted in PostgreSQL for every route.
 func (s *Server) guardPasswordResets(config Config) []gin.HandlerFunc {
-	var perAddress *ipLimiter
 	chain := []gin.HandlerFunc{limitBody(16 << 10)}
 	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
 		perIP := newIPLimiter(perMinute/60, max(int(perMinute), 1))
-		perAddress = newIPLimiter(1/passwordResetMailEvery.Seconds(), passwordResetMailBurst)
 		chain = append(chain, func(c *gin.Context) {
 			if ok, wait := perIP.allow(clientKey(c.ClientIP()), time.Now()); !ok {
 				s.tooManyAuthAttempts(c, wait)
@@ -48,22 +40,19 @@ func (s *Server) guardPasswordResets(config Config) []gin.HandlerFunc {
 			c.Next()
 		})
 	}
-	return append(chain, func(c *gin.Context) { s.requestPasswordReset(c, perAddress) })
+	return append(chain, s.requestPasswordReset)
 }
 
 // requestPasswordReset mails a password reset link to the address's account
 // (POST /agent/auth/password-reset), answering 202 and the same words
 // whether or not there is one.
-func (s *Server) requestPasswordReset(c *gin.Context, perAddress *ipLimiter) {
+func (s *Server) requestPasswordReset(c *gin.Context) {
 	var req passwordResetRequest
 	if !s.decodeJSON(c, &req) {
 		return
 	}
 	if strings.TrimSpace(req.Email) == "" {
 		s.fail(c, http.StatusBadRequest, "email is required.")
-		return
-	}
-	if !s.allowAccountAttempt(c, perAddress, req.Email) {
 		return
 	}
 	err := s.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), application.RequestPasswordReset{

@@ -90,3 +90,26 @@ func (s *Server) rateLimitSubmissions(l *ipLimiter) gin.HandlerFunc {
 			"Too many submissions from this address. Try again in a moment.", nil)
 	}
 }
+
+// MsgTooManyWrites answers a /v1 write over the account's limit.
+const MsgTooManyWrites = "Too many changes from this account. Try again in a moment."
+
+// limitAccountWrites answers 429 with Retry-After once the caller's account
+// has spent its bucket of /v1 writes; reads are not counted. It runs after
+// authenticate, so the bucket is the account's whatever credential it uses.
+func (s *Server) limitAccountWrites(l *ipLimiter) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		switch c.Request.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			c.Next()
+			return
+		}
+		ok, wait := l.allow(sessionOf(c).AccountID, time.Now())
+		if ok {
+			c.Next()
+			return
+		}
+		c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.fail(c, http.StatusTooManyRequests, MsgTooManyWrites)
+	}
+}

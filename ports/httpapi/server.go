@@ -35,6 +35,14 @@ type Config struct {
 	// AuthAttemptsPerMinute bounds POST /agent/auth per IP (per process); an
 	// account gets half as many. Zero disables both limits.
 	AuthAttemptsPerMinute float64
+	// Registrations bounds, per client network, the POST /agent/auth
+	// answers that tell whether an address has an account (a new account,
+	// or "already exists"); shared with the dashboard's registration. Nil
+	// means no limit.
+	Registrations RegistrationLimiter
+	// APIWritesPerMinute bounds the /v1 writes of one account (per
+	// process), in bursts as large. Zero disables the limit.
+	APIWritesPerMinute float64
 	// SubmissionsInFlight bounds the submissions one process works on at
 	// once; past it /submit answers 429. Zero disables the bound.
 	SubmissionsInFlight int
@@ -52,6 +60,12 @@ type Config struct {
 	TempDir string
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
+}
+
+// RegistrationLimiter is a token bucket per key whose token can be given
+// back when the attempt it paid for turns out not to count.
+type RegistrationLimiter interface {
+	Take(key string, now time.Time) (ok bool, wait time.Duration, giveBack func())
 }
 
 // Server holds the HTTP handlers and the application they call.
@@ -135,6 +149,9 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.GET("/openapi.json", s.openAPI)
 
 	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites, s.idParamsAreIDs)
+	if perMinute := config.APIWritesPerMinute; perMinute > 0 {
+		v1.Use(s.limitAccountWrites(newIPLimiter(perMinute/60, max(int(perMinute), 1))))
+	}
 	v1.GET("/account", s.getAccount)
 	v1.GET("/account/events", s.accountEvents)
 	v1.GET("/forms", s.listForms)

@@ -32,6 +32,9 @@ func presentVerification(formID string, v application.VerificationRecord) verifi
 	}
 	if v.Status == "verified" {
 		out.NextStep = "The recipient is verified; live submissions are accepted."
+	} else if v.DeliveryID == "" {
+		out.NextStep = "No verification email was sent to " + v.Email + " (too many were sent for this form, to this address or by this account in the last hour); " +
+			"call resend_recipient_verification later."
 	} else {
 		out.NextStep = "A person must act: ask " + v.Email + " to open the link in the verification email and press its button. " +
 			"No tool can do it; resend_recipient_verification sends a new link."

@@ -45,10 +45,13 @@ func (p passwordCheckSlots) release() { <-p }
 const (
 	msgTooManyAttempts = "Too many sign-in or registration attempts. Wait a minute and try again."
 	msgBusy            = "formd is busy checking other passwords. Try again in a moment."
+	// msgTooManyRegistrations answers a registration over the per-network
+	// limit (FORMD_REGISTER_RATE), whether or not the address has an account.
+	msgTooManyRegistrations = "Too many registrations from this network. Try again later."
 )
 
-// allowAttempt takes a token of the client's and the account's buckets; it
-// answers the message to show when either is empty.
+// allowAttempt takes a token of the client's and (when email is given) the
+// account's buckets; it answers the message to show when either is empty.
 func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 	now := time.Now()
 	if l := s.config.SignInPerIP; l != nil {
@@ -56,7 +59,7 @@ func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 			return false, msgTooManyAttempts
 		}
 	}
-	if l := s.config.SignInPerAccount; l != nil {
+	if l := s.config.SignInPerAccount; l != nil && email != "" {
 		if ok, _ := l.Allow(strings.ToLower(strings.TrimSpace(email)), now); !ok {
 			return false, msgTooManyAttempts
 		}

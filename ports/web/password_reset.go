@@ -1,10 +1,14 @@
 package web
 
 import (
+	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 )
 
 // passwordResetForm is the forgotten-password page's form, as typed.
@@ -31,11 +35,19 @@ func (s *Server) requestPasswordReset(w http.ResponseWriter, r *http.Request, cs
 		again(http.StatusBadRequest, fieldErrors{"email": "Enter the email address you signed up with"})
 		return
 	}
-	if ok, msg := s.allowAttempt(r, in.Email); !ok {
+	// Only the per-IP bucket here: the limit per address is the
+	// application's, the same for every route and counted in PostgreSQL.
+	if ok, msg := s.allowAttempt(r, ""); !ok {
 		again(http.StatusTooManyRequests, fieldErrors{"": msg})
 		return
 	}
 	err := s.app.Commands.RequestPasswordReset.Handle(r.Context(), application.RequestPasswordReset{Email: in.Email, RequestID: requestIDOf(r)})
+	var tooMany *domain.TooManyRequestsError
+	if errors.As(err, &tooMany) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(tooMany.RetryAfter.Seconds()))))
+		again(http.StatusTooManyRequests, fieldErrors{"": tooMany.Message})
+		return
+	}
 	if err != nil {
 		if problems, ok := formProblem(err, map[string]string{"email": "email"}); ok {
 			again(http.StatusBadRequest, problems)

@@ -2,7 +2,10 @@ package web
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
@@ -45,13 +48,27 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 		again(http.StatusTooManyRequests, fieldErrors{"": msg})
 		return
 	}
+	giveBack := func() {}
+	if l := s.config.Registrations; l != nil {
+		ok, wait, back := l.Take(clientKey(s.proxies.clientIP(r)), time.Now())
+		if !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			again(http.StatusTooManyRequests, fieldErrors{"": msgTooManyRegistrations})
+			return
+		}
+		giveBack = back
+	}
 	if !s.slots.acquire(r.Context()) {
+		giveBack()
 		again(http.StatusTooManyRequests, fieldErrors{"": msgBusy})
 		return
 	}
 	out, err := s.app.Commands.Register.Handle(r.Context(), application.Register{
 		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r)})
 	s.slots.release()
+	if !application.TellsAccountExists(out, err) {
+		giveBack()
+	}
 	if errors.Is(err, account.ErrEmailTaken) {
 		again(http.StatusBadRequest, fieldErrors{"email": "An account already exists for this email. Sign in instead, or reset its password."})
 		return

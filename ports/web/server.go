@@ -33,6 +33,12 @@ type Limiter interface {
 	Allow(key string, now time.Time) (ok bool, retryAfter time.Duration)
 }
 
+// RegistrationLimiter is a token bucket per key whose token can be given
+// back when the attempt it paid for turns out not to count.
+type RegistrationLimiter interface {
+	Take(key string, now time.Time) (ok bool, wait time.Duration, giveBack func())
+}
+
 // Config is what the dashboard needs to know about its deployment.
 type Config struct {
 	// BaseURL is formd's public address (FORMD_BASE_URL): the snippets use
@@ -44,6 +50,10 @@ type Config struct {
 	// attempts (each checks a password); nil means no limit.
 	SignInPerIP      Limiter
 	SignInPerAccount Limiter
+	// Registrations bounds, per client network, the registrations that
+	// tell whether an address has an account (a new account, or "already
+	// exists"); the JSON API's POST /agent/auth shares it. Nil: no limit.
+	Registrations RegistrationLimiter
 	// Requests hears of every dashboard request, for the same latency
 	// metrics as the JSON API's; nil reports nothing.
 	Requests RequestObserver
