@@ -219,7 +219,7 @@ func (s *Sender) ReadCell(ctx context.Context, spreadsheetID, a1 string) (string
 	}
 	req.Header.Set("User-Agent", "formd-sheets/1")
 	tok.SetAuthHeader(req)
-	resp, err := s.client.Do(req)
+	resp, err := s.operator.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
 	}

@@ -155,7 +155,7 @@ func (s *Sender) Updates(ctx context.Context, offset int64, wait time.Duration) 
 		return nil, permanent("telegram is not configured on this server (FORMD_TELEGRAM_BOT_TOKEN)")
 	}
 	var answer telegramUpdates
-	err := s.telegram.call(ctx, s.client, "getUpdates", map[string]any{"offset": offset, "timeout": int(wait.Seconds()),
+	err := s.telegram.call(ctx, s.operator, "getUpdates", map[string]any{"offset": offset, "timeout": int(wait.Seconds()),
 		"allowed_updates": []string{"message", "channel_post"}}, &answer)
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (s *Sender) Username(ctx context.Context) (string, error) {
 			Username string `json:"username"`
 		} `json:"result"`
 	}
-	if err := s.telegram.call(ctx, s.client, "getMe", struct{}{}, &answer); err != nil {
+	if err := s.telegram.call(ctx, s.operator, "getMe", struct{}{}, &answer); err != nil {
 		return "", err
 	}
 	s.telegram.username = answer.Result.Username
