@@ -14,6 +14,11 @@ import (
 // number of bytes.
 const bodyRateWindow = 10 * time.Second
 
+// answerWindow is how long the answer to a request may take to write once
+// its body stopped arriving: the server's write timeout counts from the
+// request's headers, which a long but steady upload would outlast.
+const answerWindow = 60 * time.Second
+
 // errBodyTooSlow ends a body that arrived slower than the minimum rate.
 var errBodyTooSlow = errors.New("The request body arrived too slowly.") //nolint:staticcheck // a user-facing message
 
@@ -40,7 +45,8 @@ func minBodyRate(bytesPerSecond int64, window time.Duration) gin.HandlerFunc {
 }
 
 // minRateBody moves the connection's read deadline one window ahead each
-// time a window's worth of bytes has arrived.
+// time a window's worth of bytes has arrived, and its write deadline with
+// it, so that the answer to a long upload can still be written.
 type minRateBody struct {
 	io.ReadCloser
 	rc        *http.ResponseController
@@ -51,9 +57,11 @@ type minRateBody struct {
 
 func (b *minRateBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if b.got += int64(n); b.got >= b.perWindow {
+	if b.got += int64(n); b.got >= b.perWindow || err == io.EOF {
 		b.got = 0
-		_ = b.rc.SetReadDeadline(time.Now().Add(b.window))
+		now := time.Now()
+		_ = b.rc.SetReadDeadline(now.Add(b.window))
+		_ = b.rc.SetWriteDeadline(now.Add(b.window + answerWindow))
 	}
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 		return n, errBodyTooSlow
