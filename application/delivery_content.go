@@ -99,7 +99,7 @@ func withAttachmentLines(fields []submission.Field, in []Attachment) []submissio
 	return out
 }
 
-// webhookBody is what a webhook receives (README "Webhook payload", the
+// webhookBody is what a webhook receives (docs/integrations.md "Webhook payload", the
 // WebhookPayload schema of openapi.json): the forwarded custom fields only,
 // never routing fields, captcha tokens, the honeypot, access keys or
 // attachment content, with the ids and the time of the submission.

@@ -196,7 +196,7 @@ var _ = Describe("Browser clients on another origin", func() {
 
 	Describe("a page using /client/script.js", func() {
 		BeforeEach(func() {
-			By("including the helper with its Subresource Integrity hash, as the README shows")
+			By("including the helper with its Subresource Integrity hash, as docs/submitting.md shows")
 			script := f.Get("", "/client/script.js")
 			Expect(script.Status).To(Equal(http.StatusOK))
 			sum := sha512.Sum384(script.Body)

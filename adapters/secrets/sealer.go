@@ -131,7 +131,7 @@ type valueMAC struct {
 // NewValueHasher derives the hashing key from the current key only: hashes
 // are compared with each other, never opened, so old keys have no use here.
 // A rotation therefore changes the hash of every value: hashes recorded
-// before and after it are not comparable (README: Key rotation).
+// before and after it are not comparable (docs/operations.md: Key rotation).
 func NewValueHasher(r Keyring) *ValueHasher {
 	return &ValueHasher{key: r.Current.Derive("value-hashes")}
 }

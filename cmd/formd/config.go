@@ -16,7 +16,7 @@ import (
 // project-local one when nothing answers there).
 const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/formd?sslmode=disable"
 
-// Config is formd's environment configuration (README: Configuration).
+// Config is formd's environment configuration (docs/configuration.md).
 type Config struct {
 	ListenAddr  string `env:"FORMD_LISTEN_ADDR" envDefault:"127.0.0.1:8080"`
 	DatabaseURL string `env:"FORMD_DATABASE_URL"`
@@ -26,7 +26,7 @@ type Config struct {
 	MailFrom    string `env:"FORMD_MAIL_FROM" envDefault:"formd@localhost"`
 	DataDir     string `env:"FORMD_DATA_DIR" envDefault:".data"`
 	// SecretKey is the current key (64 hex digits) and OldSecretKeys the keys
-	// it replaced, still accepted for reading (README: Key rotation).
+	// it replaced, still accepted for reading (docs/operations.md: Key rotation).
 	SecretKey     string   `env:"FORMD_SECRET_KEY"`
 	OldSecretKeys []string `env:"FORMD_SECRET_KEYS_OLD" envSeparator:","`
 	// Dev is development mode: without FORMD_SECRET_KEY, a key is generated

@@ -2,7 +2,7 @@ package submission
 
 import "time"
 
-// Gate names, in the order they are checked (README: Gate order).
+// Gate names, in the order they are checked (docs/submitting.md: gate order).
 const (
 	GateAccessKey         = "access_key"
 	GateRecipientVerified = "recipient_verified"

@@ -55,16 +55,17 @@ func TestClientScriptServedWithCaching(t *testing.T) {
 	}
 }
 
-// The README shows the <script> tag with its Subresource Integrity hash; a
-// changed script must change the README too, or every site using it breaks.
-func TestReadmeIntegrityHashMatchesScript(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// docs/submitting.md shows the <script> tag with its Subresource Integrity
+// hash; a changed script must change that page too, or every site using it
+// breaks.
+func TestDocumentedIntegrityHashMatchesScript(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/submitting.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha512.Sum384(clientScript)
 	want := `integrity="sha384-` + base64.StdEncoding.EncodeToString(sum[:]) + `"`
 	if !bytes.Contains(readme, []byte(want)) {
-		t.Errorf("README.md must show the script tag with %s (recompute it with the command the README gives)", want)
+		t.Errorf("docs/submitting.md must show the script tag with %s (recompute it with the command the page gives)", want)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // change without changing what clients send and receive.
 
 // formJSON is the spec's Form, plus the settings the spec leaves open
-// (documented in the README).
+// (documented in docs/decisions.md).
 type formJSON struct {
 	ID                string            `json:"id"`
 	WorkspaceID       string            `json:"workspaceId"`

@@ -19,7 +19,7 @@ import (
 	"github.com/formd/formd/domain/submission"
 )
 
-// Submission limits (README: Limits).
+// Submission limits (docs/submitting.md: Limits).
 const (
 	MaxSubmissionBytes = 256 << 10
 	MaxFields          = 100

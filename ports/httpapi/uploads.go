@@ -23,7 +23,7 @@ const (
 	ObjectsPath = "/upload/objects/:key"
 )
 
-// uploadReservation is the answer of GET /upload (README "Advanced
+// uploadReservation is the answer of GET /upload (docs/uploads.md "Advanced
 // uploads"): the key to submit in the file's field, and the one request
 // that uploads the file before expiresAt.
 type uploadReservation struct {

@@ -56,20 +56,20 @@ func documentedScopes(t *testing.T, doc *openapi3.T) map[string]string {
 	return out
 }
 
-// TestREADMEScopeTableMatchesTheContract keeps the README's table of the
-// scope each /v1 route needs equal to the security of /openapi.json.
-func TestREADMEScopeTableMatchesTheContract(t *testing.T) {
+// TestDocumentedScopeTableMatchesTheContract keeps docs/api.md's table of
+// the scope each /v1 route needs equal to the security of /openapi.json.
+func TestDocumentedScopeTableMatchesTheContract(t *testing.T) {
 	doc := loadOpenAPI(t)
 	documented := documentedScopes(t, doc)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("^\\| `(GET|POST|PATCH|DELETE) (/v1/[^`]*)` \\| (?:`([a-z:]+)`|(sessions only)) \\|")
-	inREADME := map[string]string{}
+	inDocs := map[string]string{}
 	for _, line := range strings.Split(string(readme), "\n") {
 		if m := row.FindStringSubmatch(line); m != nil {
-			inREADME[m[1]+" "+m[2]] = m[3]
+			inDocs[m[1]+" "+m[2]] = m[3]
 		}
 	}
 	if len(documented) < 17 {
@@ -81,17 +81,17 @@ func TestREADMEScopeTableMatchesTheContract(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		got, ok := inREADME[name]
+		got, ok := inDocs[name]
 		switch {
 		case !ok:
-			t.Errorf("README's scope table lacks %s (%q)", name, documented[name])
+			t.Errorf("docs/api.md's scope table lacks %s (%q)", name, documented[name])
 		case got != documented[name]:
-			t.Errorf("README says %s needs %q, openapi.json %q", name, got, documented[name])
+			t.Errorf("docs/api.md says %s needs %q, openapi.json %q", name, got, documented[name])
 		}
 	}
-	for name := range inREADME {
+	for name := range inDocs {
 		if _, ok := documented[name]; !ok {
-			t.Errorf("README's scope table lists %s, which openapi.json does not", name)
+			t.Errorf("docs/api.md's scope table lists %s, which openapi.json does not", name)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // Signing in and registering check a password with Argon2id (19 MiB, a few
 // milliseconds of a core), with no credential needed. The dashboard guards
-// them as POST /agent/auth is guarded (README: FORMD_AUTH_RATE): a per-IP and
+// them as POST /agent/auth is guarded (docs/configuration.md: FORMD_AUTH_RATE): a per-IP and
 // a per-account attempt limit (per process), and at most as many checks at
 // once as formd has cores. The dashboard has its own buckets and slots, so
 // the API and the dashboard each allow the configured rate.
