@@ -92,4 +92,6 @@ type Queries struct {
 
 	// ReadTestInbox lists what a form's test submissions would have sent.
 	ReadTestInbox *ReadTestInboxHandler
+	// DevelopmentMail shows the mails spooled in development mode.
+	DevelopmentMail *ReadDevelopmentMailHandler
 }

@@ -37,6 +37,7 @@ var adapterSet = wire.NewSet(
 	providePool,
 	provideKeys,
 	provideMailer,
+	provideDevelopmentMail,
 	provideWatermillLogger,
 	provideCommitNotifier,
 	provideEventStore,
@@ -276,6 +277,15 @@ func provideMailer(cfg Config) (application.Mailer, func(), error) {
 		return nil, nil, err
 	}
 	return m, func() {}, nil
+}
+
+// provideDevelopmentMail lets the dashboard show the spooled mails, in
+// development mode only (FORMD_DEV without FORMD_SMTP_URL).
+func provideDevelopmentMail(cfg Config, mailer application.Mailer) *application.ReadDevelopmentMailHandler {
+	if spool, ok := mailer.(*mail.Spool); ok && cfg.Dev {
+		return application.NewReadDevelopmentMailHandler(spool)
+	}
+	return application.NewReadDevelopmentMailHandler(nil)
 }
 
 func provideWatermillLogger(log *slog.Logger) watermill.LoggerAdapter {

@@ -186,6 +186,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
 	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	readTestInboxHandler := application.NewReadTestInboxHandler(readModel, applicationTestInbox)
+	readDevelopmentMailHandler := provideDevelopmentMail(cfg, mailer)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
@@ -206,6 +207,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		FormSubmissionCounts:  formSubmissionCountsHandler,
 		RequestForgeryTokens:  requestForgeryTokenHandler,
 		ReadTestInbox:         readTestInboxHandler,
+		DevelopmentMail:       readDevelopmentMailHandler,
 	}
 	applicationApplication := &application.Application{
 		Commands: commands,

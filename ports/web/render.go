@@ -36,6 +36,8 @@ type view struct {
 	RequestID string
 	// Data is the page's own.
 	Data any
+	// DevMail links the development mail page (development mode only).
+	DevMail bool
 }
 
 var templateFuncs = template.FuncMap{
@@ -80,6 +82,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		panic("web: no template " + name)
 	}
 	v.RequestID = requestIDOf(r)
+	v.DevMail = s.app.Queries.DevelopmentMail.Available()
 	if v.Visitor != nil && v.CSRF == "" {
 		v.CSRF = v.Visitor.CSRF
 	}

@@ -48,6 +48,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+Prefix+"/tokens", s.signedIn(s.createToken))
 	m.HandleFunc("POST "+Prefix+"/tokens/{workspaceID}/{tokenID}/revoke", s.signedIn(s.revokeToken))
 
+	m.HandleFunc("GET "+devMailPath, s.showDevMail)
+
 	m.HandleFunc(Prefix+"/", s.notFound)
 }
 
