@@ -12,9 +12,8 @@ import (
 // delivery senders give way to intake while intake is saturated. On a
 // machine whose cores formd shares with PostgreSQL, a sender's SMTP exchange
 // and the recording of its outcome compete with submissions for the same
-// CPU: in the bench's closed loop at 64 and 128 clients, formd accepted
-// 5,600-7,400 submissions/s while it delivered, and 7,700-10,500 with its
-// senders giving way (README, change 37). A burst is accepted first, and
+// CPU, and giving way lets intake run markedly faster under a burst (see
+// docs/performance.md). A burst is accepted first, and
 // its mail follows a few seconds later; nothing is lost, since every
 // delivery waits committed in PostgreSQL.
 //
@@ -23,12 +22,10 @@ import (
 // every group commit (a commit of 30 answers 30 at once), and a stall of
 // the database piles submissions up for a hundred milliseconds or so, when
 // giving way only delays mail, since the senders are not what holds intake
-// up. (Averaged over 100 or 500 ms, from 32, such stalls in the bench's
-// delivery phase at 2,200-2,600/s made the senders give way, and its
-// accept-to-SMTP p99 rose from 20-66 ms to 205-335 ms.) In the closed
-// loop the average is about three quarters of the clients: 21 at 32
-// clients, 48 at 64, 95 at 128. The senders sample it each time they are
-// about to attempt.
+// up; a shorter average, or a lower threshold, lets such stalls make the
+// senders give way and delays mail for nothing. Under a steady load of N
+// concurrent clients the average is about three quarters of N. The senders
+// sample it each time they are about to attempt.
 //
 // A sender gives way for a bounded time per attempt (the delivery
 // pipeline's giveWayAtMost), so deliveries slow down but never stop. The

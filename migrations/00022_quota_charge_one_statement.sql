@@ -1,10 +1,9 @@
 -- +goose Up
--- A quota charge in one statement where it took four. Profiled with
--- pg_stat_statements (make bench BENCH_FLAGS=-private-pg), formd_charge_quota
--- was a third of PostgreSQL's statement time per submission: per account it
--- read the plan, tried an INSERT … ON CONFLICT DO NOTHING (a speculative
+-- A quota charge in one statement where it took four. Per account the charge
+-- read the plan, ran an INSERT … ON CONFLICT DO NOTHING (a speculative
 -- insertion every time, though the month's row exists after the first
--- submission), locked the row and updated it. Now the plan comes with the
+-- submission), locked the row and updated it, which made it one of the
+-- costliest statements of a submission (see docs/performance.md). Now the plan comes with the
 -- charges in one join, and the month's row is updated in place; SET reads
 -- the row as it was, so last_granted keeps what this charge granted for
 -- RETURNING. Only the month's first charge inserts. Locking order, the

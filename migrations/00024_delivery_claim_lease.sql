@@ -1,5 +1,5 @@
 -- +goose Up
--- Two faults of the delivery claim, both found with auto_explain in the bench.
+-- Two faults of the delivery claim, both visible in its query plans.
 --
 -- 1. Its plan followed stale statistics. When the last ANALYZE saw few due
 --    deliveries, the planner chose a bitmap scan of every due delivery and a

@@ -7,15 +7,15 @@
 -- max_rows)` does not know how many rows the LIMIT lets through, so it
 -- joined the claimed ids to deliveries by hashing them and reading the whole
 -- table: a sequential scan per claim of a table that keeps every finished
--- delivery. Custom plans avoided that at the price of planning each claim
--- (about 0.1 ms, as much as an empty claim's execution).
+-- delivery. Custom plans avoided that at the price of planning each claim,
+-- which costs as much as running an empty claim.
 --
 -- Written as `id = ANY (ARRAY(SELECT ...))`, the claimed ids are one value,
 -- computed first, to look up through the primary key. A generic plan is made
 -- once per connection, on the statistics of that moment, and kept: made
--- while the table was nearly empty (a fresh database, in the bench), it read
--- the table sequentially for that lookup and went on doing so as the table
--- grew, 6-7 ms a claim. So the function also turns sequential scans off: the
+-- while the table was nearly empty (a fresh database), it read the table
+-- sequentially for that lookup and went on doing so as the table grew, each
+-- claim slower than the last. So the function also turns sequential scans off: the
 -- claim has one good plan at every size, the ordered walk of
 -- deliveries_claimable and a primary-key lookup, and the function asks for
 -- it as the generic plan (plan_cache_mode). Bitmap scans stay off for the

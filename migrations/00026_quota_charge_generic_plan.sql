@@ -1,10 +1,8 @@
 -- +goose Up
 -- The quota charge is planned once per connection instead of on every call.
 --
--- In the bench's preloaded database (10,000 accounts), pg_stat_statements
--- showed the charge's loop query planned on every one of its 3,502 calls:
--- 485 ms of planning, 77% of the statement's time, and the charge's call
--- went from 183 to 370 µs. The generic plan of unnest(...) LEFT JOIN
+-- With many accounts, the charge's loop query was planned on every call, and
+-- planning became most of the charge's time. The generic plan of unnest(...) LEFT JOIN
 -- accounts cannot know how many accounts a group commit charges, so it
 -- looked costlier than a custom plan and the plan cache kept planning anew.
 --

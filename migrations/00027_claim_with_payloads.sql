@@ -1,9 +1,8 @@
 -- +goose Up
 -- A claim returns the sealed payloads its deliveries read, so the delivery
 -- pipeline's claimer makes one statement and one round trip where it made
--- two: the payload read that followed each claim was a tenth of the
--- PostgreSQL statement time in the bench's open loop (170-270 µs a call, and
--- re-planned on a fifth to a third of its calls).
+-- two: the payload read that followed each claim was a round trip of its
+-- own, and was often planned anew (see docs/performance.md).
 --
 -- The claim itself is formd_claim_deliveries' (00025), with the same
 -- settings and for the same reasons; each claimed delivery's payload is
@@ -12,11 +11,10 @@
 --
 -- The claim and the payload lookup must be one statement, with one
 -- snapshot. Calling formd_claim_deliveries from a query that joins the
--- payloads was tried: the function's UPDATE takes a snapshot of its own,
+-- payloads would not do: the function's UPDATE takes a snapshot of its own,
 -- later than the calling query's, so it could claim a delivery whose
 -- submission committed in between and whose payload the join then did not
--- see. The delivery gave up at once ("payload already redacted"); the crash
--- spec caught it.
+-- see, and the delivery would give up at once ("payload already redacted").
 -- +goose StatementBegin
 CREATE FUNCTION formd_claim_deliveries_with_payloads(due timestamptz, lease_until timestamptz, max_rows int, instance uuid)
 RETURNS TABLE (delivery_id text, submission_id text, form_id text, verification_id text, kind text, test boolean,

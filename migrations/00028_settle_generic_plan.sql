@@ -6,16 +6,15 @@
 -- It was a top-level statement, so the plan cache judged it: the generic
 -- plan of a statement over unnest($1) cannot know how many submissions a
 -- record settles, it looked costlier than a custom one, and the cache kept
--- planning anew. In the bench's open loop at 1,000/s, pg_stat_statements
--- showed it planned on 1,633 of 3,574 calls: 450 ms of planning, a third of
--- the statement's time and 9% of all statement time (issue 15). A function
+-- planning anew on about half of its calls, so that planning was a large
+-- share of the statement's time (see docs/performance.md). A function
 -- can ask for its generic plan (plan_cache_mode); with sequential and bitmap
 -- scans off, that plan reads every row by key at any table size (a generic
 -- plan is made on the statistics of its first call and kept, so one made on
 -- a nearly empty table would otherwise scan it as it grows, as the claim's
 -- did, migration 00025).
 --
--- The statement is the one formd sent before (see
+-- The statement is the one an older formd sends itself (see
 -- adapters/postgres/deliveries.go): a payload whose last pending deliveries
 -- these are, none of them failed, is deleted (deleted true); the others are
 -- counted down and say how many are still pending and whether one failed.

@@ -3,16 +3,14 @@
 -- accounts' quotas in one call instead of two.
 --
 -- They were formd_expect_form_versions and the strict formd_charge_quota,
--- 60 and 180 µs a call in the bench's open loop at 1,000/s (pg_stat_statements),
--- with batches of about 1.6 submissions: 150 µs of statement time per
--- accepted submission, nearly a third of it. The charge's loop locked each
+-- two calls per group commit and a large share of an accepted submission's
+-- statement time (see docs/performance.md). The charge's loop locked each
 -- account's row (SELECT ... FOR UPDATE, a WAL record of its own), then
 -- updated it: here one upsert per group commit charges every account (the
 -- caller sums the submissions per account and month), and an account
 -- without room for all of its submissions is simply not charged, which the
--- count of charged rows shows. Measured alone with pgbench (one client, a
--- commit of two submissions), the two calls took 158 µs of server time and
--- this one takes 90.
+-- count of charged rows shows. One call does the work of two in less server
+-- time.
 --
 -- Strict as the pipeline wants it: a form that changed raises FD001, and a
 -- quota without room (or a plan without a quota) raises FD002, which fails

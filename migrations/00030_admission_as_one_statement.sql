@@ -3,11 +3,10 @@
 -- (adapters/postgres/quota_charge.go, admitQuery) instead of a call of
 -- formd_admit_submissions (migration 00029).
 --
--- Measured at 500 submissions/s, one per group commit, the call took 174 µs
--- of statement time, of which its work was the quota upsert (57 µs) and the
--- version check's query (8 µs): the rest was plpgsql, the settings it
--- carries (saved and restored on every call) and the nested call of
--- formd_expect_form_versions. The statement does the same work and, only when
+-- Most of the call's time was not its work (the quota upsert and the version
+-- check's query) but plpgsql, the settings it carries (saved and restored on
+-- every call) and the nested call of formd_expect_form_versions (see
+-- docs/performance.md). The statement does the same work and, only when
 -- it must refuse, calls this function to raise: a statement cannot raise an
 -- error of its own choosing. The codes are those of the functions it
 -- replaces (FD001: a form changed; FD002: a quota lacks room).

@@ -30,9 +30,9 @@ func (r *refusal) Error() string {
 // each RCPT TO and DATA in one write, then the content. The reply to the
 // content ends the transaction, so no RSET follows a delivered mail.
 // go-mail's own send waits for each command's reply and resets after every
-// mail: six round trips, a write and a read each, which made the SMTP
-// exchange about a fifth of formd's CPU in the bench's delivery phase, and
-// which cost a sender six network round trips a mail to a distant relay.
+// mail: six round trips, a write and a read each, which makes the SMTP
+// exchange a large share of formd's CPU while it delivers, and costs a
+// sender six network round trips a mail to a distant relay.
 //
 // usable says whether conn can carry the next mail: after a refusal
 // before the content the session is reset (RSET), but when the server

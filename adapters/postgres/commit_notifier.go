@@ -16,10 +16,10 @@ import (
 // Why not NOTIFY inside those transactions: PostgreSQL serializes the
 // commits of notifying transactions on one lock that each holds until its
 // commit record is flushed (PreCommit_Notify in async.c). With
-// log_lock_waits on, the bench showed every committing backend queueing on
-// "AccessExclusiveLock on object 0 of class 1262": each notifying commit
-// waited for the previous one's WAL flush, so concurrent commits could not
-// share a flush. Here the NOTIFY runs with synchronous_commit off, so it
+// log_lock_waits on, every committing backend under load shows up queueing
+// on "AccessExclusiveLock on object 0 of class 1262": each notifying commit
+// waits for the previous one's WAL flush, so concurrent commits cannot share
+// a flush. Here the NOTIFY runs with synchronous_commit off, so it
 // holds that lock for a moment rather than a flush, and the wake-ups of
 // many commits share one statement.
 //
@@ -28,11 +28,12 @@ import (
 // workers look again every second.
 //
 // After each send the notifier waits out notifyInterval before the next, so
-// the wake-ups of the commits in between share one statement. A process
-// without delivery workers woke the others after every group commit: at
-// one client, a NOTIFY transaction (and every listener's wake-up) for each
-// submission; coalescing them raised that process's intake at 8 clients by
-// 12% (change 33). The first wake-up after a quiet spell goes at once.
+// the wake-ups of the commits in between share one statement. Otherwise a
+// process without delivery workers would wake the others after every group
+// commit: at one client, a NOTIFY transaction (and every listener's
+// wake-up) for each submission, which costs that process a noticeable share
+// of its intake (see docs/performance.md). The first wake-up after a quiet
+// spell goes at once.
 type CommitNotifier struct {
 	pool     *pgxpool.Pool
 	log      *slog.Logger

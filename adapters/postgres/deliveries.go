@@ -119,8 +119,8 @@ func (d *DeliveryStore) RecordAttempts(ctx context.Context, attempts []applicati
 // state, events and messages) and counts the final ones off their
 // submissions' payloads (settlePayloads); the second shreds what that
 // answered, records submission.redacted and commits. As pgx.BeginFunc with
-// a statement per step it was five round trips (BEGIN, outcomes, settle,
-// redaction, COMMIT), each waited for by the process's one recorder.
+// a statement per step it would be five round trips (BEGIN, outcomes,
+// settle, redaction, COMMIT), each waited for by the process's one recorder.
 func (d *DeliveryStore) recordInTx(ctx context.Context, attempts []application.Attempt) error {
 	now := time.Now().UTC()
 	opening := &pgx.Batch{}
@@ -312,16 +312,15 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 // statement of its own after byKeySettings, which give it what the
 // function's settings did: a generic plan, made once per connection, that
 // reads every row by key at any table size. As a statement without them,
-// the plan cache re-planned it on about half of its calls (a third of its
-// time in the bench). Called through the function, whose three settings are
-// saved and restored on every call, it cost 241-303 µs a call at 1,000/s in
-// the bench, against 129-160 µs for the statement within it (the admission
-// left its function for the same reason, migration 00030). The function
+// the plan cache would re-plan it on about half of its calls. Called
+// through the function, whose three settings are saved and restored on
+// every call, it would cost far more than the statement within it (the
+// admission is a statement for the same reason, migration 00030; see
+// docs/performance.md). The function
 // stays for a formd of an older version running beside this one. The failed
 // check is a scalar subquery per settled row through deliveries_submission;
 // written as EXISTS, the planner may hash it instead, one scan of every
-// failed delivery per call (the statement took 1.7-2.5 ms a call, the most
-// of any in the bench, before that was found).
+// failed delivery per call, which grows with the table.
 const settlePayloads = `
 	WITH f AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f(id, n)),
 	shredded AS (
@@ -436,9 +435,8 @@ func (d *DeliveryStore) ClaimDue(ctx context.Context, now time.Time, lease time.
 // walks the claimable index in order and looks up only the rows it claims,
 // whatever the statistics said when it was made. Called through the function,
 // whose three settings are saved and restored and whose rows are stored
-// before they are returned, a claim cost about 365 µs more than its
-// statement (2,547 against 2,182 µs a call in a delivery phase that fell
-// behind). The claim and the payloads are one statement, with one snapshot:
+// before they are returned, a claim would cost markedly more than its
+// statement. The claim and the payloads are one statement, with one snapshot:
 // a payload looked up with a later snapshot than the claim's could miss a
 // submission committed in between (migration 00027). The function stays for
 // a formd of an older version running beside this one.
@@ -497,8 +495,8 @@ func queueDelivery(ctx context.Context, ex Execer, q delivery.Queued) error {
 // claimant, $10 (a submission's deliveries that its commit hands to this
 // process's workers: application.DeliveryHandOff). The group commit writes
 // a batch's deliveries with it: their ids are new, so it takes no
-// ON CONFLICT, whose speculative insertion cost the statement about 15 µs
-// of its 70 for one delivery (an existing id fails the commit instead).
+// ON CONFLICT, whose speculative insertion would be a sizeable share of the
+// statement's cost (an existing id fails the commit instead).
 // Its arrays are unnested in the select list, as the events' are
 // (EventStore.appendBatch).
 const insertNewDeliveries = `

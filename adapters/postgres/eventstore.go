@@ -64,10 +64,10 @@ func (s *EventStore) WithCommitNotifier(n *CommitNotifier) *EventStore {
 }
 
 // WakingOnly makes commits wake the subscribers of topics only: the topics
-// that formd's own consumer groups read. Every group commit of submissions
-// sent a NOTIFY for the submission topic, which no group reads: a statement
-// and a round of wake-ups in every process per commit, 6% of formd's CPU in
-// the bench's open loop. A subscriber of another topic (in another version
+// that formd's own consumer groups read. Otherwise every group commit of
+// submissions would send a NOTIFY for the submission topic, which no group
+// reads: a statement and a round of wake-ups in every process per commit,
+// for nothing. A subscriber of another topic (in another version
 // of formd, say) still finds its messages on its poll
 // (watermillpg.PollInterval).
 func (s *EventStore) WakingOnly(topics ...string) *EventStore {
@@ -242,8 +242,8 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	}
 	// The arrays are unnested in the select list (zipped, as the arrays are
 	// of one length), not as unnest(...) in FROM, whose function scan
-	// stores each array's elements before reading them back: measured with
-	// one event, 33 against 38-55 µs a statement (change 32).
+	// stores each array's elements before reading them back, which makes
+	// the statement slower.
 	b.Queue(`
 		INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
 		SELECT unnest($1::text[]), unnest($2::uuid[]), unnest($3::int[]), unnest($4::text[]), unnest($5::int[]),

@@ -90,9 +90,9 @@ func (q quotaCharges) queueAdmission(b *pgx.Batch, formIDs []string, formVersion
 const admissionSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // admitQuery checks the form versions and charges the quotas of a pipelined
-// group commit. It replaced a call of formd_admit_submissions, which cost
-// 174 µs of statement time at 500/s for 65 µs of work, the rest plpgsql
-// and its settings (migration 00030).
+// group commit. It is a plain statement rather than a call of
+// formd_admit_submissions, whose plpgsql and settings cost more than its
+// work (migration 00030; see docs/performance.md).
 //
 // $1, $2: the forms and the versions the submissions were judged on; $3-$5:
 // the charges summed per account and month, in that order (perAccountMonth:

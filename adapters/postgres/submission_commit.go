@@ -174,8 +174,7 @@ func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) write
 // in the group commit, due at once, rather than leaving them to the queue's
 // Watermill consumer group: they are claimable the moment the submissions
 // commit, and one multi-row insert replaces a statement per message in the
-// consumer (the bench's second most costly statement in the delivery phase,
-// 86 µs a call).
+// consumer, which would be one of the costliest statements of delivery.
 func (w writeRows) queueDeliveries(b *pgx.Batch, store *EventStore) {
 	if len(w.deliveries.ids) == 0 {
 		return
@@ -203,10 +202,10 @@ func (w writeRows) queuePayloads(b *pgx.Batch) {
 }
 
 // submissionStreams are the streams one accepted submission appends to: its
-// own, whose submission.accepted queues its deliveries. A delivery.queued
-// event per delivery, with its Watermill message, used to follow; the
-// group commit writes the deliveries itself (queueDeliveries), so those
-// were two more rows per delivery that nothing needed (change 20).
+// own, whose submission.accepted queues its deliveries. There is no
+// delivery.queued event per delivery: the group commit writes the
+// deliveries itself (queueDeliveries), so such an event and its Watermill
+// message would be two more rows per delivery that nothing needs.
 func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
 	return []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
 		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}

@@ -21,17 +21,16 @@ import (
 //
 // An account's submissions always take the same lane, and a lane commits one
 // group at a time. The commit locks the account's quota row from its charge
-// until the commit's WAL flush is done, so two commits for one account took
-// turns on that lock (pg_stat_statements showed the quota charge waiting for
-// most of its 1.7 ms per call); in one lane the account's submissions share
-// a batch and one flush instead.
+// until the commit's WAL flush is done, so two commits for one account would
+// take turns on that lock, each charge waiting out the other's flush; in one
+// lane the account's submissions share a batch and one flush instead.
 //
 // A lane has no goroutine of its own: the submission that finds it idle
 // commits the group itself, on its request's goroutine, and then hands the
-// lane to the first submission that queued meanwhile (change 34). A commit
-// worker per lane cost two goroutine hand-offs per group, each a thread
-// woken on another core: with one client, the machine's second core ran
-// the worker while the first went idle.
+// lane to the first submission that queued meanwhile. A commit worker per
+// lane would cost two goroutine hand-offs per group, each a thread woken on
+// another core: with one client, one core would run the worker while the
+// other went idle.
 const (
 	defaultCommitLanes = 4
 	maxBatch           = 256

@@ -11,11 +11,10 @@ import (
 
 // formd hands PostgreSQL its ids as strings, as the domain holds them. pgx
 // has no binary encoding of a string as a uuid: for every uuid and uuid[]
-// parameter it first tried the binary format, built the error (with
-// fmt.Errorf), and then wrote the parameter as text. In a CPU profile of the
-// bench's open loop at 1,000 submissions/s, encoding parameters was 12% of
-// formd's CPU; a uuid[] of two ids took 4.1 µs to encode that way and
-// 0.6 µs from its bytes.
+// parameter it first tries the binary format, builds the error (with
+// fmt.Errorf), and then writes the parameter as text, several times the
+// cost of encoding the bytes directly, on every statement of the hot path
+// (see docs/performance.md).
 //
 // registerUUIDStrings gives conn a uuid type (and its array) that writes a
 // string in the binary format directly. A string that is not a uuid falls

@@ -86,8 +86,8 @@ type Config struct {
 	// DeliveryWorkers is how many delivery attempts one process makes at
 	// once. An attempt waits on its receiver (a webhook may take up to its
 	// 15 s timeout), so this bounds how many slow receivers it takes to hold
-	// up every other delivery; four held up the bench's in-process SMTP
-	// server too (issue 15, change 16).
+	// up every other delivery; too few also leave a fast receiver idle
+	// while each attempt waits on its round trip.
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"16"`
 	// DeliveryGiveWayAt is the average of submissions in progress in one
 	// process from which its delivery senders give way to them

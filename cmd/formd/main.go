@@ -42,10 +42,10 @@ const defaultGCPercent = 400
 
 // memoryLimit is the soft memory limit formd sets for the Go runtime: FORMD_MEMORY_LIMIT_MIB,
 // unless GOMEMLIMIT is set (the runtime reads it itself) or the setting is 0. With
-// GOGC at defaultGCPercent alone, the heap grew to five times what was live before a
-// collection, and under overload (many requests in flight) formd's resident memory
-// peaked at 190-255 MiB in the bench; with a 100 MiB limit the collector runs sooner as
-// the heap nears it, and the peak was 126 MiB at the same throughput. It is soft: a
+// GOGC at defaultGCPercent alone, the heap grows to five times what was live before a
+// collection, so under overload (many requests in flight) resident memory would climb
+// well past what the live heap needs; with the limit the collector runs sooner as the
+// heap nears it, at no cost in throughput (see docs/performance.md). It is soft: a
 // heap that needs more (large uploads in flight) gets it, at the cost of more collections.
 func memoryLimit(goMemLimit string, mib int) (int64, bool) {
 	if goMemLimit != "" || mib == 0 {
@@ -163,8 +163,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	// The address first, so a port already taken stops formd before it
 	// connects, migrates or starts any work; and whatever serve returns
-	// from, the background work it started stops with it. A formd that
-	// could not bind used to keep its workers running on a closed pool and
+	// from, the background work it started stops with it. Otherwise a formd
+	// that could not bind could keep its workers running on a closed pool and
 	// never exit, while another process answered on its port.
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {

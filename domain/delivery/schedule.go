@@ -8,7 +8,7 @@ type Schedule struct {
 	waits []time.Duration
 }
 
-// webhookWaits is the Standard Webhooks schedule (issue 10): attempts
+// webhookWaits is the Standard Webhooks schedule: attempts
 // immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h
 // after each failure, spreading ten attempts over about three days so a
 // receiver that is down for a day or two still gets every submission.

@@ -21,7 +21,7 @@ type deliveryRounds interface {
 
 // claimPerSender is how many claimed deliveries a process holds per
 // attempt it makes at once: with 4 senders, up to 64 are claimed and not yet
-// recorded, as many as the four workers of 16 that this pipeline replaced.
+// recorded, so one claim keeps the senders busy between wake-ups.
 const claimPerSender = 16
 
 // idleWait is how long an idle pipeline waits for a wake-up before it looks
@@ -32,9 +32,9 @@ var idleWait = time.Second
 // giveWayAtMost is how long a sender gives way to saturated intake before
 // an attempt (application.IntakeLoad), so deliveries go on however long
 // intake stays saturated: each sender makes an attempt per giveWayAtMost
-// and its attempt's own time. With the default 16 senders, the bench's
-// closed loop (32 to 128 clients) delivered about 2,400 mails/s while it
-// accepted 7,300-8,000 submissions/s. (A variable so tests can change it.)
+// and its attempt's own time, which keeps mail flowing at a useful rate
+// under a sustained burst (see docs/performance.md). (A variable so tests
+// can change it.)
 var giveWayAtMost = 20 * time.Millisecond
 
 // recordTimeout bounds one record of outcomes, which goes on while shutting
@@ -50,10 +50,10 @@ const recordTimeout = 30 * time.Second
 //   - one recorder records the outcomes, all that finished while it was
 //     recording the last ones in one transaction, and gives their room back.
 //
-// It replaced n workers that each claimed and recorded their own group: a
-// commit woke all of them, and the first claimed what was due while the
-// others ran empty claims (57% of the claims in the bench's open loop), and
-// every group was recorded in its own transaction. Claims, records and
+// One claimer rather than n workers that each claim and record their own
+// group: a commit would wake all of them, the first would claim what was due
+// while the others ran empty claims, and every group would be recorded in
+// its own transaction. Claims, records and
 // leases stay in PostgreSQL (SKIP LOCKED), so the pipelines of several
 // processes share the queue as the workers did.
 //
@@ -148,8 +148,8 @@ func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, han
 // records a group smaller than a quarter of the slots. A record costs
 // PostgreSQL about the same whether it holds one outcome or ten (its
 // statements, the events' and messages' inserts and the payloads' settling,
-// each have a fixed cost well above a row's), and at 1,000 deliveries/s
-// groups of about two were the rule. The mails are sent by then: waiting
+// each have a fixed cost well above a row's), and without lingering a
+// steady flow of deliveries records groups of one or two. The mails are sent by then: waiting
 // holds a slot a few milliseconds longer and shows "delivered" that much
 // later, and delays no recipient. (A variable so tests can stretch it.)
 var recordLinger = 10 * time.Millisecond

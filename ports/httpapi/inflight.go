@@ -9,9 +9,9 @@ import (
 // boundSubmissions answers 429 with Retry-After while limit submissions are
 // already in flight in this process. Past the rate formd can commit and
 // deliver, every request waiting for its commit holds a goroutine, its
-// connection's buffers and its body: the bench's open loop at 2,327/s kept
-// thousands open, formd's memory passed its soft limit, and it accepted and
-// delivered less than it does at lower rates (1,590 and 764/s). A prompt
+// connection's buffers and its body: offered more than it can take, formd
+// would keep thousands open, pass its soft memory limit, and accept and
+// deliver less than it does at lower rates (see docs/performance.md). A prompt
 // refusal costs a client a retry, where waiting cost every client the
 // service. The bound is per process, as memory is; nothing about it needs
 // to be shared, so it lives in memory.

@@ -320,8 +320,9 @@ func jsonScalar(t json.Token) (string, bool) {
 // field's values to add in order as decodeJSONFieldsGeneral does, and
 // returns add's first error. It reports flat false, having added nothing or
 // something a fresh fieldSet can redo, for any other body: the general path
-// then decodes it and words its error. json.Decoder's Token allocated for
-// every token and was 8% of formd's CPU at 128 clients.
+// then decodes it and words its error. json.Decoder's Token allocates for
+// every token, a cost every JSON submission would pay (see
+// docs/performance.md).
 func flatJSONFields(raw []byte, add func(name, value string) error) (flat bool, err error) {
 	if !json.Valid(raw) {
 		return false, nil
