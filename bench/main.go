@@ -2,13 +2,13 @@
 // loopback and compares them with what the same PostgreSQL server does for a
 // plain single-row INSERT (pgbench) in the same run.
 //
-//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
+//	cd bench && go run . [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
 //
-// It builds ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
+// It builds formd's ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
 // real API, then runs an open loop at a fixed rate (latency measured from each
 // request's scheduled time), a closed loop at rising concurrency, the same
-// steps against the naive peer (bench/naivepeer: one INSERT per request) and
+// steps against the naive peer (./naivepeer: one INSERT per request) and
 // again without delivery workers (intake with delivery on ÷ off, and ÷ the
 // naive peer at each step), a
 // delivery phase (on a second fresh database, an open loop at half the peak
@@ -107,12 +107,12 @@ func run() int {
 	printReport(os.Stdout, rep)
 	out := opts.Out
 	if out == "" {
-		root, err := moduleRoot(ctx)
+		bench, err := benchModule(ctx)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: locating the module:", err)
 			return 1
 		}
-		out = filepath.Join(root, "bench", "results", "latest.json")
+		out = filepath.Join(bench, "results", "latest.json")
 	}
 	if err := writeJSON(out, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: writing the JSON report:", err)
