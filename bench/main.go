@@ -62,29 +62,14 @@ func run() int {
 	defer cancel()
 
 	if opts.PrivatePG {
-		progress("starting a private PostgreSQL cluster with pg_stat_statements")
-		var split *cpuSplit
-		if opts.PrivatePGCPUs > 0 {
-			if split, err = splitCPUs(opts.PrivatePGCPUs); err == nil {
-				err = split.pinSelf()
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "bench: FAILED: -private-pg-cpus:", err)
-				return 1
-			}
-			progress(fmt.Sprintf("PostgreSQL on CPUs %v; formd, the load generator, the naive peer and pgbench's client on CPUs %v",
-				split.PostgresCPUs, split.RestCPUs))
-		}
-		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings, split)
+		pg, err := usePrivatePG(ctx, opts)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
+			fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
 			return 1
 		}
 		// Stopped on every return, interrupt and -deadline included: both
 		// cancel ctx, and measure returns.
 		defer pg.Stop()
-		// pgtest.NewDatabase, and so every database of the run, takes the server from here.
-		os.Setenv("FORMD_TEST_DATABASE_URL", pg.URL)
 	}
 
 	rep := &Report{StartedAt: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
