@@ -5,12 +5,12 @@ SHELL := /bin/bash
 GO        ?= go
 PG_BASE   ?= $(shell scripts/ensure-postgres.sh)
 DB_URL    ?= $(PG_BASE)/formd?sslmode=disable
-PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/... ./bench/...
+PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 BENCH_FLAGS ?=
 
-.PHONY: help run build test check unit fuzz-short features fuzz chaos bench wire clean
+.PHONY: help run build test check unit bench-test fuzz-short features fuzz chaos bench wire clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -22,11 +22,12 @@ run: build ## start formd in development mode with its PostgreSQL (see README: C
 	@[ -n "$$FORMD_SECRET_KEY" ] || [ -n "$$FORMD_DEV" ] || echo "make run: development mode (FORMD_DEV=true): without FORMD_SECRET_KEY, formd generates a key into $${FORMD_DATA_DIR:-.data}/secret.key; never run production this way"
 	FORMD_DEV="$${FORMD_DEV:-true}" FORMD_DATABASE_URL="$${FORMD_DATABASE_URL:-$(DB_URL)}" ./bin/formd serve
 
-test: check unit fuzz-short features ## every test: checks, unit and adapter tests, short fuzzing, acceptance suite
+test: check unit bench-test fuzz-short features ## every test: checks, unit and adapter tests, the bench's tests, short fuzzing, acceptance suite
 
 check: ## gofmt, go vet, inward-only imports, wire_gen.go up to date
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 	@scripts/check-architecture.sh
 	@cp cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ && $(GO) tool wire ./cmd/formd >/dev/null && \
 	  if ! diff -q cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ >/dev/null; then \
@@ -35,6 +36,9 @@ check: ## gofmt, go vet, inward-only imports, wire_gen.go up to date
 unit: ## domain unit tests and adapter/port tests against a real PostgreSQL and clamd (race detector on)
 	@scripts/ensure-clamd.sh
 	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 $(PACKAGES)
+
+bench-test: ## the bench module's tests (bench/ is a module of its own, outside PACKAGES)
+	cd bench && FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 ./...
 
 fuzz-short: ## each fuzz target for $(FUZZTIME)
 	@scripts/fuzz.sh $(FUZZTIME)
@@ -51,8 +55,8 @@ fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 chaos: ## the crash spec for 20 SIGKILL cycles (make test runs 3)
 	FORMD_CHAOS_CYCLES=$${FORMD_CHAOS_CYCLES:-20} FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo --focus "Crashes" --timeout=30m ./features
 
-bench: ## submission throughput and latency against pgbench, on loopback (BENCH_FLAGS=-private-pg for statement time)
-	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run ./bench $(BENCH_FLAGS)
+bench: ## submission throughput and latency against pgbench, on loopback (BENCH_FLAGS=-private-pg for statement time; see bench/README.md)
+	cd bench && FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run . $(BENCH_FLAGS)
 
 wire: ## regenerate cmd/formd/wire_gen.go
 	$(GO) tool wire ./cmd/formd

@@ -137,7 +137,7 @@ func parseFlags() (Options, error) {
 		"hard bound on the whole run, build included (a default run takes about 3.5 min; -preload adds "+preloadDeadline.String()+
 			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
-	flag.StringVar(&o.Out, "out", "", "JSON report path (default <module>/bench/results/latest.json)")
+	flag.StringVar(&o.Out, "out", "", "JSON report path (default bench/results/latest.json)")
 	flag.Parse()
 	deadlineSet := false
 	flag.Visit(func(f *flag.Flag) { deadlineSet = deadlineSet || f.Name == "deadline" })

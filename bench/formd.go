@@ -18,34 +18,51 @@ import (
 	"time"
 )
 
-// moduleRoot is the folder of the main module's go.mod.
-func moduleRoot(ctx context.Context) (string, error) {
+// benchModule is the folder of the bench module's go.mod. The bench runs
+// from there (make bench: cd bench && go run .); formd's module is its
+// parent folder, which bench/go.mod replaces github.com/formd/formd with.
+func benchModule(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the formd module: run go run ./bench from the repository")
+		return "", errors.New("not inside the bench module: run go run . from the repository's bench folder (or make bench)")
 	}
-	return filepath.Dir(gomod), nil
+	dir := filepath.Dir(gomod)
+	if _, err := os.Stat(filepath.Join(dir, "naivepeer")); err != nil {
+		return "", fmt.Errorf("%s is not the bench module: run go run . from the repository's bench folder (or make bench)", gomod)
+	}
+	return dir, nil
 }
 
-// buildFormd builds ./cmd/formd into dir and returns the binary's path.
+// buildFormd builds formd's ./cmd/formd, in formd's own module, into dir and
+// returns the binary's path.
 func buildFormd(ctx context.Context, dir string) (string, error) {
-	return buildCommand(ctx, dir, "./cmd/formd", "formd")
-}
-
-// buildCommand builds the module's package pkg into dir/name and returns
-// the binary's path.
-func buildCommand(ctx context.Context, dir, pkg, name string) (string, error) {
-	root, err := moduleRoot(ctx)
+	bench, err := benchModule(ctx)
 	if err != nil {
 		return "", err
 	}
+	return buildCommand(ctx, filepath.Dir(bench), dir, "./cmd/formd", "formd")
+}
+
+// buildNaivePeer builds the bench module's ./naivepeer into dir and returns
+// the binary's path.
+func buildNaivePeer(ctx context.Context, dir string) (string, error) {
+	bench, err := benchModule(ctx)
+	if err != nil {
+		return "", err
+	}
+	return buildCommand(ctx, bench, dir, "./naivepeer", "naivepeer")
+}
+
+// buildCommand builds package pkg of the module in moduleDir into dir/name
+// and returns the binary's path.
+func buildCommand(ctx context.Context, moduleDir, dir, pkg, name string) (string, error) {
 	bin := filepath.Join(dir, name)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
-	cmd.Dir = root
+	cmd.Dir = moduleDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 	}

@@ -2,13 +2,13 @@
 // loopback and compares them with what the same PostgreSQL server does for a
 // plain single-row INSERT (pgbench) in the same run.
 //
-//	go run ./bench [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
+//	cd bench && go run . [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
 //
-// It builds ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
+// It builds formd's ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
 // real API, then runs an open loop at a fixed rate (latency measured from each
 // request's scheduled time), a closed loop at rising concurrency, the same
-// steps against the naive peer (bench/naivepeer: one INSERT per request) and
+// steps against the naive peer (./naivepeer: one INSERT per request) and
 // again without delivery workers (intake with delivery on ÷ off, and ÷ the
 // naive peer at each step), a
 // delivery phase (on a second fresh database, an open loop at half the peak
@@ -62,29 +62,14 @@ func run() int {
 	defer cancel()
 
 	if opts.PrivatePG {
-		progress("starting a private PostgreSQL cluster with pg_stat_statements")
-		var split *cpuSplit
-		if opts.PrivatePGCPUs > 0 {
-			if split, err = splitCPUs(opts.PrivatePGCPUs); err == nil {
-				err = split.pinSelf()
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "bench: FAILED: -private-pg-cpus:", err)
-				return 1
-			}
-			progress(fmt.Sprintf("PostgreSQL on CPUs %v; formd, the load generator, the naive peer and pgbench's client on CPUs %v",
-				split.PostgresCPUs, split.RestCPUs))
-		}
-		pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings, split)
+		pg, err := usePrivatePG(ctx, opts)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench: FAILED: private PostgreSQL:", err)
+			fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
 			return 1
 		}
 		// Stopped on every return, interrupt and -deadline included: both
 		// cancel ctx, and measure returns.
 		defer pg.Stop()
-		// pgtest.NewDatabase, and so every database of the run, takes the server from here.
-		os.Setenv("FORMD_TEST_DATABASE_URL", pg.URL)
 	}
 
 	rep := &Report{StartedAt: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
@@ -107,12 +92,12 @@ func run() int {
 	printReport(os.Stdout, rep)
 	out := opts.Out
 	if out == "" {
-		root, err := moduleRoot(ctx)
+		bench, err := benchModule(ctx)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: locating the module:", err)
 			return 1
 		}
-		out = filepath.Join(root, "bench", "results", "latest.json")
+		out = filepath.Join(bench, "results", "latest.json")
 	}
 	if err := writeJSON(out, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: writing the JSON report:", err)

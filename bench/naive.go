@@ -37,7 +37,7 @@ type NaiveComparison struct {
 // beside formd's) with formd stopped, and runs the closed loop's steps
 // against it with the same client, body and warm-up as formd's.
 func runNaivePeer(ctx context.Context, dir, dbURL, key string, opts Options) (*NaivePeerResult, error) {
-	bin, err := buildCommand(ctx, dir, "./bench/naivepeer", "naivepeer")
+	bin, err := buildNaivePeer(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,32 @@ type privatePG struct {
 	once   sync.Once
 }
 
+// usePrivatePG starts the run's private cluster (-private-pg), on CPUs of
+// its own with -private-pg-cpus, and points FORMD_TEST_DATABASE_URL at it:
+// pgtest.NewDatabase, and so every database of the run, takes the server
+// from there. The caller stops it.
+func usePrivatePG(ctx context.Context, opts Options) (*privatePG, error) {
+	progress("starting a private PostgreSQL cluster with pg_stat_statements")
+	var split *cpuSplit
+	if opts.PrivatePGCPUs > 0 {
+		var err error
+		if split, err = splitCPUs(opts.PrivatePGCPUs); err == nil {
+			err = split.pinSelf()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("-private-pg-cpus: %w", err)
+		}
+		progress(fmt.Sprintf("PostgreSQL on CPUs %v; formd, the load generator, the naive peer and pgbench's client on CPUs %v",
+			split.PostgresCPUs, split.RestCPUs))
+	}
+	pg, err := startPrivatePG(ctx, opts.PrivatePGSharedBuffers, opts.PrivatePGSettings, split)
+	if err != nil {
+		return nil, fmt.Errorf("private PostgreSQL: %w", err)
+	}
+	os.Setenv("FORMD_TEST_DATABASE_URL", pg.URL)
+	return pg, nil
+}
+
 // postgresBinDir finds initdb and postgres the way scripts/ensure-postgres.sh
 // does: pg_config --bindir, else the newest /usr/lib/postgresql/*/bin.
 func postgresBinDir() (string, error) {
