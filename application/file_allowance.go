@@ -67,17 +67,15 @@ func (h *FileAllowanceHandler) allowance(ctx context.Context, accessKey string, 
 	if err != nil {
 		return AllowedFiles{}, err
 	}
-	var granted []string
-	if rec.Settings.UploadsEnabled {
-		ok, err := h.ent.Has(ctx, rec.AccountID, account.FeatureUploads)
-		if err != nil {
-			return AllowedFiles{}, err
-		}
-		if ok {
-			granted = append(granted, account.FeatureUploads)
-		}
+	var features []string
+	if rec.Settings.UploadsEnabled { // else the answer is no, whatever the account holds
+		features = append(features, account.FeatureUploads)
 	}
-	if submission.UploadsRefusal(rec.Settings, account.NewEntitlements(granted...)) != "" {
+	ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, features...)
+	if err != nil {
+		return AllowedFiles{}, err
+	}
+	if submission.UploadsRefusal(rec.Settings, ent) != "" {
 		return AllowedFiles{FormFound: true}, nil
 	}
 	l := rec.Settings.UploadLimits.Effective()

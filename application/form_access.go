@@ -33,6 +33,23 @@ func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.P
 	return form.Policy{WildcardDomains: wild, Uploads: uploads}, err
 }
 
+// heldEntitlements looks up which of features the account holds, for a
+// domain rule that may consult them (a feature not looked up counts as not
+// held).
+func heldEntitlements(ctx context.Context, ent Entitlements, accountID string, features ...string) (account.Entitlements, error) {
+	var granted []string
+	for _, feature := range features {
+		ok, err := ent.Has(ctx, accountID, feature)
+		if err != nil {
+			return account.Entitlements{}, err
+		}
+		if ok {
+			granted = append(granted, feature)
+		}
+	}
+	return account.NewEntitlements(granted...), nil
+}
+
 // metadataFor is the audit metadata of a control-plane change by caller.
 func metadataFor(s Session, requestID string) Metadata {
 	return Metadata{Actor: Actor{Type: s.ActorType, ID: s.CredentialID}, AccountID: s.AccountID, RequestID: requestID}

@@ -69,18 +69,12 @@ func (h *ReserveUploadHandler) judge(ctx context.Context, q ReserveUpload, decla
 	if err != nil {
 		return FormRecord{}, "", err
 	}
-	var granted []string
-	for _, feature := range []string{account.FeatureUploads, account.FeatureServerSide} {
-		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
-		if err != nil {
-			return FormRecord{}, "", err
-		}
-		if ok {
-			granted = append(granted, feature)
-		}
+	ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, account.FeatureUploads, account.FeatureServerSide)
+	if err != nil {
+		return FormRecord{}, "", err
 	}
 	r := submission.Reservation{Name: q.Name, DeclaredType: declared, Size: q.Size, Origin: q.Origin, Referer: q.Referer, RemoteIP: q.RemoteIP}
-	return rec, submission.JudgeReservation(r, rec.Settings, account.NewEntitlements(granted...)), nil
+	return rec, submission.JudgeReservation(r, rec.Settings, ent), nil
 }
 
 // Handle checks the file as a submission's would be checked, by what the

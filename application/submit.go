@@ -278,15 +278,9 @@ func fieldOfKey(files []UploadedFile, key string) string {
 // judgement reaches a captcha, the token is verified (once per request) and
 // the domain judges again with the outcome.
 func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh, test bool) (submission.Verdict, error) {
-	var granted []string
-	for _, feature := range submission.FeaturesJudged(req, rec.Settings) {
-		ok, err := h.ent.Has(ctx, rec.AccountID, feature)
-		if err != nil {
-			return submission.Verdict{}, err
-		}
-		if ok {
-			granted = append(granted, feature)
-		}
+	ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, submission.FeaturesJudged(req, rec.Settings)...)
+	if err != nil {
+		return submission.Verdict{}, err
 	}
 	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
 	if req.DryRun || test { // a live submission's quota is taken by its commit; a dry run's or a test's is only read
@@ -296,7 +290,6 @@ func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec F
 		}
 		target.Usage = &u
 	}
-	ent := account.NewEntitlements(granted...)
 	v := submission.Judge(req, target, ent)
 	if check, ok := v.CaptchaCheck(); ok {
 		outcome, err := captcha.outcome(ctx, h.captchas, rec, check, req.RemoteIP, fresh)
