@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -95,4 +97,24 @@ func (h *fileHold) release() {
 	}
 	h.budget.give(h.client, h.held)
 	h.held = 0
+}
+
+// chargedReader charges what is read to the file budget; past it, the read
+// fails with the budget's refusal.
+type chargedReader struct {
+	r    io.Reader
+	hold *fileHold
+}
+
+func (c *chargedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		if err := c.hold.take(int64(n)); err != nil {
+			return 0, err
+		}
+	}
+	if errors.Is(err, errBodyTooSlow) {
+		return n, &decodeError{status: http.StatusRequestTimeout, message: errBodyTooSlow.Error()}
+	}
+	return n, err
 }

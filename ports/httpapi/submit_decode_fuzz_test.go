@@ -20,7 +20,7 @@ func checkDecoded(t *testing.T, contentType string, body []byte) {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/submit", bytes.NewReader(body))
 	r.Header.Set("Content-Type", contentType)
-	fields, files, err := decodeSubmission(r, nil)
+	fields, files, err := decodeSubmission(r, decoderAlone(t))
 	if err != nil {
 		var de *decodeError
 		if !errors.As(err, &de) || de.status < 400 || de.status > 499 || de.message == "" {

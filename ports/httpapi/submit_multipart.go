@@ -26,7 +26,7 @@ type fileIntake struct {
 	// pathKey is the access key of /submit/{accessKey}, if any.
 	pathKey string
 	// allowance looks the form up; nil keeps every file up to the ceiling
-	// (tests of the decoder alone).
+	// (the decoder's own tests).
 	allowance func(accessKey string) (application.AllowedFiles, error)
 	hold      *fileHold
 	// tempDir holds the spooled files ("" for the system's).
@@ -34,7 +34,9 @@ type fileIntake struct {
 
 	known   bool
 	allowed application.AllowedFiles
-	spools  []*spool
+	// spools holds each file part's kept content, by the part's index; nil
+	// for a part kept not at all.
+	spools []*spool
 }
 
 // errNoForm stops reading a multipart body: its access key names no form.
@@ -42,7 +44,7 @@ var errNoForm = errors.New("no form has this access key")
 
 // decide looks the form up once, when its access key is known.
 func (in *fileIntake) decide(set *fieldSet) error {
-	if in == nil || in.known || in.allowance == nil {
+	if in.known || in.allowance == nil {
 		return nil
 	}
 	key := in.pathKey
@@ -69,7 +71,7 @@ func (in *fileIntake) keepLimit(index int) int64 {
 	switch {
 	case index >= form.MaxFilesCeiling:
 		return 0
-	case in == nil || !in.known:
+	case !in.known:
 		return form.MaxFileBytesCeiling
 	case index >= in.allowed.MaxFiles:
 		return 0
@@ -79,13 +81,16 @@ func (in *fileIntake) keepLimit(index int) int64 {
 
 // load reads back the files kept whole, once the body has ended and the
 // form is known; a file the form cannot take stays unread.
-func (in *fileIntake) load(set *fieldSet, files []application.UploadedFile, spools []*spool) error {
+func (in *fileIntake) load(set *fieldSet, files []application.UploadedFile) error {
 	if err := in.decide(set); err != nil && !errors.Is(err, errNoForm) {
 		return err
 	}
+	if in.allowance != nil && !in.known {
+		return nil // no access key at all: the submission is refused for that
+	}
 	for i := range files {
-		sp := spools[i]
-		if sp == nil || sp.size != files[i].Size || sp.size > in.keepLimit(i) || (in != nil && in.allowance != nil && !in.known) {
+		sp := in.spools[i]
+		if sp == nil || sp.size != files[i].Size || sp.size > in.keepLimit(i) {
 			continue
 		}
 		content, err := sp.content()
@@ -100,11 +105,10 @@ func (in *fileIntake) load(set *fieldSet, files []application.UploadedFile, spoo
 
 // close removes the spooled files and gives the budget back.
 func (in *fileIntake) close() {
-	if in == nil {
-		return
-	}
 	for _, s := range in.spools {
-		s.remove()
+		if s != nil {
+			s.remove()
+		}
 	}
 	in.spools = nil
 	in.hold.release()
@@ -125,7 +129,6 @@ func decodeMultipart(body io.Reader, boundary string, in *fileIntake) ([]submiss
 	mr := multipart.NewReader(watch, boundary)
 	var set fieldSet
 	var files []application.UploadedFile
-	var spools []*spool
 	var fieldBytes int64
 	malformed := func(err error) error {
 		var tooBig *http.MaxBytesError
@@ -158,11 +161,11 @@ func decodeMultipart(body io.Reader, boundary string, in *fileIntake) ([]submiss
 			} else if err != nil {
 				return nil, nil, err
 			}
-			f, sp, err := readFilePart(part, name, in, len(files))
+			f, err := in.readFilePart(part, name, len(files))
 			if err != nil {
 				return nil, nil, malformed(err)
 			}
-			files, spools = append(files, f), append(spools, sp)
+			files = append(files, f)
 			continue
 		}
 		value, err := io.ReadAll(io.LimitReader(part, MaxFieldValueBytes+1))
@@ -183,64 +186,34 @@ func decodeMultipart(body io.Reader, boundary string, in *fileIntake) ([]submiss
 	if !watch.seen {
 		return nil, nil, badRequest("The multipart body is malformed: its closing boundary is missing.")
 	}
-	if err := in.load(&set, files, spools); err != nil {
+	if err := in.load(&set, files); err != nil {
 		return nil, nil, err
 	}
 	return set.result(), files, nil
 }
 
-// readFilePart reads one file part: as much content as the intake keeps
-// for it, charged to the file budget, the rest only counted; its name,
-// declared type and size. The application sniffs the content.
-func readFilePart(part *multipart.Part, field string, in *fileIntake, index int) (application.UploadedFile, *spool, error) {
+// readFilePart reads the index'th file part: as much content as the intake
+// keeps for it, charged to the file budget as it arrives and spooled, the
+// rest only counted; its name, declared type and size. The content is
+// loaded once the body has ended (load); the application sniffs it.
+func (in *fileIntake) readFilePart(part *multipart.Part, field string, index int) (application.UploadedFile, error) {
 	f := application.UploadedFile{File: submission.File{Field: field, Name: part.FileName(),
 		DeclaredType: declaredType(part.Header.Get("Content-Type")), Unread: true}}
-	limit := in.keepLimit(index)
 	var sp *spool
 	var kept int64
-	if limit > 0 {
-		sp = &spool{}
-		var hold *fileHold
-		if in != nil { // removed with the request (close)
-			sp.dir, hold = in.tempDir, in.hold
-			in.spools = append(in.spools, sp)
-		} else {
-			defer sp.remove()
-		}
-		n, err := io.Copy(&chargedWriter{w: sp, hold: hold}, io.LimitReader(part, limit))
-		if err != nil {
-			return f, nil, err
-		}
+	if limit := in.keepLimit(index); limit > 0 {
+		sp = &spool{dir: in.tempDir}
+		n, err := io.Copy(sp, &chargedReader{r: io.LimitReader(part, limit), hold: in.hold})
 		kept = n
-	}
-	rest, err := io.Copy(io.Discard, part)
-	if err != nil {
-		return f, nil, err
-	}
-	f.Size = kept + rest
-	if in == nil && sp != nil { // the decoder alone: the whole content, when kept whole
-		if rest == 0 {
-			if f.Content, err = sp.content(); err != nil {
-				return f, nil, err
-			}
-			f.Unread = false
+		if err != nil {
+			in.spools = append(in.spools, sp) // removed with the request
+			return f, err
 		}
-		return f, nil, nil
 	}
-	return f, sp, nil
-}
-
-// chargedWriter charges every byte to the file budget before keeping it.
-type chargedWriter struct {
-	w    io.Writer
-	hold *fileHold
-}
-
-func (c *chargedWriter) Write(p []byte) (int, error) {
-	if err := c.hold.take(int64(len(p))); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
+	in.spools = append(in.spools, sp)
+	rest, err := io.Copy(io.Discard, part)
+	f.Size = kept + rest
+	return f, err
 }
 
 // declaredType is a part's Content-Type without parameters, lower-case;

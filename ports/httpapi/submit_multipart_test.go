@@ -42,6 +42,15 @@ func multipartRequest(t *testing.T, parts ...testPart) *http.Request {
 	return r
 }
 
+// decoderAlone is the intake of the decoder's own tests: no form to look
+// up, every file kept up to the server-wide ceiling, its spool removed when
+// the test ends.
+func decoderAlone(t testing.TB) *fileIntake {
+	in := &fileIntake{tempDir: t.TempDir()}
+	t.Cleanup(in.close)
+	return in
+}
+
 // A file part is kept with its name, declared type (without parameters),
 // size and content; sniffing is the application's.
 func TestMultipartFilesAreRead(t *testing.T) {
@@ -50,7 +59,7 @@ func TestMultipartFilesAreRead(t *testing.T) {
 	fields, files, err := decodeSubmission(multipartRequest(t,
 		testPart{field: "message", data: []byte("Hello")},
 		testPart{field: "attachment", filename: "cv.pdf", contentType: "application/pdf", data: pdf},
-		testPart{field: "other", filename: "evil.pdf", contentType: "application/PDF; x=y", data: pe}), nil)
+		testPart{field: "other", filename: "evil.pdf", contentType: "application/PDF; x=y", data: pe}), decoderAlone(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +79,7 @@ func TestMultipartFilesAreRead(t *testing.T) {
 // gate refuses it by its size.
 func TestMultipartFileAboveTheCeilingIsCountedNotKept(t *testing.T) {
 	big := bytes.Repeat([]byte("a"), form.MaxFileBytesCeiling+1)
-	_, files, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "big.txt", contentType: "text/plain", data: big}), nil)
+	_, files, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "big.txt", contentType: "text/plain", data: big}), decoderAlone(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +90,7 @@ func TestMultipartFileAboveTheCeilingIsCountedNotKept(t *testing.T) {
 
 func TestMultipartBodyTooLargeOrTruncated(t *testing.T) {
 	huge := bytes.Repeat([]byte("a"), MaxMultipartBytes)
-	_, _, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "huge.txt", contentType: "text/plain", data: huge}), nil)
+	_, _, err := decodeSubmission(multipartRequest(t, testPart{field: "attachment", filename: "huge.txt", contentType: "text/plain", data: huge}), decoderAlone(t))
 	var de *decodeError
 	if !errors.As(err, &de) || de.status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("err %v, want 413", err)
@@ -93,7 +102,7 @@ func TestMultipartBodyTooLargeOrTruncated(t *testing.T) {
 	// after a delimiter line, the closing "--" and whatever followed lost.
 	cut := append(bytes.TrimSuffix(raw, []byte("--\r\n")), "\r\n"...)
 	r.Body = io.NopCloser(bytes.NewReader(cut))
-	if _, _, err := decodeSubmission(r, nil); err == nil || !strings.Contains(err.Error(), "malformed") {
+	if _, _, err := decodeSubmission(r, decoderAlone(t)); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Fatalf("truncated body: err %v", err)
 	}
 }

@@ -117,26 +117,6 @@ func (s *Server) receiveObject(c *gin.Context) {
 		"key": out.Key, "size": out.Size})
 }
 
-// chargedReader charges what is read to the file budget; past it, the read
-// fails with the budget's refusal.
-type chargedReader struct {
-	r    io.Reader
-	hold *fileHold
-}
-
-func (c *chargedReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n > 0 {
-		if err := c.hold.take(int64(n)); err != nil {
-			return 0, err
-		}
-	}
-	if errors.Is(err, errBodyTooSlow) {
-		return n, &decodeError{status: http.StatusRequestTimeout, message: errBodyTooSlow.Error()}
-	}
-	return n, err
-}
-
 // downloadObject serves a built-in store's download link: always as an
 // attachment of type application/octet-stream, never rendered or run by
 // the browser (nosniff, a sandbox CSP), whatever the file's own type.
