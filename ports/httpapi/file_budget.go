@@ -65,7 +65,7 @@ func (b *fileBudget) give(client string, n int64) {
 	}
 }
 
-// inUse is the bytes held now (for tests and metrics).
+// inUse is the bytes held now.
 func (b *fileBudget) inUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -106,8 +106,11 @@ func (s *Server) submit(c *gin.Context) {
 			return
 		}
 	}
-	intake := s.fileIntake(c, key)
-	defer intake.close()
+	var intake *fileIntake // only a multipart body has files
+	if isMultipart(c.Request) {
+		intake = s.fileIntake(c, key)
+		defer intake.close()
+	}
 	fields, files, err := decodeSubmission(c.Request, intake)
 	if err != nil {
 		var de *decodeError
@@ -209,8 +212,14 @@ func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, reason,
 // maxBodyBytes is the largest body a submission of r's content type may
 // have: multipart bodies carry files.
 func maxBodyBytes(r *http.Request) int64 {
-	if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType == "multipart/form-data" {
+	if isMultipart(r) {
 		return MaxMultipartBytes
 	}
 	return MaxSubmissionBytes
+}
+
+// isMultipart reports whether r's body is multipart/form-data.
+func isMultipart(r *http.Request) bool {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mediaType == "multipart/form-data"
 }

@@ -155,8 +155,7 @@ func safeName(name string) string {
 }
 
 // decodeSubmission reads a submission body of any accepted content type;
-// files (multipart only) go through in, which may be nil in tests of the
-// decoder alone (every file then kept up to the server-wide ceiling).
+// the files of a multipart body go through in, which a multipart body needs.
 func decodeSubmission(r *http.Request, in *fileIntake) ([]submission.Field, []application.UploadedFile, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
