@@ -124,7 +124,7 @@ const (
 // Type is the type a file is checked against allowlists and mailed as: its
 // sniffed type, or the declared one when sniffing found only bytes or text
 // (a CSV or Markdown file has no signature). JudgeFile refuses a file
-// unless both are types formd accepts (IsSafeType).
+// unless both are types formd accepts (safeTypes).
 func (f File) Type() string {
 	detected := f.detected()
 	if isGeneric(detected) && f.DeclaredType != "" && f.DeclaredType != typeOctetStream {
@@ -145,7 +145,7 @@ func isGeneric(t string) bool { return t == typeOctetStream || t == typeText }
 // BlockedExtensions are the executable and script-like file extensions no
 // form accepts, whatever its allowlist: programs, installers, scripts,
 // style sheets and documents browsers run scripts in (HTML, SVG). The
-// content and declared type are judged by an allowlist besides (IsSafeType).
+// content and declared type are judged by an allowlist besides (safeTypes).
 var BlockedExtensions = []string{
 	"exe", "bat", "cmd", "com", "scr", "msi", "msp", "msc", "dll", "cpl", "pif", "lnk", "reg", "inf", "scf", "hta", "gadget",
 	"application", "appx", "msix", "vb", "vbs", "vbe", "js", "jse", "mjs", "cjs", "wsf", "wsh", "ws", "ps1", "psm1", "psd1", "ps1xml",
@@ -228,7 +228,7 @@ func JudgeFiles(files []File, limits form.UploadLimits) string {
 }
 
 // JudgeFile checks one file's metadata: its size, its extension, whether its
-// content and declared type are types formd accepts (IsSafeType), whether
+// content and declared type are types formd accepts (safeTypes), whether
 // its content contradicts its declared type or extension (the signature
 // check), and the form's MIME allowlist. It returns the refusal message, or
 // "" when the file passes.

@@ -48,10 +48,6 @@ var safeTypes = map[string]bool{
 	"application/x-tar": true, "application/x-bzip2": true, "application/x-xz": true, "application/zstd": true,
 }
 
-// IsSafeType reports whether t (lower-case, without parameters) is a type
-// formd accepts files as.
-func IsSafeType(t string) bool { return safeTypes[t] }
-
 // DeliveredType is the type a file is attached to a mail as: its judged
 // type, or application/octet-stream for one formd does not accept (a
 // payload queued before its type was refused), never a type a mail client
