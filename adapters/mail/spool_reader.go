@@ -71,6 +71,13 @@ func readSpooled(path string) (application.SpooledMessage, error) {
 		subject = msg.Header.Get("Subject")
 	}
 	out := application.SpooledMessage{To: msg.Header.Get("To"), Subject: subject}
+	if to, err := msg.Header.AddressList("To"); err == nil {
+		addresses := make([]string, len(to))
+		for i, a := range to {
+			addresses[i] = a.Address
+		}
+		out.To = strings.Join(addresses, ", ")
+	}
 	if date, err := msg.Header.Date(); err == nil {
 		out.Date = date
 	}
