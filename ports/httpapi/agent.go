@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -63,7 +61,7 @@ func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	if l := s.config.Registrations; l != nil {
 		ok, wait, back := l.Take(clientKey(c.ClientIP()), time.Now())
 		if !ok {
-			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			retryAfter(c, wait)
 			s.fail(c, http.StatusTooManyRequests, MsgTooManyRegistrations)
 			return
 		}
