@@ -2,17 +2,12 @@ package mail
 
 import (
 	"context"
-	"encoding/base64"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
-	"net/mail"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/formd/formd/adapters/mail/eml"
 	"github.com/formd/formd/application"
 )
 
@@ -56,21 +51,16 @@ func (s *Spool) Messages(_ context.Context, limit int) ([]application.SpooledMes
 
 // readSpooled parses one .eml file.
 func readSpooled(path string) (application.SpooledMessage, error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return application.SpooledMessage{}, err
 	}
-	defer f.Close()
-	msg, err := mail.ReadMessage(f)
+	msg, err := eml.Parse(raw)
 	if err != nil {
 		return application.SpooledMessage{}, err
 	}
-	var dec mime.WordDecoder
-	subject, err := dec.DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil {
-		subject = msg.Header.Get("Subject")
-	}
-	out := application.SpooledMessage{To: msg.Header.Get("To"), Subject: subject}
+	out := application.SpooledMessage{To: msg.Header.Get("To"), Subject: msg.Subject,
+		Text: strings.ReplaceAll(msg.Text, "\r\n", "\n")}
 	if to, err := msg.Header.AddressList("To"); err == nil {
 		addresses := make([]string, len(to))
 		for i, a := range to {
@@ -81,37 +71,5 @@ func readSpooled(path string) (application.SpooledMessage, error) {
 	if date, err := msg.Header.Date(); err == nil {
 		out.Date = date
 	}
-	out.Text, err = plainText(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body)
-	return out, err
-}
-
-// plainText is the first text/plain part of a body, decoded.
-func plainText(contentType, encoding string, body io.Reader) (string, error) {
-	mediaType, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		mediaType = "text/plain"
-	}
-	if strings.HasPrefix(mediaType, "multipart/") {
-		parts := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := parts.NextRawPart()
-			if err != nil {
-				return "", nil // no text part
-			}
-			if text, err := plainText(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p); err != nil || text != "" {
-				return text, err
-			}
-		}
-	}
-	if mediaType != "text/plain" {
-		return "", nil
-	}
-	switch strings.ToLower(encoding) {
-	case "quoted-printable":
-		body = quotedprintable.NewReader(body)
-	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, body)
-	}
-	raw, err := io.ReadAll(body)
-	return strings.ReplaceAll(string(raw), "\r\n", "\n"), err
+	return out, nil
 }

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -41,12 +39,12 @@ type agentAuthResponse struct {
 // they do not restrict the full-account session (spec: Authentication, rule 2).
 var sessionScopes = []string{"forms:read", "forms:write", "submissions:test"}
 
-// agentAuth registers or signs in (POST /agent/auth); guardPasswordChecks
-// runs before it and gives it the per-account limiter (nil: no limit).
 // MsgTooManyRegistrations answers a registration over the per-network limit
 // (FORMD_REGISTER_RATE), whether or not the address has an account.
 const MsgTooManyRegistrations = "Too many registrations from this network. Try again later."
 
+// agentAuth registers or signs in (POST /agent/auth); guardPasswordChecks
+// runs before it and gives it the per-account limiter (nil: no limit).
 func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	var req agentAuthRequest
 	if !s.decodeJSON(c, &req) {
@@ -63,7 +61,7 @@ func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
 	if l := s.config.Registrations; l != nil {
 		ok, wait, back := l.Take(clientKey(c.ClientIP()), time.Now())
 		if !ok {
-			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			retryAfter(c, wait)
 			s.fail(c, http.StatusTooManyRequests, MsgTooManyRegistrations)
 			return
 		}

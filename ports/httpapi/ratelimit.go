@@ -109,7 +109,7 @@ func (s *Server) limitAccountWrites(l *ipLimiter) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		retryAfter(c, wait)
 		s.fail(c, http.StatusTooManyRequests, MsgTooManyWrites)
 	}
 }
