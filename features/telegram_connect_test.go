@@ -122,6 +122,21 @@ var _ = Describe("Connecting a Telegram chat to a form", Ordered, func() {
 			"the bot posted nothing anywhere")
 	})
 
+	It("hands its connect code to a token that may write forms but not read them, through the API and the MCP server", func() {
+		lf := f.LiveForm(map[string]any{"name": "Written, not read"})
+		writer := f.TokenWith(lf.Token, lf.Form["workspaceId"].(string), "forms:write")
+
+		r := f.Patch(writer.Secret, integrationsPath(lf.ID, "telegram"), map[string]any{"enabled": true})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(keysOf(r.Object("integration"))).To(Equal([]string{"connect", "type", "updatedAt"}), "%s", r)
+
+		out := f.ConnectMCP(writer.Secret).MustCall("configure_integration", map[string]any{"formId": lf.ID, "type": "telegram", "enabled": true})
+		Expect(out.Out).NotTo(HaveKey("integration"))
+		Expect(keysOf(out.Object("saved"))).To(Equal([]string{"connect", "type", "updatedAt"}), "%s", out.Text)
+		connect := out.Object("saved")["connect"].(map[string]any)
+		Expect(connect).To(HaveKeyWithValue("command", "/start "+connect["code"].(string)))
+	})
+
 	It("takes at most 5 integration tests per form in 10 minutes, then answers 429 with Retry-After", func() {
 		lf := f.LiveForm(nil)
 		const chat = int64(-1005550200)

@@ -147,40 +147,59 @@ type sheetsError struct {
 	} `json:"error"`
 }
 
-// AppendRow implements application.Outbound: spreadsheets.values.append of
-// one row after the sheet's last one, with valueInputOption=RAW so nothing
-// submitted is read as a formula.
-func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
+// callSheets makes one Sheets API call as the operator's service account
+// and answers the response's status and its body (up to 64 KiB). A 401
+// means a token revoked or expired early: the next call fetches a new one.
+func (s *Sender) callSheets(ctx context.Context, method, endpoint string, body []byte) (*sheets, *http.Response, []byte, error) {
 	g := s.sheets
 	if g == nil {
-		return permanent("google sheets is not configured on this server (FORMD_GOOGLE_CREDENTIALS_FILE)")
+		return nil, nil, nil, permanent("google sheets is not configured on this server (FORMD_GOOGLE_CREDENTIALS_FILE)")
 	}
 	tok, err := g.token()
 	if err != nil {
 		// The operator's credentials or Google's token service: retried,
 		// since either can be fixed without the owner.
-		return fmt.Errorf("google token for %s: %v", g.account.ClientEmail, withoutURL(err))
+		return nil, nil, nil, fmt.Errorf("google token for %s: %v", g.account.ClientEmail, withoutURL(err))
 	}
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, g.apiURL+endpoint, reader)
+	if err != nil {
+		return nil, nil, nil, permanent("sheets request: %v", withoutURL(err))
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("User-Agent", "formd-sheets/1")
+	tok.SetAuthHeader(req)
+	resp, err := s.operator.Do(req)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode == http.StatusUnauthorized {
+		g.renewTokens()
+	}
+	return g, resp, raw, nil
+}
+
+// AppendRow implements application.Outbound: spreadsheets.values.append of
+// one row after the sheet's last one, with valueInputOption=RAW so nothing
+// submitted is read as a formula.
+func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 	a1 := "'" + strings.ReplaceAll(r.SheetName, "'", "''") + "'"
 	body, err := json.Marshal(sheetsAppend{Range: a1, MajorDimension: "ROWS", Values: [][]string{r.Values}})
 	if err != nil {
 		return permanent("%v", err)
 	}
-	endpoint := fmt.Sprintf("%s/v4/spreadsheets/%s/values/%s:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS",
-		g.apiURL, url.PathEscape(r.SpreadsheetID), url.PathEscape(a1))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	g, resp, raw, err := s.callSheets(ctx, http.MethodPost, fmt.Sprintf("/v4/spreadsheets/%s/values/%s:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS",
+		url.PathEscape(r.SpreadsheetID), url.PathEscape(a1)), body)
 	if err != nil {
-		return permanent("sheets request: %v", withoutURL(err))
+		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "formd-sheets/1")
-	tok.SetAuthHeader(req)
-	resp, err := s.operator.Do(req)
-	if err != nil {
-		return fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
@@ -192,8 +211,6 @@ func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
-		// A token revoked or expired early: fetch a new one next time.
-		g.renewTokens()
 		return errors.New(reason)
 	case http.StatusForbidden, http.StatusNotFound:
 		reason += fmt.Sprintf(" (share the spreadsheet with %s as an editor)", g.account.ClientEmail)
@@ -204,29 +221,10 @@ func (s *Sender) AppendRow(ctx context.Context, r application.SheetRow) error {
 // ReadCell implements application.SheetCells: spreadsheets.values.get of
 // one cell as the operator's service account, its formatted value.
 func (s *Sender) ReadCell(ctx context.Context, spreadsheetID, a1 string) (string, error) {
-	g := s.sheets
-	if g == nil {
-		return "", permanent("google sheets is not configured on this server (FORMD_GOOGLE_CREDENTIALS_FILE)")
-	}
-	tok, err := g.token()
+	_, resp, raw, err := s.callSheets(ctx, http.MethodGet, fmt.Sprintf("/v4/spreadsheets/%s/values/%s?majorDimension=ROWS",
+		url.PathEscape(spreadsheetID), url.PathEscape(a1)), nil)
 	if err != nil {
-		return "", fmt.Errorf("google token for %s: %v", g.account.ClientEmail, withoutURL(err))
-	}
-	endpoint := fmt.Sprintf("%s/v4/spreadsheets/%s/values/%s?majorDimension=ROWS", g.apiURL, url.PathEscape(spreadsheetID), url.PathEscape(a1))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-	if err != nil {
-		return "", permanent("sheets request: %v", withoutURL(err))
-	}
-	req.Header.Set("User-Agent", "formd-sheets/1")
-	tok.SetAuthHeader(req)
-	resp, err := s.operator.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("google sheets: %w", transportError(req.URL.Hostname(), err))
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode == http.StatusUnauthorized {
-		g.renewTokens()
+		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("google sheets answered %d", resp.StatusCode)

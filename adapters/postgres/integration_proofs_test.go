@@ -3,18 +3,12 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-
 	"github.com/formd/formd/adapters/postgres"
-	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -136,23 +130,7 @@ func TestTelegramPollingIsOneProcessAtATimeAndKeepsItsOffset(t *testing.T) {
 func TestMigration35DisconnectsTypedTelegramChats(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	name := "formd_migrate35_" + uuid.NewString()[:8]
-	u, err := url.Parse(pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), pgtest.AdminURL()); err == nil {
-			_, _ = c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
-			_ = c.Close(context.Background())
-		}
-	})
-	pool, err := postgres.Connect(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := freshDatabase(t, ctx, "formd_migrate35_")
 	migrateTo(t, ctx, pool, 34)
 	e := uowEnv{ctx: ctx, pool: pool, tx: postgres.NewTransactor(pool, postgres.NewEventStore(), wallClock{})}
 	_, typed := e.seedForm(t)

@@ -36,14 +36,12 @@ func migrateTo(t *testing.T, ctx context.Context, pool *pgxpool.Pool, version in
 	}
 }
 
-// Upgrading a database whose verification mails the verification-mailer
-// consumer group sent: a mail it had sent is not sent again, a mail it had
-// not sent yet (stuck behind one it kept failing on) becomes a queued
-// delivery, and the group's offset no longer pins the topic.
-func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	defer cancel()
-	name := "formd_migrate5_" + uuid.NewString()[:8]
+// freshDatabase creates an empty database named prefix and a random
+// suffix, dropped when the test ends, for a test that migrates it step by
+// step.
+func freshDatabase(t *testing.T, ctx context.Context, prefix string) *pgxpool.Pool {
+	t.Helper()
+	name := prefix + uuid.NewString()[:8]
 	u, err := url.Parse(pgtest.AdminURL())
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +57,18 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// Upgrading a database whose verification mails the verification-mailer
+// consumer group sent: a mail it had sent is not sent again, a mail it had
+// not sent yet (stuck behind one it kept failing on) becomes a queued
+// delivery, and the group's offset no longer pins the topic.
+func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	pool := freshDatabase(t, ctx, "formd_migrate5_")
 	migrateTo(t, ctx, pool, 4)
 
 	// What the code before migration 5 stored: verifications, each with its

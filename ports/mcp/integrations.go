@@ -86,11 +86,15 @@ type integrationOutput struct {
 }
 
 // integrationSaved acknowledges a change made by a credential that may
-// write forms but not read them, with a new webhook's secret, once.
+// write forms but not read them, with what that one answer alone carries
+// (a new webhook's secret, a Telegram connect code, a spreadsheet's proof
+// code), as the JSON API's acknowledgement does.
 type integrationSaved struct {
-	Type      string    `json:"type"`
-	Secret    string    `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Type      string        `json:"type"`
+	Secret    string        `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once"`
+	Connect   *connectShape `json:"connect,omitempty" jsonschema:"telegram without a connected chat: how to connect one, shown only this once"`
+	Proof     *proofShape   `json:"proof,omitempty" jsonschema:"google_sheets while unproven: write code in the cell range names, then configure the integration again"`
+	UpdatedAt time.Time     `json:"updatedAt"`
 }
 
 type testIntegrationInput struct {
@@ -122,10 +126,11 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			if err != nil {
 				return integrationOutput{}, err
 			}
-			if !caller.ReadsForms() {
-				return integrationOutput{Saved: &integrationSaved{Type: string(rec.Type), Secret: rec.Secret, UpdatedAt: rec.UpdatedAt}}, nil
-			}
 			shape := presentIntegration(rec)
+			if !caller.ReadsForms() {
+				return integrationOutput{Saved: &integrationSaved{Type: shape.Type, Secret: shape.Secret, Connect: shape.Connect,
+					Proof: shape.Proof, UpdatedAt: shape.UpdatedAt}}, nil
+			}
 			return integrationOutput{Integration: &shape}, nil
 		})
 
