@@ -464,3 +464,14 @@ func serveDebug(addr string, log *slog.Logger) {
 		log.Warn("debug server stopped", "err", err)
 	}
 }
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// shutdownGrace bounds how long in-flight requests may finish at shutdown.
+const shutdownGrace = 15 * time.Second

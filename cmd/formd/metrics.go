@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/prometheus"
+	"github.com/formd/formd/adapters/watermillpg"
+	"github.com/formd/formd/application"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // serveMetrics serves Prometheus metrics at /metrics on a listener of its
@@ -28,4 +35,28 @@ func serveMetrics(addr string, metrics http.Handler, log *slog.Logger) (func(), 
 		}
 	}()
 	return func() { _ = srv.Close() }, nil
+}
+
+// provideMetricSources gives the metrics adapter the database readers of its
+// gauges: the delivery queue (postgres) and consumer-group lag (watermillpg).
+func provideMetricSources(pool *pgxpool.Pool, deliveries *postgres.DeliveryStore) prometheus.Sources {
+	return prometheus.Sources{
+		Queue: func(ctx context.Context) (prometheus.QueueStats, error) {
+			s, err := deliveries.QueueStats(ctx)
+			return prometheus.QueueStats{Queued: s.Queued, Retrying: s.Retrying, OldestDue: s.OldestDue}, err
+		},
+		Lag: func(ctx context.Context) ([]prometheus.GroupLag, error) {
+			var out []prometheus.GroupLag
+			for _, topic := range application.Topics {
+				lags, err := watermillpg.Lag(ctx, pool, topic)
+				if err != nil {
+					return nil, err
+				}
+				for _, l := range lags {
+					out = append(out, prometheus.GroupLag{Topic: l.Topic, Group: l.Group, Messages: l.Messages})
+				}
+			}
+			return out, nil
+		},
+	}
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/adapters/postgres"
+	"github.com/formd/formd/adapters/secrets"
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/events"
+)
+
+func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error) {
+	pool, err := postgres.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pool, pool.Close, nil
+}
+
+// provideCommitNotifier starts the notifier that wakes listeners after the
+// hot paths' commits; it stops before the pool closes.
+func provideCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) (*postgres.CommitNotifier, func()) {
+	n := postgres.NewCommitNotifier(pool, log)
+	return n, n.Close
+}
+
+// provideEventStore builds the event store whose hot-path appends wake
+// listeners after their commits, not inside them, and only the subscribers
+// of the topics formd's consumer groups read.
+func provideEventStore(n *postgres.CommitNotifier) *postgres.EventStore {
+	return postgres.NewEventStore().WithCommitNotifier(n).WakingOnly(events.ConsumedTopics...)
+}
+
+// provideDeliveryStore builds the delivery store with the configured
+// retention of failed submissions' payloads.
+func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retention application.FailedPayloadRetention) *postgres.DeliveryStore {
+	return postgres.NewDeliveryStore(pool, store).WithFailedPayloadRetention(time.Duration(retention))
+}
+
+func provideFailedPayloadRetention(cfg Config) application.FailedPayloadRetention {
+	return application.FailedPayloadRetention(cfg.FailedPayloadRetention)
+}
+
+// provideKeys loads the keyring and logs its key ids (never the keys), so an
+// operator rotating keys can tell which payloads still need an old one.
+func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
+	r, err := secrets.LoadKeys(cfg.SecretKey, cfg.OldSecretKeys, cfg.DataDir, cfg.Dev, log)
+	if err != nil {
+		return r, err
+	}
+	old := make([]string, len(r.Old))
+	for i, k := range r.Old {
+		old[i] = k.ID()
+	}
+	log.Info("secret keys", "currentKeyId", r.Current.ID(), "oldKeyIds", old)
+	return r, nil
+}
+
+func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
