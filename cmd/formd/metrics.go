@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // serveMetrics serves Prometheus metrics at /metrics on a listener of its
