@@ -1,7 +1,3 @@
-// Command formd is the form backend: `formd` (or `formd serve`) runs the HTTP
-// service and event handlers, `formd migrate` applies migrations, and the
-// operator's commands change an account: `formd plan set <email> <plan>`,
-// `formd grant <email> <feature>` and `formd revoke <email> <feature>`.
 package main
 
 import (
