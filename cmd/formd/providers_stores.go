@@ -61,3 +61,8 @@ func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
 }
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }
+
+// provideUnreadMessageRetention is FORMD_UNREAD_MESSAGE_RETENTION.
+func provideUnreadMessageRetention(cfg Config) application.UnreadMessageRetention {
+	return application.UnreadMessageRetention(cfg.UnreadMessageRetention)
+}

@@ -55,7 +55,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	// killed before its first beat would hold its claims (a submission's
 	// handed-off deliveries among them) for the whole lease, where once it
 	// has beaten, other processes release them within DeadAfter.
-	if err := svc.Deliveries.Heartbeat(ctx, time.Now()); err != nil {
+	if err := svc.Sweeps.Heartbeat.Handle(ctx); err != nil {
 		return fmt.Errorf("formd: recording this process's delivery heartbeat: %w", err)
 	}
 	go svc.Wakers.Listen(ctx, svc.Pool, log)
@@ -66,10 +66,12 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		defer close(workersDone)
 		svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
 	}()
-	go keepClaimsAlive(ctx, svc.Deliveries, log)
-	go maintain(ctx, svc.Pool, svc.Deliveries, log)
-	go pruneMessages(ctx, svc.Pool, cfg.UnreadMessageRetention, log)
-	go sweep(ctx, svc.CleanUploads, svc.TestInbox, cfg.UploadSweepInterval, log)
+	waitJobs := newPeriodicRunner(log).start(ctx, periodicJobs(svc.Sweeps, cfg.UploadSweepInterval)...)
+	jobsDone := make(chan struct{})
+	go func() {
+		defer close(jobsDone)
+		waitJobs()
+	}()
 	if cfg.TelegramBotToken != "" {
 		go pollTelegram(ctx, svc.ConnectTelegramChats, log)
 	}
@@ -91,9 +93,11 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	err = srv.Shutdown(shutdownCtx)
 	svc.Later.Wait(shutdownCtx)
 	routers.close()
-	select { // the delivery workers finish the attempts they are making
-	case <-workersDone:
-	case <-shutdownCtx.Done():
+	for _, done := range []chan struct{}{workersDone, jobsDone} {
+		select { // the delivery workers finish the attempts they are making, the sweeps their task
+		case <-done:
+		case <-shutdownCtx.Done():
+		}
 	}
 	if leaveErr := svc.Deliveries.Leave(context.WithoutCancel(ctx), time.Now()); leaveErr != nil {
 		log.Warn("releasing this process's delivery claims", "err", leaveErr)

@@ -28,17 +28,12 @@ type Service struct {
 	// Submissions is the group-commit store; it is closed after the HTTP
 	// server drains so every accepted request gets its commit.
 	Submissions *postgres.SubmissionStore
-	// Deliveries beats this process's heartbeat and releases the claims of
-	// processes that died.
+	// Deliveries releases this process's claims when it leaves.
 	Deliveries *postgres.DeliveryStore
 	// Metrics is served on FORMD_METRICS_ADDR when it is set.
 	Metrics *prometheus.Metrics
-	// CleanUploads deletes unused and delivered uploads, every
-	// FORMD_UPLOAD_SWEEP_INTERVAL.
-	CleanUploads *application.CleanUploadsHandler
-	// TestInbox's sweep shreds test renderings past their retention, in
-	// the same loop.
-	TestInbox *application.TestInbox
+	// Sweeps are run by the periodic jobs (jobs.go).
+	Sweeps *application.Sweeps
 	// ConnectTelegramChats polls the operator's bot for connect codes
 	// when FORMD_TELEGRAM_BOT_TOKEN is set.
 	ConnectTelegramChats *application.ConnectTelegramChatsHandler

@@ -231,6 +231,29 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits)
 	mcpConfig := provideMCPConfig(cfg, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
+	heartbeatHandler := application.NewHeartbeatHandler(deliveryStore, clock)
+	releaseDeadClaimsHandler := application.NewReleaseDeadClaimsHandler(deliveryStore, clock)
+	acknowledgedMessages := watermillpg.NewAcknowledgedMessages(pool)
+	unreadMessageRetention := provideUnreadMessageRetention(cfg)
+	pruneMessagesHandler := application.NewPruneMessagesHandler(acknowledgedMessages, unreadMessageRetention)
+	shredExpiredPayloadsHandler := application.NewShredExpiredPayloadsHandler(deliveryStore, clock)
+	expiredRecords := postgres.NewExpiredRecords(pool)
+	pruneIdempotencyKeysHandler := application.NewPruneIdempotencyKeysHandler(expiredRecords)
+	pruneAutoresponderReservationsHandler := application.NewPruneAutoresponderReservationsHandler(expiredRecords)
+	pruneSpentChallengesHandler := application.NewPruneSpentChallengesHandler(expiredRecords, clock)
+	pruneThrottlesHandler := application.NewPruneThrottlesHandler(expiredRecords, clock)
+	sweeps := &application.Sweeps{
+		Heartbeat:                      heartbeatHandler,
+		ReleaseDeadClaims:              releaseDeadClaimsHandler,
+		PruneMessages:                  pruneMessagesHandler,
+		ShredExpiredPayloads:           shredExpiredPayloadsHandler,
+		PruneIdempotencyKeys:           pruneIdempotencyKeysHandler,
+		PruneAutoresponderReservations: pruneAutoresponderReservationsHandler,
+		PruneSpentChallenges:           pruneSpentChallengesHandler,
+		PruneThrottles:                 pruneThrottlesHandler,
+		CleanUploads:                   cleanUploadsHandler,
+		TestInbox:                      applicationTestInbox,
+	}
 	connectTelegramChatsHandler := application.NewConnectTelegramChatsHandler(transactor, integrationProofs, sender, integrationProofs, clock)
 	service := &Service{
 		Config:               cfg,
@@ -243,8 +266,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Submissions:          submissionStore,
 		Deliveries:           deliveryStore,
 		Metrics:              metrics,
-		CleanUploads:         cleanUploadsHandler,
-		TestInbox:            applicationTestInbox,
+		Sweeps:               sweeps,
 		ConnectTelegramChats: connectTelegramChatsHandler,
 		Later:                background,
 	}
