@@ -44,7 +44,10 @@ func (s *sweptStores) PruneSpentChallenges(_ context.Context, now time.Time) (in
 	s.note(now)
 	return s.n, s.err
 }
-func (s *sweptStores) PruneThrottles(_ context.Context, now time.Time) error { s.note(now); return s.err }
+func (s *sweptStores) PruneThrottles(_ context.Context, now time.Time) error {
+	s.note(now)
+	return s.err
+}
 
 func TestSweepsAskTheirStoreAtTheClocksTimeAndReportItsCount(t *testing.T) {
 	ctx := context.Background()
