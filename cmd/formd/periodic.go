@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -82,8 +83,8 @@ func (r periodicRunner) runTask(ctx context.Context, task task) {
 	n, err := task.run(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		r.log.Warn(task.failed, append(task.attrs[:len(task.attrs):len(task.attrs)], "err", err)...)
+		r.log.Warn(task.failed, append(slices.Clip(task.attrs), "err", err)...)
 	case n > 0 && task.done != "":
-		r.log.Log(ctx, task.level, task.done, append(task.attrs[:len(task.attrs):len(task.attrs)], "count", n)...)
+		r.log.Log(ctx, task.level, task.done, append(slices.Clip(task.attrs), "count", n)...)
 	}
 }
