@@ -3,7 +3,6 @@ package application
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +58,7 @@ func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in 
 // decide (domain/delivery), so this checks only that each kind of result
 // reaches it.
 func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	sealed := SealedPayload{Ciphertext: payload}
 	tests := []struct {
 		name    string
@@ -110,7 +109,7 @@ func (wrongKeySealer) Open(string, SealedPayload) ([]byte, error) {
 // retry schedule, never gives up for it, says why, and the failure is logged
 // as an error naming the delivery and the submission.
 func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	for _, before := range []int{0, delivery.MaxAttempts - 1, delivery.MaxAttempts + 2} {
 		store := &oneDelivery{payload: &SealedPayload{KeyID: "1a2b3c4d", Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: before,
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
@@ -163,7 +162,7 @@ func (s *twoSecrets) SigningSecrets(_ context.Context, formID string, _ time.Tim
 // A webhook is signed at send time with every secret of its form still
 // valid, over the timestamp it is sent with.
 func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com/in"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com/in"})
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
@@ -192,7 +191,7 @@ func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
 // time, nothing else.
 func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
+	payload, _ := encodePayload(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
 		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
 		WebhookURLs: map[string]string{"d1": "https://per.example.com/h", "d2": "https://in.example.org/h"}})
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
@@ -216,7 +215,7 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 // form's name and the forwarded fields, unsigned, to its integration's URL;
 // without a URL it fails for good rather than posting anywhere else.
 func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
-	payload, _ := json.Marshal(Payload{FormName: "Contact", Webhook: "https://per.example.com/h",
+	payload, _ := encodePayload(Payload{FormName: "Contact", Webhook: "https://per.example.com/h",
 		Fields:      []submission.Field{{Name: "message", Value: "<@everyone> & *hi*"}},
 		WebhookURLs: map[string]string{"ds": "https://hooks.slack.com/s", "dd": "https://discord.com/api/webhooks/1/x"}})
 	tests := []struct {
@@ -265,7 +264,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 // the delivery: the next attempt is not before the receiver's time, and the
 // recorded reason says what the receiver asked.
 func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	now := fixedClock{}.Now()
 	busy := &RetryAfter{Wait: 10 * time.Minute, Err: errors.New("receiver answered 503")}
 	tests := []struct {
@@ -309,7 +308,7 @@ func (k *keptMail) Send(_ context.Context, m Mail) error {
 // webhook gets their name, size and type only, never their content.
 func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", Webhook: "https://per.example.com/h",
+	payload, _ := encodePayload(Payload{Recipient: "inbox@example.com", Subject: "New", Webhook: "https://per.example.com/h",
 		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
 		Attachments: []Attachment{{Field: "attachment", Name: "cv.pdf", Type: "application/pdf", Size: 9, Content: []byte("%PDF-1.4\n")}}})
 	mail := &keptMail{}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -264,7 +263,7 @@ func TestAGoneReceiverDisablesTheWebhookIntegration(t *testing.T) {
 			if tt.integration != "" {
 				p.Integrations = map[string]form.IntegrationType{"d1": tt.integration}
 			}
-			raw, _ := json.Marshal(p)
+			raw, _ := encodePayload(p)
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: raw}, claimed: ClaimedDelivery{
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "form-1", Kind: delivery.KindWebhook}}}
 			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{fmt.Errorf("%w", ErrGone)}, noSecrets{}, w, noVerifications{},

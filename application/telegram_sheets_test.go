@@ -62,8 +62,8 @@ func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) 
 		t.Fatalf("notificationDeliveryIds %v, want the Telegram and Sheets deliveries", ids)
 	}
 	a := store.accepted[0]
-	var p Payload
-	if err := json.Unmarshal(a.Payload.Ciphertext, &p); err != nil {
+	p, err := decodePayload(a.Payload.Ciphertext)
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := []struct {
@@ -91,7 +91,7 @@ func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) 
 
 func TestDeliverSendsTheTelegramMessageAndTheSheetRow(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{FormName: "Contact",
+	payload, _ := encodePayload(Payload{FormName: "Contact",
 		Fields:       []submission.Field{{Name: "name", Value: "Ada"}, {Name: "email", Value: "ada@example.com"}},
 		Destinations: map[string]Destination{"d1": {ChatID: "-1001"}, "d2": {SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"}}})
 	for _, kind := range []string{delivery.KindTelegram, delivery.KindGoogleSheets} {

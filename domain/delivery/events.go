@@ -84,24 +84,24 @@ func Status(e Event) string {
 // the submission's sealed payload, or for a verification mail in the
 // verification it names, never in the event.
 type Queued struct {
-	DeliveryID string `json:"deliveryId"`
+	DeliveryID string
 	// SubmissionID is empty for a verification mail.
-	SubmissionID string `json:"submissionId"`
+	SubmissionID string
 	// FormID is empty for an account verification mail.
-	FormID string `json:"formId"`
+	FormID string
 	// VerificationID is set only for a verification mail.
-	VerificationID string `json:"verificationId,omitempty"`
-	Kind           string `json:"kind"`
+	VerificationID string
+	Kind           string
 	// Target is where the delivery goes, shown safely for the delivery log
 	// (EmailTarget, WebhookTarget): the full address or URL stays sealed.
-	Target string `json:"target,omitempty"`
+	Target string
 	// Test marks a test of a form's integration (POST
 	// /v1/forms/{formId}/integrations/{type}/test): it belongs to no
 	// submission and has no sealed payload; like a verification mail it is
 	// built at send time, from the sample message and the integration's
 	// current settings, so it never holds anything a submitter sent.
-	Test bool      `json:"test,omitempty"`
-	At   time.Time `json:"at"`
+	Test bool
+	At   time.Time
 }
 
 // EventType implements the event interface.
@@ -120,8 +120,8 @@ func (q Queued) Check() error {
 
 // Succeeded records a delivery that reached its target.
 type Succeeded struct {
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"at"`
+	Attempt int
+	At      time.Time
 }
 
 // EventType implements the event interface.
@@ -129,10 +129,10 @@ func (Succeeded) EventType() string { return SucceededType }
 
 // AttemptFailed records a failed attempt and when the next one is due.
 type AttemptFailed struct {
-	Attempt int       `json:"attempt"`
-	Reason  string    `json:"reason"`
-	NextAt  time.Time `json:"nextAt"`
-	At      time.Time `json:"at"`
+	Attempt int
+	Reason  string
+	NextAt  time.Time
+	At      time.Time
 }
 
 // EventType implements the event interface.
@@ -140,9 +140,9 @@ func (AttemptFailed) EventType() string { return FailedType }
 
 // GaveUp records a delivery that ran out of attempts.
 type GaveUp struct {
-	Attempts int       `json:"attempts"`
-	Reason   string    `json:"reason"`
-	At       time.Time `json:"at"`
+	Attempts int
+	Reason   string
+	At       time.Time
 }
 
 // EventType implements the event interface.
