@@ -43,13 +43,6 @@ func (noSecrets) SigningSecrets(context.Context, string, time.Time) ([]StoredWeb
 	return nil, nil
 }
 
-// noTx is a transactor no test here expects to be used.
-type noTx struct{}
-
-func (noTx) InTx(context.Context, Metadata, func(Tx) error) error {
-	return errors.New("no transaction in this test")
-}
-
 type noMail struct{}
 
 func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
@@ -77,7 +70,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -115,7 +108,7 @@ func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +159,7 @@ func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +190,7 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
 	hooks := &sentWebhooks{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +223,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 				Queued: delivery.Queued{DeliveryID: tt.id, SubmissionID: "s1", FormID: "f1", Kind: tt.kind}}}
 			hooks := &sentWebhooks{}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +242,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 			Queued: delivery.Queued{DeliveryID: "other", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindSlack}}}
 		hooks := &sentWebhooks{}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +279,7 @@ func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +307,7 @@ func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 	mail := &keptMail{}
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}}}
-	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +321,7 @@ func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 	hooks := &sentWebhooks{}
 	store = &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
-	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}

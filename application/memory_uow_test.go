@@ -75,6 +75,26 @@ func (m *MemoryTransactor) InTx(ctx context.Context, md Metadata, fn func(Tx) er
 	return err
 }
 
+// Seed appends events to a stream as if a command had committed them
+// earlier: they are not among Events.
+func (m *MemoryTransactor) Seed(streamID string, events ...any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.streams[streamID] = append(m.streams[streamID], events...)
+	for _, e := range events {
+		if r, ok := e.(account.Registered); ok {
+			m.emails[strings.ToLower(r.Email)] = r.AccountID
+		}
+	}
+}
+
+// Stream is a stream's committed history, seeded events included.
+func (m *MemoryTransactor) Stream(id string) []any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.streams[id])
+}
+
 // Events lists the committed events, oldest first.
 func (m *MemoryTransactor) Events() []RecordedEvent {
 	m.mu.Lock()

@@ -99,7 +99,7 @@ func TestDeliverSendsTheTelegramMessageAndTheSheetRow(t *testing.T) {
 		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 			Queued: delivery.Queued{DeliveryID: id, SubmissionID: "s1", FormID: "f1", Kind: kind, At: at}}}
 		sent := &sentWebhooks{}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 	if !errors.As(err, &invalid) || invalid.Field != "type" || !strings.Contains(err.Error(), "FORMD_TELEGRAM_BOT_TOKEN") {
 		t.Fatalf("enabling telegram on a server without a bot: %v, want a 400 naming FORMD_TELEGRAM_BOT_TOKEN", err)
 	}
-	if w.saves != 0 {
+	if len(w.formChanges()) != 0 {
 		t.Fatal("a refused integration was saved")
 	}
 	if _, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
@@ -152,7 +152,7 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 		!strings.Contains(err.Error(), "not available on this server") {
 		t.Fatalf("testing telegram on a server without a bot: %v, want a 400", err)
 	}
-	if len(w.queued) != 0 {
-		t.Fatalf("a refused test queued %+v", w.queued)
+	if len(w.Queued()) != 0 {
+		t.Fatalf("a refused test queued %+v", w.Queued())
 	}
 }
