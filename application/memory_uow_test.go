@@ -124,6 +124,13 @@ func (m *MemoryTransactor) Session(tokenHash []byte) (accountID string, expiresA
 	return s.accountID, s.expiresAt, ok
 }
 
+// SessionCount is how many sessions are stored.
+func (m *MemoryTransactor) SessionCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
 // CaptchaSecretOf is the form's stored captcha secret.
 func (m *MemoryTransactor) CaptchaSecretOf(formID string) (StoredCaptchaSecret, bool) {
 	m.mu.Lock()
