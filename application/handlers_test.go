@@ -82,7 +82,7 @@ func accountStore(t *testing.T, events ...account.Event) *MemoryTransactor {
 func savedAccountEvents(m *MemoryTransactor) []account.Event {
 	var out []account.Event
 	for _, r := range m.Events() {
-		if e, ok := r.Event.(account.Event); ok {
+		if e, ok := r.Event.(account.Event); ok && r.StreamType == "account" {
 			out = append(out, e)
 		}
 	}

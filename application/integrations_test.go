@@ -49,16 +49,12 @@ func newIntegrationWorld(t *testing.T) *integrationWorld {
 func (w *integrationWorld) formByID(id string) *form.Form {
 	w.t.Helper()
 	stream := w.Stream(id)
-	if len(stream) == 0 {
+	if len(stream) == 0 || StreamType(stream[0]) != "form" {
 		return nil
 	}
-	events := make([]form.Event, 0, len(stream))
-	for _, e := range stream {
-		fe, ok := e.(form.Event)
-		if !ok {
-			return nil
-		}
-		events = append(events, fe)
+	events := make([]form.Event, len(stream))
+	for i, e := range stream {
+		events[i] = e.(form.Event)
 	}
 	f, err := form.FromHistory(events)
 	if err != nil {
@@ -74,7 +70,7 @@ func (w *integrationWorld) form() *form.Form { return w.formByID("form-1") }
 func (w *integrationWorld) formChanges() []form.Event {
 	var out []form.Event
 	for _, r := range w.Events() {
-		if e, ok := r.Event.(form.Event); ok && r.StreamID == "form-1" {
+		if e, ok := r.Event.(form.Event); ok && r.StreamID == "form-1" && r.StreamType == "form" {
 			out = append(out, e)
 		}
 	}

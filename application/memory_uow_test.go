@@ -37,9 +37,21 @@ type MemoryTransactor struct {
 
 // RecordedEvent is one committed event with the metadata of its command.
 type RecordedEvent struct {
-	StreamID string
-	Event    any
-	Metadata Metadata
+	StreamID   string
+	StreamType string
+	Event      any
+	Metadata   Metadata
+}
+
+// StreamType is the type of the stream an event belongs to ("form",
+// "account", "verification"), the first part of its stored type name.
+func StreamType(e any) string {
+	typed, ok := e.(interface{ EventType() string })
+	if !ok {
+		return ""
+	}
+	t, _, _ := strings.Cut(typed.EventType(), ".")
+	return t
 }
 
 type memorySession struct {
@@ -93,6 +105,17 @@ func (m *MemoryTransactor) Stream(id string) []any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.streams[id])
+}
+
+// Streams are the committed histories of every stream, by id.
+func (m *MemoryTransactor) Streams() map[string][]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string][]any, len(m.streams))
+	for id, h := range m.streams {
+		out[id] = slices.Clone(h)
+	}
+	return out
 }
 
 // Events lists the committed events, oldest first.
@@ -188,7 +211,7 @@ func (m *MemoryTransactor) commit(u *memoryUnitOfWork) error {
 	for _, id := range u.order {
 		for _, e := range u.appends[id].events {
 			m.streams[id] = append(m.streams[id], e)
-			m.events = append(m.events, RecordedEvent{StreamID: id, Event: e, Metadata: u.md})
+			m.events = append(m.events, RecordedEvent{StreamID: id, StreamType: StreamType(e), Event: e, Metadata: u.md})
 			if r, ok := e.(account.Registered); ok {
 				m.emails[strings.ToLower(r.Email)] = r.AccountID
 			}
@@ -227,10 +250,10 @@ func (u *memoryUnitOfWork) append(id string, expected int, events []any) error {
 	return nil
 }
 
-func load[E any, A any](u *memoryUnitOfWork, id string, fromHistory func([]E) (A, error)) (A, error) {
+func load[E any, A any](u *memoryUnitOfWork, id, streamType string, fromHistory func([]E) (A, error)) (A, error) {
 	var zero A
 	h := u.history(id)
-	if len(h) == 0 {
+	if len(h) == 0 || StreamType(h[0]) != streamType {
 		return zero, domain.ErrNotFound
 	}
 	events := make([]E, 0, len(h))
@@ -253,7 +276,7 @@ func anys[E any](events []E) []any {
 }
 
 func (u *memoryUnitOfWork) LoadForm(_ context.Context, id string) (*form.Form, error) {
-	return load(u, id, form.FromHistory)
+	return load(u, id, "form", form.FromHistory)
 }
 
 func (u *memoryUnitOfWork) SaveForm(_ context.Context, f *form.Form) error {
@@ -261,7 +284,7 @@ func (u *memoryUnitOfWork) SaveForm(_ context.Context, f *form.Form) error {
 }
 
 func (u *memoryUnitOfWork) LoadAccount(_ context.Context, id string) (*account.Account, error) {
-	return load(u, id, account.FromHistory)
+	return load(u, id, "account", account.FromHistory)
 }
 
 func (u *memoryUnitOfWork) SaveAccount(_ context.Context, a *account.Account) error {
@@ -279,7 +302,7 @@ func (u *memoryUnitOfWork) SaveAccount(_ context.Context, a *account.Account) er
 }
 
 func (u *memoryUnitOfWork) LoadVerification(_ context.Context, id string) (*verification.Verification, error) {
-	return load(u, id, verification.FromHistory)
+	return load(u, id, "verification", verification.FromHistory)
 }
 
 func (u *memoryUnitOfWork) SaveVerification(_ context.Context, v *verification.Verification) error {
