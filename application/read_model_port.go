@@ -8,16 +8,53 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// ReadModel answers queries from projections kept by the adapters.
+// ReadModel answers queries from projections kept by the adapters. It is
+// the union one adapter implements; each use case asks only for the reader
+// it needs.
 type ReadModel interface {
+	SessionReader
+	AccountReader
+	FormReader
+	FormLister
+	VerificationReader
+	HistoryReader
+	WorkspaceReader
+}
+
+// SessionReader finds the account of a dashboard or agent session.
+type SessionReader interface {
 	SessionByTokenHash(ctx context.Context, tokenHash []byte, now time.Time) (AccountRecord, error)
+}
+
+// AccountReader finds accounts by their address.
+type AccountReader interface {
 	AccountByEmail(ctx context.Context, email string) (AccountRecord, error)
-	FormsByAccount(ctx context.Context, accountID string) ([]FormRecord, error)
+}
+
+// FormReader reads one form of the forms read model.
+type FormReader interface {
 	FormByID(ctx context.Context, id string) (FormRecord, error)
-	FormByAccessKeyHash(ctx context.Context, hash []byte) (FormRecord, error)
+}
+
+// FormLister lists an account's forms.
+type FormLister interface {
+	FormsByAccount(ctx context.Context, accountID string) ([]FormRecord, error)
+}
+
+// VerificationReader finds verifications by their link's token or by what
+// they verify.
+type VerificationReader interface {
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
+}
+
+// HistoryReader reads a stream's audit trail.
+type HistoryReader interface {
 	StreamHistory(ctx context.Context, streamID string) ([]HistoryEntry, error)
+}
+
+// WorkspaceReader lists an account's workspaces.
+type WorkspaceReader interface {
 	// WorkspacesByAccount lists the account's workspaces, oldest first.
 	WorkspacesByAccount(ctx context.Context, accountID string) ([]WorkspaceRecord, error)
 }
