@@ -1,13 +1,16 @@
 package application
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
@@ -94,5 +97,24 @@ func TestAPayloadOfAnUnknownVersionWaits(t *testing.T) {
 	}
 	if _, err := decodePayload([]byte(`not json`)); err == nil || errors.Is(err, ErrUnsealable) {
 		t.Errorf("err %v, want a decoding error that is not ErrUnsealable", err)
+	}
+}
+
+// A delivery whose payload a newer formd wrote is retried later, never
+// given up: giving up would redact the payload.
+func TestADeliveryOfAPayloadOfAnUnknownVersionIsRetried(t *testing.T) {
+	store := &oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"v":2,"webhook":"https://hooks.example.com"}`)},
+		claimed: ClaimedDelivery{Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
+		MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(store.recorded) != 1 {
+		t.Fatalf("recorded %+v", store.recorded)
+	}
+	failed, ok := store.recorded[0].Outcome.(delivery.AttemptFailed)
+	if !ok || !strings.Contains(failed.Reason, "newer formd") {
+		t.Fatalf("outcome %#v; want a retry saying a newer formd wrote the payload", store.recorded[0].Outcome)
 	}
 }
