@@ -1,8 +1,8 @@
 // Package application holds formd's use cases: one command or query per
 // file, each a handler with one Handle(ctx, cmd) method, gathered here. The
-// interfaces (ports) the use cases need from adapters live in files named
-// for their topic, *_port.go, beside the records that cross them; adapters
-// implement them and cmd/formd binds them with wire.
+// interfaces (ports) the use cases need from adapters live beside the
+// records that cross them, in files named for their topic (*_port.go);
+// adapters implement them and cmd/formd binds them with wire.
 package application
 
 // Application gathers formd's use cases for the driving ports (HTTP, the
