@@ -14,11 +14,11 @@ type AccountHistory struct {
 
 // AccountHistoryHandler reads the account's events.
 type AccountHistoryHandler struct {
-	read ReadModel
+	read HistoryReader
 }
 
 // NewAccountHistoryHandler builds the handler; every dependency is required.
-func NewAccountHistoryHandler(read ReadModel) *AccountHistoryHandler {
+func NewAccountHistoryHandler(read HistoryReader) *AccountHistoryHandler {
 	if read == nil {
 		panic("application: nil dependency of AccountHistoryHandler")
 	}

@@ -1,9 +1,12 @@
+// Package application holds formd's use cases: one command or query per
+// file, each a handler with one Handle(ctx, cmd) method, gathered here. The
+// interfaces (ports) the use cases need from adapters live beside the
+// records that cross them, in files named for their topic (*_port.go);
+// adapters implement them and cmd/formd binds them with wire.
 package application
 
 // Application gathers formd's use cases for the driving ports (HTTP, the
-// event router and delivery workers, the CLI). Each is a handler with one Handle(ctx, cmd) method,
-// in a file of its own named after it; the interfaces the use cases need
-// from adapters are all in ports.go.
+// event router and delivery workers, the CLI).
 type Application struct {
 	Commands Commands
 	Queries  Queries

@@ -27,13 +27,13 @@ type Authenticate struct {
 // AuthenticateHandler turns a credential into the caller's Session. It is a
 // query, but a workspace token's use is noted (at most once a minute).
 type AuthenticateHandler struct {
-	read   ReadModel
+	read   SessionReader
 	tokens WorkspaceTokens
 	clock  Clock
 }
 
 // NewAuthenticateHandler builds the handler; every dependency is required.
-func NewAuthenticateHandler(read ReadModel, tokens WorkspaceTokens, clock Clock) *AuthenticateHandler {
+func NewAuthenticateHandler(read SessionReader, tokens WorkspaceTokens, clock Clock) *AuthenticateHandler {
 	if read == nil || tokens == nil || clock == nil {
 		panic("application: nil dependency of AuthenticateHandler")
 	}

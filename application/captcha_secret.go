@@ -26,7 +26,7 @@ func withCaptchaSecretID(p form.Patch, ids IDs) form.Patch {
 // settings, in the caller's transaction: the secret a patch gave is sealed
 // and stored once the form accepted it, and a secret the settings no longer
 // name (the captcha is off, or is formd's own) is deleted.
-func storeCaptchaSecret(ctx context.Context, tx Tx, sealer Sealer, p form.Patch, before, after form.Captcha, formID string, now time.Time) error {
+func storeCaptchaSecret(ctx context.Context, tx CaptchaSecretStore, sealer Sealer, p form.Patch, before, after form.Captcha, formID string, now time.Time) error {
 	switch {
 	case p.Captcha != nil && p.Captcha.Secret != nil && after.SecretID == p.Captcha.SecretID:
 		sealed, err := sealer.Seal(captchaSecretAAD(after.SecretID), []byte(*p.Captcha.Secret))

@@ -259,38 +259,8 @@ func TestProofOfWorkIsAcceptedOnceBeforeItExpires(t *testing.T) {
 	}
 }
 
-// captchaWorld is integrationWorld with the captcha secrets table.
-type captchaWorld struct {
-	*integrationWorld
-	stored  map[string]StoredCaptchaSecret
-	deletes int
-}
-
-func (w *captchaWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
-	w.md = md
-	return fn(w)
-}
-
-func (w *captchaWorld) StoreCaptchaSecret(_ context.Context, s StoredCaptchaSecret) error {
-	w.stored[s.FormID] = s
-	return nil
-}
-
-func (w *captchaWorld) DeleteCaptchaSecret(_ context.Context, formID string) error {
-	w.deletes++
-	delete(w.stored, formID)
-	return nil
-}
-
-func (w *captchaWorld) FormByID(_ context.Context, id string) (FormRecord, error) {
-	if id != w.f.ID() {
-		return FormRecord{}, domain.ErrNotFound
-	}
-	return FormRecord{ID: w.f.ID(), AccountID: w.f.AccountID(), Settings: w.f.Settings()}, nil
-}
-
 func TestACaptchaSecretIsStoredSealedAndNeverRecorded(t *testing.T) {
-	w := &captchaWorld{integrationWorld: newIntegrationWorld(t), stored: map[string]StoredCaptchaSecret{}}
+	w := newIntegrationWorld(t)
 	h := NewUpdateFormHandler(w, w, noEntitlements{}, &seqIDs{}, fixedClock{}, idTokens{}, boundSealer{})
 	provider, site, secret := "turnstile", "0x4AAAAAAA", "0x4AAAAAAASECRET"
 	rec, err := h.Handle(context.Background(), UpdateForm{Caller: integrationOwner, FormID: "form-1",
@@ -299,14 +269,14 @@ func TestACaptchaSecretIsStoredSealedAndNeverRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rec.Settings.Captcha
-	s, ok := w.stored["form-1"]
+	s, ok := w.CaptchaSecretOf("form-1")
 	if got.Provider != form.CaptchaTurnstile || got.SecretID == "" || !ok || s.ID != got.SecretID {
-		t.Fatalf("settings %+v, stored %+v", got, w.stored)
+		t.Fatalf("settings %+v, stored %+v", got, s)
 	}
 	if plain, err := (boundSealer{}).Open(captchaSecretAAD(s.ID), s.Sealed); err != nil || string(plain) != secret || string(s.Sealed.Ciphertext) == secret {
 		t.Fatalf("the stored secret opens to %q (%v); sealed %q", plain, err, s.Sealed.Ciphertext)
 	}
-	events, _ := json.Marshal(w.f.Changes())
+	events, _ := json.Marshal(w.formChanges())
 	if strings.Contains(string(events), secret) || !strings.Contains(string(events), `"captcha.secret"`) {
 		t.Fatalf("the events must name captcha.secret without the secret: %s", events)
 	}
@@ -316,8 +286,8 @@ func TestACaptchaSecretIsStoredSealedAndNeverRecorded(t *testing.T) {
 		Patch: form.Patch{Captcha: &form.CaptchaPatch{Provider: &off}}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.stored) != 0 || w.deletes != 1 {
-		t.Fatalf("turning the captcha off must delete its secret: %+v, %d deletes", w.stored, w.deletes)
+	if s, ok := w.CaptchaSecretOf("form-1"); ok {
+		t.Fatalf("turning the captcha off must delete its secret: %+v", s)
 	}
 }
 

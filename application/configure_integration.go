@@ -23,7 +23,7 @@ type ConfigureIntegration struct {
 // ConfigureIntegrationHandler creates or changes one integration of a form.
 type ConfigureIntegrationHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   FormReader
 	ids    IDs
 	clock  Clock
 	sealer Sealer
@@ -37,7 +37,7 @@ type ConfigureIntegrationHandler struct {
 }
 
 // NewConfigureIntegrationHandler builds the handler; every dependency is required.
-func NewConfigureIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer,
+func NewConfigureIntegrationHandler(tx Transactor, read FormReader, ids IDs, clock Clock, sealer Sealer,
 	services IntegrationServices, codes IntegrationCodes, bot TelegramBot, proofs *SheetProofs) *ConfigureIntegrationHandler {
 	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil || services == nil || codes == nil || bot == nil || proofs == nil {
 		panic("application: nil dependency of ConfigureIntegrationHandler")

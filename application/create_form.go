@@ -31,7 +31,7 @@ type FormCreated struct {
 // CreateFormHandler creates a form and queues its recipient verification.
 type CreateFormHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   FormReader
 	ent    Entitlements
 	ids    IDs
 	clock  Clock
@@ -39,7 +39,7 @@ type CreateFormHandler struct {
 }
 
 // NewCreateFormHandler builds the handler; every dependency is required.
-func NewCreateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens) *CreateFormHandler {
+func NewCreateFormHandler(tx Transactor, read FormReader, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens) *CreateFormHandler {
 	if tx == nil || read == nil || ent == nil || ids == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of CreateFormHandler")
 	}

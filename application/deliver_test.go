@@ -3,7 +3,6 @@ package application
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,13 +43,6 @@ func (noSecrets) SigningSecrets(context.Context, string, time.Time) ([]StoredWeb
 	return nil, nil
 }
 
-// noTx is a transactor no test here expects to be used.
-type noTx struct{}
-
-func (noTx) InTx(context.Context, Metadata, func(Tx) error) error {
-	return errors.New("no transaction in this test")
-}
-
 type noMail struct{}
 
 func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in this test") }
@@ -59,7 +51,7 @@ func (noMail) Send(context.Context, Mail) error { return errors.New("no mail in 
 // decide (domain/delivery), so this checks only that each kind of result
 // reaches it.
 func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	sealed := SealedPayload{Ciphertext: payload}
 	tests := []struct {
 		name    string
@@ -78,7 +70,7 @@ func TestDeliverRecordsWhatTheDeliveryDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: tt.sealed, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -110,13 +102,13 @@ func (wrongKeySealer) Open(string, SealedPayload) ([]byte, error) {
 // retry schedule, never gives up for it, says why, and the failure is logged
 // as an error naming the delivery and the submission.
 func TestAPayloadThatCannotBeUnsealedWaitsForItsKey(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	for _, before := range []int{0, delivery.MaxAttempts - 1, delivery.MaxAttempts + 2} {
 		store := &oneDelivery{payload: &SealedPayload{KeyID: "1a2b3c4d", Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: before,
 			Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 		var logged bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, wrongKeySealer{}, noMail{}, webhookResult{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, log, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -163,11 +155,11 @@ func (s *twoSecrets) SigningSecrets(_ context.Context, formID string, _ time.Tim
 // A webhook is signed at send time with every secret of its form still
 // valid, over the timestamp it is sent with.
 func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com/in"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com/in"})
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	hooks, secrets := &sentWebhooks{}, &twoSecrets{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, secrets, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -192,13 +184,13 @@ func TestDeliverSignsWebhooksWithTheFormsSecrets(t *testing.T) {
 // time, nothing else.
 func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
+	payload, _ := encodePayload(Payload{Webhook: "https://per.example.com/h", RequestID: "req-1",
 		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
 		WebhookURLs: map[string]string{"d1": "https://per.example.com/h", "d2": "https://in.example.org/h"}})
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
 	hooks := &sentWebhooks{}
-	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +208,7 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 // form's name and the forwarded fields, unsigned, to its integration's URL;
 // without a URL it fails for good rather than posting anywhere else.
 func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
-	payload, _ := json.Marshal(Payload{FormName: "Contact", Webhook: "https://per.example.com/h",
+	payload, _ := encodePayload(Payload{FormName: "Contact", Webhook: "https://per.example.com/h",
 		Fields:      []submission.Field{{Name: "message", Value: "<@everyone> & *hi*"}},
 		WebhookURLs: map[string]string{"ds": "https://hooks.slack.com/s", "dd": "https://discord.com/api/webhooks/1/x"}})
 	tests := []struct {
@@ -231,7 +223,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 				Queued: delivery.Queued{DeliveryID: tt.id, SubmissionID: "s1", FormID: "f1", Kind: tt.kind}}}
 			hooks := &sentWebhooks{}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +242,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 			Queued: delivery.Queued{DeliveryID: "other", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindSlack}}}
 		hooks := &sentWebhooks{}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +257,7 @@ func TestDeliverPostsChatMessagesToTheIntegrationsURL(t *testing.T) {
 // the delivery: the next attempt is not before the receiver's time, and the
 // recorded reason says what the receiver asked.
 func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Webhook: "https://hooks.example.com"})
+	payload, _ := encodePayload(Payload{Webhook: "https://hooks.example.com"})
 	now := fixedClock{}.Now()
 	busy := &RetryAfter{Wait: 10 * time.Minute, Err: errors.New("receiver answered 503")}
 	tests := []struct {
@@ -287,7 +279,7 @@ func TestARetryAfterPostponesTheNextAttemptToTheReceiversTime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
-			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{tt.sendErr}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -309,13 +301,13 @@ func (k *keptMail) Send(_ context.Context, m Mail) error {
 // webhook gets their name, size and type only, never their content.
 func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", Webhook: "https://per.example.com/h",
+	payload, _ := encodePayload(Payload{Recipient: "inbox@example.com", Subject: "New", Webhook: "https://per.example.com/h",
 		Fields:      []submission.Field{{Name: "message", Value: "hi"}},
 		Attachments: []Attachment{{Field: "attachment", Name: "cv.pdf", Type: "application/pdf", Size: 9, Content: []byte("%PDF-1.4\n")}}})
 	mail := &keptMail{}
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}}}
-	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +321,7 @@ func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 	hooks := &sentWebhooks{}
 	store = &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
-	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 			store := &oneDelivery{claimed: ClaimedDelivery{Attempts: tt.before,
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
-			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, noTx{},
+			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
 				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
@@ -128,40 +129,27 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 	}
 }
 
-// recordingTx records what a unit of work saved.
-type recordingTx struct {
-	memTx
-	verifications []*verification.Verification
-	queued        []delivery.Queued
-}
-
-func (r *recordingTx) SaveVerification(_ context.Context, v *verification.Verification) error {
-	r.verifications = append(r.verifications, v)
-	return nil
-}
-
-func (r *recordingTx) QueueDelivery(_ context.Context, q delivery.Queued) error {
-	r.queued = append(r.queued, q)
-	return nil
-}
-
 // A verification's mail is queued in the transaction that requests it, so
 // it exists exactly when the verification does.
 func TestRequestingAVerificationQueuesItsMail(t *testing.T) {
-	tx := &recordingTx{}
+	store := NewMemoryTransactor()
 	now := fixedClock{}.Now()
-	err := requestVerification(context.Background(), tx, &seqIDs{}, prefixTokens{}, verification.KindRecipient, "form-1", "acct-1", "inbox@example.com", now)
+	ctx := context.Background()
+	err := store.InTx(ctx, Metadata{}, func(tx Tx) error {
+		return requestVerification(ctx, tx, &seqIDs{}, prefixTokens{}, verification.KindRecipient, "form-1", "acct-1", "inbox@example.com", now)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tx.verifications) != 1 {
-		t.Fatalf("saved %d verifications", len(tx.verifications))
+	saved := store.Events()
+	if len(saved) != 1 {
+		t.Fatalf("saved %+v, want one verification", saved)
 	}
-	v := tx.verifications[0]
+	v := saved[0].Event.(verification.Requested)
 	want := []delivery.Queued{{DeliveryID: v.DeliveryID, VerificationID: v.VerificationID, FormID: "form-1",
 		Kind: delivery.KindRecipientVerification, Target: "example.com", At: now}}
-	if len(tx.queued) != 1 || tx.queued[0] != want[0] {
-		t.Errorf("queued %+v, want %+v", tx.queued, want)
+	if queued := store.Queued(); !reflect.DeepEqual(queued, want) {
+		t.Errorf("queued %+v, want %+v", queued, want)
 	}
 	if v.TokenHash != hexHash("tok-"+v.VerificationID) {
 		t.Errorf("token hash %s is not the hash of the derived token", v.TokenHash)

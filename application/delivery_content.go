@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -124,8 +125,11 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnsealable, err)
 	}
-	var p Payload
-	if err := json.Unmarshal(plain, &p); err != nil {
+	p, err := decodePayload(plain)
+	if errors.Is(err, ErrUnsealable) {
+		return err
+	}
+	if err != nil {
 		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
 	}
 	out, err := h.render.Render(ctx, q, p)

@@ -24,12 +24,12 @@ type DeliveryDetail struct {
 
 // DeliveryDetailsHandler reads one delivery of the caller's.
 type DeliveryDetailsHandler struct {
-	read ReadModel
+	read HistoryReader
 	log  DeliveryLog
 }
 
 // NewDeliveryDetailsHandler builds the handler; every dependency is required.
-func NewDeliveryDetailsHandler(read ReadModel, log DeliveryLog) *DeliveryDetailsHandler {
+func NewDeliveryDetailsHandler(read HistoryReader, log DeliveryLog) *DeliveryDetailsHandler {
 	if read == nil || log == nil {
 		panic("application: nil dependency of DeliveryDetailsHandler")
 	}

@@ -12,7 +12,7 @@ import (
 // ownedForm returns the form when it belongs to the caller; a form of anyone
 // else, or of a workspace the caller's token is not for, is not found, so its
 // existence is not revealed.
-func ownedForm(ctx context.Context, read ReadModel, caller Session, formID string) (FormRecord, error) {
+func ownedForm(ctx context.Context, read FormReader, caller Session, formID string) (FormRecord, error) {
 	rec, err := read.FormByID(ctx, formID)
 	if err != nil {
 		return FormRecord{}, err

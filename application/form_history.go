@@ -14,13 +14,20 @@ type FormHistory struct {
 	FormID string
 }
 
+// FormHistoryReader is what the form history reads: the form, to check the
+// caller owns it, and its stream's trail.
+type FormHistoryReader interface {
+	FormReader
+	HistoryReader
+}
+
 // FormHistoryHandler reads a form's audit trail.
 type FormHistoryHandler struct {
-	read ReadModel
+	read FormHistoryReader
 }
 
 // NewFormHistoryHandler builds the handler; every dependency is required.
-func NewFormHistoryHandler(read ReadModel) *FormHistoryHandler {
+func NewFormHistoryHandler(read FormHistoryReader) *FormHistoryHandler {
 	if read == nil {
 		panic("application: nil dependency of FormHistoryHandler")
 	}

@@ -20,12 +20,12 @@ type GrantFeature struct {
 // entitlements read model that submissions consult is projected from it.
 type GrantFeatureHandler struct {
 	tx    Transactor
-	read  ReadModel
+	read  AccountReader
 	clock Clock
 }
 
 // NewGrantFeatureHandler builds the handler; every dependency is required.
-func NewGrantFeatureHandler(tx Transactor, read ReadModel, clock Clock) *GrantFeatureHandler {
+func NewGrantFeatureHandler(tx Transactor, read AccountReader, clock Clock) *GrantFeatureHandler {
 	if tx == nil || read == nil || clock == nil {
 		panic("application: nil dependency of GrantFeatureHandler")
 	}

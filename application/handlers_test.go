@@ -5,13 +5,9 @@ import (
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
-	"github.com/formd/formd/domain/delivery"
-	"github.com/formd/formd/domain/form"
-	"github.com/formd/formd/domain/verification"
 )
 
 // Every constructor refuses a missing dependency at once: wire calls them at
@@ -70,51 +66,28 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 	}
 }
 
-// memTx is a unit of work over one account, recording what was saved and
-// with which metadata.
-type memTx struct {
-	acc   *account.Account
-	md    Metadata
-	saved []account.Event
+// accountStore is the in-memory unit of work holding one account's stream.
+func accountStore(t *testing.T, events ...account.Event) *MemoryTransactor {
+	t.Helper()
+	acc, err := account.FromHistory(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMemoryTransactor()
+	m.Seed(acc.ID(), anys(events)...)
+	return m
 }
 
-func (m *memTx) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
-	m.md = md
-	return fn(m)
-}
-func (m *memTx) LoadForm(context.Context, string) (*form.Form, error) { return nil, domain.ErrNotFound }
-func (m *memTx) SaveForm(context.Context, *form.Form) error           { return errors.New("unexpected") }
-func (m *memTx) LoadAccount(_ context.Context, id string) (*account.Account, error) {
-	if m.acc == nil || m.acc.ID() != id {
-		return nil, domain.ErrNotFound
+// savedAccountEvents are the account events commands committed.
+func savedAccountEvents(m *MemoryTransactor) []account.Event {
+	var out []account.Event
+	for _, r := range m.Events() {
+		if e, ok := r.Event.(account.Event); ok && r.StreamType == "account" {
+			out = append(out, e)
+		}
 	}
-	return m.acc, nil
+	return out
 }
-func (m *memTx) SaveAccount(_ context.Context, a *account.Account) error {
-	m.saved = append(m.saved, a.Changes()...)
-	return nil
-}
-func (m *memTx) LoadVerification(context.Context, string) (*verification.Verification, error) {
-	return nil, domain.ErrNotFound
-}
-func (m *memTx) SaveVerification(context.Context, *verification.Verification) error {
-	return errors.New("unexpected")
-}
-func (m *memTx) QueueDelivery(context.Context, delivery.Queued) error {
-	return errors.New("unexpected")
-}
-func (m *memTx) CreateSession(context.Context, []byte, string, time.Time) error {
-	return errors.New("unexpected")
-}
-func (m *memTx) EndSessions(context.Context, string) error { return errors.New("unexpected") }
-func (m *memTx) EndSession(context.Context, []byte) error  { return errors.New("unexpected") }
-func (m *memTx) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
-	return errors.New("unexpected")
-}
-func (m *memTx) StoreCaptchaSecret(context.Context, StoredCaptchaSecret) error {
-	return errors.New("unexpected")
-}
-func (m *memTx) DeleteCaptchaSecret(context.Context, string) error { return errors.New("unexpected") }
 
 // oneAccount is a read model that knows one account by email.
 type oneAccount struct {
@@ -131,35 +104,20 @@ func (o oneAccount) AccountByEmail(_ context.Context, email string) (AccountReco
 }
 
 func TestGrantFeatureRecordsTheGrantWithTheOperatorAsActor(t *testing.T) {
-	acc, err := account.FromHistory([]account.Event{account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx := &memTx{acc: acc}
+	tx := accountStore(t, account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"})
 	h := NewGrantFeatureHandler(tx, oneAccount{rec: AccountRecord{ID: "acct-1"}, by: "ada@example.com"}, fixedClock{})
 	if err := h.Handle(context.Background(), GrantFeature{Email: "ada@example.com", Feature: account.FeatureCC, Operator: "root"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []account.Event{account.FeatureGranted{Feature: account.FeatureCC, At: fixedClock{}.Now()}}
-	if !reflect.DeepEqual(tx.saved, want) {
-		t.Errorf("saved %+v, want %+v", tx.saved, want)
+	if !reflect.DeepEqual(savedAccountEvents(tx), want) {
+		t.Errorf("saved %+v, want %+v", savedAccountEvents(tx), want)
 	}
-	if tx.md.Actor != (Actor{Type: ActorOperator, ID: "root"}) || tx.md.AccountID != "acct-1" {
-		t.Errorf("metadata %+v, want the operator acting on acct-1", tx.md)
+	if tx.Metadata().Actor != (Actor{Type: ActorOperator, ID: "root"}) || tx.Metadata().AccountID != "acct-1" {
+		t.Errorf("metadata %+v, want the operator acting on acct-1", tx.Metadata())
 	}
-	err = h.Handle(context.Background(), GrantFeature{Email: "nobody@example.com", Feature: account.FeatureCC, Operator: "root"})
+	err := h.Handle(context.Background(), GrantFeature{Email: "nobody@example.com", Feature: account.FeatureCC, Operator: "root"})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown email: %v, want ErrNotFound", err)
 	}
-}
-
-func (m *memTx) RecentVerificationRequests(context.Context, verification.Kind, string, string, string, time.Time) (verification.RecentRequests, error) {
-	return verification.RecentRequests{}, nil
-}
-
-func (m *memTx) PasswordResetRequests(context.Context, string, time.Time) ([]time.Time, error) {
-	return nil, nil
-}
-func (m *memTx) RecordPasswordResetRequest(context.Context, string, time.Time) error {
-	return errors.New("unexpected")
 }

@@ -134,11 +134,11 @@ func TestATelegramChatIsConnectedOnlyByItsCodeSentFromTheChat(t *testing.T) {
 	if err != nil || res.Connected != 1 || w.offset != 12 {
 		t.Fatalf("res = %+v, %v, offset %d", res, err, w.offset)
 	}
-	if in, _ := w.f.Integration(form.IntegrationTelegram); in.ChatID != "-1003" {
+	if in, _ := w.form().Integration(form.IntegrationTelegram); in.ChatID != "-1003" {
 		t.Fatalf("chat = %q, want the one the code came from", in.ChatID)
 	}
-	if w.md.Actor != (Actor{Type: ActorTelegram, ID: "chat:-1003"}) {
-		t.Errorf("metadata = %+v, want the bot as actor", w.md)
+	if w.Metadata().Actor != (Actor{Type: ActorTelegram, ID: "chat:-1003"}) {
+		t.Errorf("metadata = %+v, want the bot as actor", w.Metadata())
 	}
 	// Once connected, a configuration shows no code.
 	rec, err = configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
@@ -153,9 +153,9 @@ func TestIntegrationTestsAreLimitedPerForm(t *testing.T) {
 	clock := &movableClock{now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()
 	url := "https://hooks.slack.com/services/T/B/x"
-	if err := w.f.ConfigureIntegration(form.IntegrationSlack, form.IntegrationPatch{TargetURL: &url}, clock.now); err != nil {
-		t.Fatal(err)
-	}
+	w.change(func(f *form.Form) error {
+		return f.ConfigureIntegration(form.IntegrationSlack, form.IntegrationPatch{TargetURL: &url}, clock.now)
+	})
 	h := NewTestIntegrationHandler(w, w, &seqIDs{}, clock, allServices{}, w)
 	for i := range form.IntegrationTestLimit {
 		if _, err := h.Handle(ctx, TestIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationSlack}); err != nil {
@@ -168,8 +168,8 @@ func TestIntegrationTestsAreLimitedPerForm(t *testing.T) {
 	if !errors.As(err, &tooMany) || tooMany.RetryAfter != form.IntegrationTestWindow-time.Minute {
 		t.Fatalf("one test too many: %v, want 429 with Retry-After %v", err, form.IntegrationTestWindow-time.Minute)
 	}
-	if len(w.queued) != form.IntegrationTestLimit {
-		t.Fatalf("queued %d tests, want %d", len(w.queued), form.IntegrationTestLimit)
+	if len(w.Queued()) != form.IntegrationTestLimit {
+		t.Fatalf("queued %d tests, want %d", len(w.Queued()), form.IntegrationTestLimit)
 	}
 	clock.now = clock.now.Add(form.IntegrationTestWindow)
 	if _, err := h.Handle(ctx, TestIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationSlack}); err != nil {
@@ -216,7 +216,7 @@ func TestASpreadsheetIsProvenByItsCodeInTheProofCellBeforeRowsGoThere(t *testing
 		first.Proof.Range != "formd!A1" || !strings.HasPrefix(first.Proof.Code, "formd-proof-") {
 		t.Fatalf("unproven answers: %+v %+v / %+v %+v", first, first.Proof, second, second.Proof)
 	}
-	if w.f.AwaitsSheetProof() != true {
+	if w.form().AwaitsSheetProof() != true {
 		t.Fatal("proven without the code")
 	}
 	w.cells[sheet] = " " + first.Proof.Code + "\n"
@@ -224,8 +224,8 @@ func TestASpreadsheetIsProvenByItsCodeInTheProofCellBeforeRowsGoThere(t *testing
 	if !third.SheetProven || third.Proof != nil {
 		t.Fatalf("with the code in the cell: %+v", third)
 	}
-	if w.f.AwaitsSheetProof() || w.md.Actor != (Actor{Type: "session", ID: "cred-1"}) {
-		t.Fatalf("proof not recorded by the caller: %+v", w.md)
+	if w.form().AwaitsSheetProof() || w.Metadata().Actor != (Actor{Type: "session", ID: "cred-1"}) {
+		t.Fatalf("proof not recorded by the caller: %+v", w.Metadata())
 	}
 	// Each read counts against the form's integration tests.
 	if len(w.tests) != 3 {

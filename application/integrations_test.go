@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,15 +17,12 @@ import (
 	"github.com/formd/formd/domain/form"
 )
 
-// integrationWorld is one form in memory: its event-sourced aggregate, the
-// read model row made from it, and the sealed webhook secrets store.
+// integrationWorld is one form in the in-memory unit of work, with a read
+// model made from its stream and the other stores integrations use.
 type integrationWorld struct {
-	memTx
+	*MemoryTransactor
 	ReadModel
-	f       *form.Form
-	secrets []StoredWebhookSecret
-	saves   int
-	queued  []delivery.Queued
+	t *testing.T
 	// The Telegram connect codes, the bot's updates and offset, and the
 	// test calls taken (integration_connect_test.go).
 	codes   map[string]pendingCode
@@ -44,58 +40,65 @@ func newIntegrationWorld(t *testing.T) *integrationWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err = form.FromHistory(f.Changes())
+	m := NewMemoryTransactor()
+	m.Seed(f.ID(), anys(f.Changes())...)
+	return &integrationWorld{MemoryTransactor: m, t: t}
+}
+
+// formByID is a form as committed; nil when there is none.
+func (w *integrationWorld) formByID(id string) *form.Form {
+	w.t.Helper()
+	stream := w.Stream(id)
+	if len(stream) == 0 || StreamType(stream[0]) != "form" {
+		return nil
+	}
+	events := make([]form.Event, len(stream))
+	for i, e := range stream {
+		events[i] = e.(form.Event)
+	}
+	f, err := form.FromHistory(events)
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
-	return &integrationWorld{f: f}
+	return f
 }
 
-func (w *integrationWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
-	w.md = md
-	return fn(w)
-}
+// form is the world's form as committed.
+func (w *integrationWorld) form() *form.Form { return w.formByID("form-1") }
 
-func (w *integrationWorld) LoadForm(_ context.Context, id string) (*form.Form, error) {
-	if id != w.f.ID() {
-		return nil, domain.ErrNotFound
-	}
-	return w.f, nil
-}
-
-// SaveForm keeps the aggregate as it is: it holds every event since
-// creation, so the next load sees them all.
-func (w *integrationWorld) SaveForm(context.Context, *form.Form) error {
-	w.saves++
-	return nil
-}
-
-func (w *integrationWorld) StoreWebhookSecret(_ context.Context, s StoredWebhookSecret, retireAt time.Time) error {
-	for i := range w.secrets {
-		if w.secrets[i].ExpiresAt.IsZero() {
-			w.secrets[i].ExpiresAt = retireAt
+// formChanges are the events commands committed to the world's form.
+func (w *integrationWorld) formChanges() []form.Event {
+	var out []form.Event
+	for _, r := range w.Events() {
+		if e, ok := r.Event.(form.Event); ok && r.StreamID == "form-1" && r.StreamType == "form" {
+			out = append(out, e)
 		}
 	}
-	w.secrets = append(w.secrets, s)
-	return nil
+	return out
 }
 
-func (w *integrationWorld) QueueDelivery(_ context.Context, q delivery.Queued) error {
-	w.queued = append(w.queued, q)
-	return nil
+// change changes the world's form as an earlier command would have.
+func (w *integrationWorld) change(fn func(f *form.Form) error) {
+	w.t.Helper()
+	f := w.form()
+	if err := fn(f); err != nil {
+		w.t.Fatal(err)
+	}
+	w.Seed(f.ID(), anys(f.Changes())...)
 }
 
 func (w *integrationWorld) FormByID(_ context.Context, id string) (FormRecord, error) {
-	if id != w.f.ID() {
+	f := w.formByID(id)
+	if f == nil {
 		return FormRecord{}, domain.ErrNotFound
 	}
-	return FormRecord{ID: w.f.ID(), AccountID: w.f.AccountID(), Integrations: w.f.Integrations()}, nil
+	return FormRecord{ID: f.ID(), AccountID: f.AccountID(), WorkspaceID: f.WorkspaceID(), Settings: f.Settings(), Integrations: f.Integrations()}, nil
 }
 
 func (w *integrationWorld) SigningSecrets(_ context.Context, formID string, now time.Time) ([]StoredWebhookSecret, error) {
 	var out []StoredWebhookSecret
-	for _, s := range slices.Backward(w.secrets) {
-		if s.FormID == formID && (s.ExpiresAt.IsZero() || s.ExpiresAt.After(now)) {
+	for _, s := range slices.Backward(w.WebhookSecretsOf(formID)) {
+		if s.ExpiresAt.IsZero() || s.ExpiresAt.After(now) {
 			out = append(out, s)
 		}
 	}
@@ -141,7 +144,7 @@ func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	if _, err := list.Handle(context.Background(), ListIntegrations{Caller: stranger, FormID: "form-1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another account listed the integrations: %v, want ErrNotFound", err)
 	}
-	if len(w.f.Changes()) != 0 || w.saves != 0 {
+	if len(w.formChanges()) != 0 {
 		t.Fatalf("a refused caller changed the form")
 	}
 	url := "https://hooks.slack.com/services/T/B/x"
@@ -154,11 +157,11 @@ func TestConfigureIntegrationIsTheOwnersOnly(t *testing.T) {
 	if rec.Type != form.IntegrationSlack || rec.TargetURL != form.MaskURL(url) || rec.Secret != "" || rec.SecretPrefix != "" {
 		t.Errorf("slack record = %+v; a Slack integration has no secret, and its URL shows masked", rec)
 	}
-	if saved, _ := w.f.Integration(form.IntegrationSlack); saved.TargetURL != url {
+	if saved, _ := w.form().Integration(form.IntegrationSlack); saved.TargetURL != url {
 		t.Errorf("saved URL %q, want %q", saved.TargetURL, url)
 	}
-	if w.md.Actor != (Actor{Type: "session", ID: "cred-1"}) || w.md.RequestID != "req-1" {
-		t.Errorf("metadata = %+v, want the caller as actor", w.md)
+	if w.Metadata().Actor != (Actor{Type: "session", ID: "cred-1"}) || w.Metadata().RequestID != "req-1" {
+		t.Errorf("metadata = %+v, want the caller as actor", w.Metadata())
 	}
 	got, err := list.Handle(context.Background(), ListIntegrations{Caller: integrationOwner, FormID: "form-1"})
 	if err != nil || len(got) != 1 || got[0].TargetURL != form.MaskURL(url) {
@@ -190,8 +193,8 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 	if first.SecretPrefix != first.Secret[:10] {
 		t.Errorf("prefix %q, want the secret's first 10 characters", first.SecretPrefix)
 	}
-	if len(w.secrets) != 1 || bytes.Contains(w.secrets[0].Sealed.Ciphertext, []byte(first.Secret)) {
-		t.Fatalf("stored secrets %d; the secret must be stored sealed", len(w.secrets))
+	if len(w.WebhookSecretsOf("form-1")) != 1 || bytes.Contains(w.WebhookSecretsOf("form-1")[0].Sealed.Ciphertext, []byte(first.Secret)) {
+		t.Fatalf("stored secrets %d; the secret must be stored sealed", len(w.WebhookSecretsOf("form-1")))
 	}
 
 	enabled, url := true, "https://example.com/hook"
@@ -200,7 +203,7 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Secret != "" || again.SecretPrefix != first.SecretPrefix || len(w.secrets) != 1 {
+	if again.Secret != "" || again.SecretPrefix != first.SecretPrefix || len(w.WebhookSecretsOf("form-1")) != 1 {
 		t.Errorf("a second PATCH showed secret %q (prefix %q); want only the prefix %q", again.Secret, again.SecretPrefix, first.SecretPrefix)
 	}
 	listed, _ := NewListIntegrationsHandler(w).Handle(ctx, ListIntegrations{Caller: integrationOwner, FormID: "form-1"})
@@ -235,7 +238,11 @@ func TestWebhookSecretIsShownOnceAndRotationKeepsTheOldOneADay(t *testing.T) {
 func TestWebhookSigningSecretsRefuseASecretSealedForAnotherID(t *testing.T) {
 	w := newIntegrationWorld(t)
 	sealed, _ := boundSealer{}.Seal(webhookSecretAAD("other"), []byte("whsec_x"))
-	w.secrets = []StoredWebhookSecret{{ID: "s1", FormID: "form-1", Sealed: sealed}}
+	if err := w.InTx(context.Background(), Metadata{}, func(tx Tx) error {
+		return tx.StoreWebhookSecret(context.Background(), StoredWebhookSecret{ID: "s1", FormID: "form-1", Sealed: sealed}, time.Time{})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	_, err := NewWebhookSigningSecretsHandler(w, boundSealer{}, &movableClock{}).Handle(context.Background(), WebhookSigningSecrets{FormID: "form-1"})
 	if err == nil {
 		t.Fatal("a secret sealed for another id opened")
@@ -257,14 +264,14 @@ func TestAGoneReceiverDisablesTheWebhookIntegration(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newIntegrationWorld(t)
-			if err := w.f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{Enabled: ptrTo(true), TargetURL: ptrTo(url)}, time.Now()); err != nil {
-				t.Fatal(err)
-			}
+			w.change(func(f *form.Form) error {
+				return f.ConfigureIntegration(form.IntegrationWebhook, form.IntegrationPatch{Enabled: ptrTo(true), TargetURL: ptrTo(url)}, time.Now())
+			})
 			p := Payload{WebhookURLs: map[string]string{"d1": url}}
 			if tt.integration != "" {
 				p.Integrations = map[string]form.IntegrationType{"d1": tt.integration}
 			}
-			raw, _ := json.Marshal(p)
+			raw, _ := encodePayload(p)
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: raw}, claimed: ClaimedDelivery{
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "form-1", Kind: delivery.KindWebhook}}}
 			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{fmt.Errorf("%w", ErrGone)}, noSecrets{}, w, noVerifications{},
@@ -275,12 +282,12 @@ func TestAGoneReceiverDisablesTheWebhookIntegration(t *testing.T) {
 			if got := delivery.Status(store.recorded[0].Outcome); got != "failed" {
 				t.Errorf("the delivery is %s, want failed", got)
 			}
-			hook, _ := w.f.Integration(form.IntegrationWebhook)
+			hook, _ := w.form().Integration(form.IntegrationWebhook)
 			if hook.Enabled == tt.disabled {
 				t.Fatalf("integration enabled=%v, want disabled=%v", hook.Enabled, tt.disabled)
 			}
-			if tt.disabled && (w.md.Actor.Type != ActorSystem || w.md.CausationID != "d1") {
-				t.Errorf("metadata %+v: want the system as actor, caused by the delivery", w.md)
+			if tt.disabled && (w.Metadata().Actor.Type != ActorSystem || w.Metadata().CausationID != "d1") {
+				t.Errorf("metadata %+v: want the system as actor, caused by the delivery", w.Metadata())
 			}
 		})
 	}

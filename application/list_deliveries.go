@@ -34,12 +34,12 @@ type DeliveryPage struct {
 
 // ListDeliveriesHandler reads a form's delivery log.
 type ListDeliveriesHandler struct {
-	read ReadModel
+	read FormReader
 	log  DeliveryLog
 }
 
 // NewListDeliveriesHandler builds the handler; every dependency is required.
-func NewListDeliveriesHandler(read ReadModel, log DeliveryLog) *ListDeliveriesHandler {
+func NewListDeliveriesHandler(read FormReader, log DeliveryLog) *ListDeliveriesHandler {
 	if read == nil || log == nil {
 		panic("application: nil dependency of ListDeliveriesHandler")
 	}

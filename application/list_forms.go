@@ -13,11 +13,11 @@ type ListForms struct {
 
 // ListFormsHandler lists the caller's forms.
 type ListFormsHandler struct {
-	read ReadModel
+	read FormLister
 }
 
 // NewListFormsHandler builds the handler; every dependency is required.
-func NewListFormsHandler(read ReadModel) *ListFormsHandler {
+func NewListFormsHandler(read FormLister) *ListFormsHandler {
 	if read == nil {
 		panic("application: nil dependency of ListFormsHandler")
 	}

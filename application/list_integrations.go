@@ -15,11 +15,11 @@ type ListIntegrations struct {
 // ListIntegrationsHandler lists a form's integrations from the forms read
 // model, which keeps them beside the settings.
 type ListIntegrationsHandler struct {
-	read ReadModel
+	read FormReader
 }
 
 // NewListIntegrationsHandler builds the handler; every dependency is required.
-func NewListIntegrationsHandler(read ReadModel) *ListIntegrationsHandler {
+func NewListIntegrationsHandler(read FormReader) *ListIntegrationsHandler {
 	if read == nil {
 		panic("application: nil dependency of ListIntegrationsHandler")
 	}

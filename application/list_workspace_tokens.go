@@ -11,12 +11,12 @@ type ListWorkspaceTokens struct {
 // ListWorkspaceTokensHandler lists a workspace's API tokens, never the tokens
 // themselves.
 type ListWorkspaceTokensHandler struct {
-	read   ReadModel
+	read   WorkspaceReader
 	tokens WorkspaceTokens
 }
 
 // NewListWorkspaceTokensHandler builds the handler; every dependency is required.
-func NewListWorkspaceTokensHandler(read ReadModel, tokens WorkspaceTokens) *ListWorkspaceTokensHandler {
+func NewListWorkspaceTokensHandler(read WorkspaceReader, tokens WorkspaceTokens) *ListWorkspaceTokensHandler {
 	if read == nil || tokens == nil {
 		panic("application: nil dependency of ListWorkspaceTokensHandler")
 	}

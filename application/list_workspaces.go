@@ -14,11 +14,11 @@ type ListWorkspaces struct {
 
 // ListWorkspacesHandler lists the workspaces the caller reaches.
 type ListWorkspacesHandler struct {
-	read ReadModel
+	read WorkspaceReader
 }
 
 // NewListWorkspacesHandler builds the handler; every dependency is required.
-func NewListWorkspacesHandler(read ReadModel) *ListWorkspacesHandler {
+func NewListWorkspacesHandler(read WorkspaceReader) *ListWorkspacesHandler {
 	if read == nil {
 		panic("application: nil dependency of ListWorkspacesHandler")
 	}
@@ -46,7 +46,7 @@ func (h *ListWorkspacesHandler) Handle(ctx context.Context, q ListWorkspaces) ([
 
 // ownedWorkspace finds a workspace of the caller's account; any other is not
 // found.
-func ownedWorkspace(ctx context.Context, read ReadModel, caller Session, id string) (WorkspaceRecord, error) {
+func ownedWorkspace(ctx context.Context, read WorkspaceReader, caller Session, id string) (WorkspaceRecord, error) {
 	all, err := read.WorkspacesByAccount(ctx, caller.AccountID)
 	if err != nil {
 		return WorkspaceRecord{}, err

@@ -27,3 +27,17 @@ func (NopMetrics) Submitted(bool, SubmissionOutcome, string) {}
 
 // DeliveryAttempted implements Metrics.
 func (NopMetrics) DeliveryAttempted(string, string) {}
+
+// Metrics counts what the use cases do, for operators (Prometheus in
+// production). Calls sit on the submission hot path: an implementation must
+// be cheap and safe for concurrent use. Every argument comes from a small
+// fixed set (gate names, delivery kinds and states), never an id, address or
+// key, so it can be a label.
+type Metrics interface {
+	// Submitted counts one /submit request: a live one or a dry run, its
+	// outcome, and for a refusal the gate that refused it.
+	Submitted(dryRun bool, outcome SubmissionOutcome, gate string)
+	// DeliveryAttempted counts one recorded attempt by delivery kind and the
+	// state it left the delivery in: succeeded, retrying or failed.
+	DeliveryAttempted(kind, state string)
+}

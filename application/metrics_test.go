@@ -65,7 +65,7 @@ func TestDeliveryAttemptsAreCountedOnceRecorded(t *testing.T) {
 		m := &countedMetrics{}
 		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"webhook":"https://hooks.example.com"}`)},
 			claimed: ClaimedDelivery{Queued: queued}}, err: recordErr}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{},
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
 			MailSettings{}, fixedClock{}, discardLog, m, plainLinks{})
 		_, _ = h.Handle(context.Background(), DeliverDue{Limit: 1})
 		want := []string{"webhook retrying"}

@@ -27,14 +27,14 @@ func TestRequestPasswordResetDoesTheSameWorkForKnownAndUnknownAddressesBeforeItA
 		if len(later.work) != 1 {
 			t.Fatalf("%s: %d pieces of later work, want 1", email, len(later.work))
 		}
-		if len(w.verifications) != 0 || len(w.queued) != 0 {
+		if len(w.verifications()) != 0 || len(w.Queued()) != 0 {
 			t.Fatalf("%s: a link was issued before the answer", email)
 		}
 		if err := later.work[0](context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if wantLinks := map[string]int{"owner@example.com": 1}[email]; len(w.verifications) != wantLinks || len(w.queued) != wantLinks {
-			t.Errorf("%s: later work issued %d links and queued %d mails, want %d", email, len(w.verifications), len(w.queued), wantLinks)
+		if wantLinks := map[string]int{"owner@example.com": 1}[email]; len(w.verifications()) != wantLinks || len(w.Queued()) != wantLinks {
+			t.Errorf("%s: later work issued %d links and queued %d mails, want %d", email, len(w.verifications()), len(w.Queued()), wantLinks)
 		}
 	}
 	want := []string{"InTx", "PasswordResetRequests", "RecordPasswordResetRequest"}

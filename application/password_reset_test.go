@@ -11,113 +11,103 @@ import (
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
-	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
 
-// resetWorld is one account and its verifications, as the transaction and
-// the read model of the password reset use cases see them.
+// resetWorld is one account and its verifications in the in-memory unit of
+// work, as the transaction and the read model of the password reset use
+// cases see them, with the steps they take.
 type resetWorld struct {
-	acc           *account.Account
-	verifications map[string]*verification.Verification
-	sessionsEnded []string
-	accountSaved  []account.Event
-	md            Metadata
-	hashed        []string
-	queued        []delivery.Queued
-	resets        map[string][]time.Time // password reset requests by address
-	calls         []string               // the transactions and the steps in them
+	*MemoryTransactor
+	t      *testing.T
+	hashed []string
+	calls  []string // the transactions and the steps in them
 }
 
-func (w *resetWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
-	w.md = md
+func (w *resetWorld) InTx(ctx context.Context, md Metadata, fn func(Tx) error) error {
 	w.calls = append(w.calls, "InTx")
-	return fn(w)
+	return w.MemoryTransactor.InTx(ctx, md, func(tx Tx) error { return fn(stepsTx{Tx: tx, w: w}) })
 }
-func (w *resetWorld) PasswordResetRequests(_ context.Context, email string, since time.Time) ([]time.Time, error) {
-	w.calls = append(w.calls, "PasswordResetRequests")
-	var out []time.Time
-	for _, at := range w.resets[email] {
-		if at.After(since) {
-			out = append(out, at)
+
+// stepsTx notes the steps a password reset takes in its transaction.
+type stepsTx struct {
+	Tx
+	w *resetWorld
+}
+
+func (s stepsTx) PasswordResetRequests(ctx context.Context, email string, since time.Time) ([]time.Time, error) {
+	s.w.calls = append(s.w.calls, "PasswordResetRequests")
+	return s.Tx.PasswordResetRequests(ctx, email, since)
+}
+func (s stepsTx) RecordPasswordResetRequest(ctx context.Context, email string, at time.Time) error {
+	s.w.calls = append(s.w.calls, "RecordPasswordResetRequest")
+	return s.Tx.RecordPasswordResetRequest(ctx, email, at)
+}
+func (s stepsTx) SaveVerification(ctx context.Context, v *verification.Verification) error {
+	s.w.calls = append(s.w.calls, "SaveVerification")
+	return s.Tx.SaveVerification(ctx, v)
+}
+func (s stepsTx) QueueDelivery(ctx context.Context, q delivery.Queued) error {
+	s.w.calls = append(s.w.calls, "QueueDelivery")
+	return s.Tx.QueueDelivery(ctx, q)
+}
+
+// account is the account as committed.
+func (w *resetWorld) account() *account.Account {
+	w.t.Helper()
+	var events []account.Event
+	for _, e := range w.Stream("acct-1") {
+		events = append(events, e.(account.Event))
+	}
+	a, err := account.FromHistory(events)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a
+}
+
+// verifications are every verification as committed, by id.
+func (w *resetWorld) verifications() map[string]*verification.Verification {
+	w.t.Helper()
+	out := map[string]*verification.Verification{}
+	for id, h := range w.Streams() {
+		if StreamType(h[0]) != "verification" {
+			continue
 		}
+		events := make([]verification.Event, len(h))
+		for i, e := range h {
+			events[i] = e.(verification.Event)
+		}
+		v, err := verification.FromHistory(events)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		out[id] = v
 	}
-	return out, nil
-}
-func (w *resetWorld) RecordPasswordResetRequest(_ context.Context, email string, at time.Time) error {
-	w.calls = append(w.calls, "RecordPasswordResetRequest")
-	if w.resets == nil {
-		w.resets = map[string][]time.Time{}
-	}
-	w.resets[email] = append(w.resets[email], at)
-	return nil
-}
-func (w *resetWorld) LoadForm(context.Context, string) (*form.Form, error) {
-	return nil, domain.ErrNotFound
-}
-func (w *resetWorld) SaveForm(context.Context, *form.Form) error { return errors.New("unexpected") }
-func (w *resetWorld) LoadAccount(_ context.Context, id string) (*account.Account, error) {
-	if w.acc.ID() != id {
-		return nil, domain.ErrNotFound
-	}
-	return w.acc, nil
-}
-func (w *resetWorld) SaveAccount(_ context.Context, a *account.Account) error {
-	w.accountSaved = append(w.accountSaved, a.Changes()...)
-	return nil
-}
-func (w *resetWorld) LoadVerification(_ context.Context, id string) (*verification.Verification, error) {
-	v, ok := w.verifications[id]
-	if !ok {
-		return nil, domain.ErrNotFound
-	}
-	return verification.FromHistory(v.Changes())
-}
-func (w *resetWorld) SaveVerification(_ context.Context, v *verification.Verification) error {
-	w.calls = append(w.calls, "SaveVerification")
-	if w.verifications == nil {
-		w.verifications = map[string]*verification.Verification{}
-	}
-	w.verifications[v.VerificationID] = v
-	return nil
-}
-func (w *resetWorld) CreateSession(context.Context, []byte, string, time.Time) error {
-	return errors.New("unexpected")
-}
-func (w *resetWorld) QueueDelivery(_ context.Context, q delivery.Queued) error {
-	w.calls = append(w.calls, "QueueDelivery")
-	w.queued = append(w.queued, q)
-	return nil
+	return out
 }
 
-func (w *resetWorld) EndSessions(_ context.Context, accountID string) error {
-	w.sessionsEnded = append(w.sessionsEnded, accountID)
-	return nil
+// sessionKept says whether the session the attacker signed in with is
+// still stored.
+func (w *resetWorld) sessionKept() bool {
+	_, _, ok := w.Session(attackerSession)
+	return ok
 }
 
-func (w *resetWorld) EndSession(context.Context, []byte) error { return errors.New("unexpected") }
-
-func (w *resetWorld) StoreWebhookSecret(context.Context, StoredWebhookSecret, time.Time) error {
-	return errors.New("unexpected")
-}
-func (w *resetWorld) StoreCaptchaSecret(context.Context, StoredCaptchaSecret) error {
-	return errors.New("unexpected")
-}
-func (w *resetWorld) DeleteCaptchaSecret(context.Context, string) error {
-	return errors.New("unexpected")
-}
+var attackerSession = []byte("attacker's session")
 
 // AccountByEmail, VerificationByTokenHash and LatestVerification make w the
 // read model too.
 func (w *resetWorld) AccountByEmail(_ context.Context, email string) (AccountRecord, error) {
 	w.calls = append(w.calls, "AccountByEmail")
-	if w.acc == nil || w.acc.Email() != email {
+	a := w.account()
+	if a.Email() != email {
 		return AccountRecord{}, domain.ErrNotFound
 	}
-	return AccountRecord{ID: w.acc.ID(), Email: w.acc.Email(), EmailVerified: w.acc.EmailVerified()}, nil
+	return AccountRecord{ID: a.ID(), Email: a.Email(), EmailVerified: a.EmailVerified()}, nil
 }
 func (w *resetWorld) VerificationByTokenHash(_ context.Context, hash []byte) (VerificationRecord, error) {
-	for _, v := range w.verifications {
+	for _, v := range w.verifications() {
 		if v.TokenHash == hexOf(hash) {
 			return record(v), nil
 		}
@@ -126,7 +116,7 @@ func (w *resetWorld) VerificationByTokenHash(_ context.Context, hash []byte) (Ve
 }
 func (w *resetWorld) LatestVerification(_ context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error) {
 	var latest *verification.Verification
-	for _, v := range w.verifications {
+	for _, v := range w.verifications() {
 		if v.Kind == kind && v.SubjectID == subjectID && (latest == nil || v.At.After(latest.At)) {
 			latest = v
 		}
@@ -193,12 +183,15 @@ func (c *clockAt) Now() time.Time { return c.t }
 // address with the attacker's password, never verified.
 func claimedAccount(t *testing.T) *resetWorld {
 	t.Helper()
-	acc, err := account.FromHistory([]account.Event{account.Registered{AccountID: "acct-1", Email: "owner@example.com",
-		PasswordHash: "$hash$attacker's password", WorkspaceID: "ws-1"}})
-	if err != nil {
+	m := NewMemoryTransactor()
+	m.Seed("acct-1", account.Registered{AccountID: "acct-1", Email: "owner@example.com",
+		PasswordHash: "$hash$attacker's password", WorkspaceID: "ws-1"})
+	if err := m.InTx(context.Background(), Metadata{}, func(tx Tx) error {
+		return tx.CreateSession(context.Background(), attackerSession, "acct-1", fixedClock{}.Now().Add(24*time.Hour))
+	}); err != nil {
 		t.Fatal(err)
 	}
-	return &resetWorld{acc: acc}
+	return &resetWorld{MemoryTransactor: m, t: t}
 }
 
 func TestRequestPasswordResetAnswersTheSameForUnknownAddresses(t *testing.T) {
@@ -207,23 +200,23 @@ func TestRequestPasswordResetAnswersTheSameForUnknownAddresses(t *testing.T) {
 	if err := h.Handle(context.Background(), RequestPasswordReset{Email: "nobody@example.com"}); err != nil {
 		t.Fatalf("an address without an account: %v, want no error", err)
 	}
-	if len(w.verifications) != 0 {
-		t.Fatalf("recorded %v for an address without an account", w.verifications)
+	if vs := w.verifications(); len(vs) != 0 {
+		t.Fatalf("recorded %v for an address without an account", vs)
 	}
 	if err := h.Handle(context.Background(), RequestPasswordReset{Email: " Owner@Example.com ", RequestID: "req-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.verifications) != 1 {
-		t.Fatalf("recorded %d verifications, want 1", len(w.verifications))
+	if len(w.verifications()) != 1 {
+		t.Fatalf("recorded %d verifications, want 1", len(w.verifications()))
 	}
-	for _, v := range w.verifications {
+	for _, v := range w.verifications() {
 		if v.Kind != verification.KindPasswordReset || v.SubjectID != "acct-1" || v.Email != "owner@example.com" ||
 			v.ExpiresAt != (fixedClock{}).Now().Add(time.Hour) || v.TokenHash != hexHash("tok-"+v.VerificationID) {
 			t.Errorf("recorded %+v, want a one-hour password reset of acct-1 to owner@example.com, its token hashed", v.Requested)
 		}
 	}
-	if w.md.Actor != (Actor{Type: ActorAnonymous}) || w.md.AccountID != "acct-1" || w.md.RequestID != "req-1" {
-		t.Errorf("metadata %+v", w.md)
+	if w.Metadata().Actor != (Actor{Type: ActorAnonymous}) || w.Metadata().AccountID != "acct-1" || w.Metadata().RequestID != "req-1" {
+		t.Errorf("metadata %+v", w.Metadata())
 	}
 	var invalid *domain.InvalidInputError
 	if err := h.Handle(context.Background(), RequestPasswordReset{Email: "not an address"}); !errors.As(err, &invalid) {
@@ -251,8 +244,8 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: newer, Password: "short"}); err == nil {
 		t.Error("a password under 12 characters was accepted")
 	}
-	if len(w.sessionsEnded) != 0 || len(w.accountSaved) != 0 {
-		t.Fatalf("a refused reset changed the account (%v) or ended sessions (%v)", w.accountSaved, w.sessionsEnded)
+	if saved := savedAccountEvents(w.MemoryTransactor); len(saved) != 0 || !w.sessionKept() {
+		t.Fatalf("a refused reset changed the account (%v) or ended sessions (kept: %v)", saved, w.sessionKept())
 	}
 	out, err := reset.Handle(context.Background(), ResetPassword{Token: newer, Password: "the owner's new password", RequestID: "req-2"})
 	if err != nil {
@@ -265,16 +258,16 @@ func TestResetPasswordTakesTheAccountBackAndEndsItsSessions(t *testing.T) {
 		account.PasswordReset{PasswordHash: "$hash$the owner's new password", At: clock.t},
 		account.EmailVerified{At: clock.t},
 	}
-	if !reflect.DeepEqual(w.accountSaved, want) {
-		t.Errorf("account saved %+v, want %+v", w.accountSaved, want)
+	if saved := savedAccountEvents(w.MemoryTransactor); !reflect.DeepEqual(saved, want) {
+		t.Errorf("account saved %+v, want %+v", saved, want)
 	}
-	if !reflect.DeepEqual(w.sessionsEnded, []string{"acct-1"}) {
-		t.Errorf("sessions ended %v, want every session of acct-1", w.sessionsEnded)
+	if w.sessionKept() {
+		t.Error("the attacker's session was kept; want every session of acct-1 ended")
 	}
-	if w.md.Actor != (Actor{Type: ActorLink, ID: "id-3"}) || w.md.AccountID != "acct-1" {
-		t.Errorf("metadata %+v, want the link as actor on acct-1", w.md)
+	if w.Metadata().Actor != (Actor{Type: ActorLink, ID: "id-3"}) || w.Metadata().AccountID != "acct-1" {
+		t.Errorf("metadata %+v, want the link as actor on acct-1", w.Metadata())
 	}
-	if w.verifications["id-3"].Status() != verification.StatusVerified {
+	if w.verifications()["id-3"].Status() != verification.StatusVerified {
 		t.Error("the link was not used up")
 	}
 
@@ -317,7 +310,7 @@ func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 	// link does not verify through VerifyLink.
 	v, _ := verification.Request(verification.Requested{VerificationID: "acct-link", Kind: verification.KindAccount, SubjectID: "acct-1",
 		AccountID: "acct-1", Email: "owner@example.com", TokenHash: hexHash("tok-acct-link"), DeliveryID: "d"}, clock.t)
-	_ = w.SaveVerification(context.Background(), v)
+	w.Seed(v.VerificationID, anys(v.Changes())...)
 	if _, err := reset.Handle(context.Background(), ResetPassword{Token: "tok-acct-link", Password: "the owner's new password"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an account link as reset: %v, want ErrNotFound", err)
 	}
@@ -325,8 +318,8 @@ func TestResetPasswordRefusesExpiredAndOtherLinks(t *testing.T) {
 	if _, err := NewVerifyLinkHandler(w, w, clock, idTokens{}).Handle(context.Background(), VerifyLink{Token: "tok-id-1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("a reset link through VerifyLink: %v, want ErrNotFound", err)
 	}
-	if len(w.accountSaved) != 0 || len(w.sessionsEnded) != 0 {
-		t.Errorf("refused links changed the account: %v %v", w.accountSaved, w.sessionsEnded)
+	if saved := savedAccountEvents(w.MemoryTransactor); len(saved) != 0 || !w.sessionKept() {
+		t.Errorf("refused links changed the account (%v) or ended sessions (kept: %v)", saved, w.sessionKept())
 	}
 }
 
@@ -334,19 +327,15 @@ func TestVerificationLinkChangesNothing(t *testing.T) {
 	w := claimedAccount(t)
 	v, _ := verification.Request(verification.Requested{VerificationID: "acct-link", Kind: verification.KindAccount, SubjectID: "acct-1",
 		AccountID: "acct-1", Email: "owner@example.com", TokenHash: hexHash("tok-acct-link"), DeliveryID: "d"}, fixedClock{}.Now())
-	_ = w.SaveVerification(context.Background(), v)
+	w.Seed(v.VerificationID, anys(v.Changes())...)
 	view, err := NewVerificationLinkHandler(w, fixedClock{}, idTokens{}).Handle(context.Background(), VerificationLinkQuery{Token: "tok-acct-link"})
 	if err != nil || view != (LinkView{Kind: verification.KindAccount, Email: "owner@example.com"}) {
 		t.Errorf("view = %+v, %v", view, err)
 	}
-	if w.verifications["acct-link"].Status() != verification.StatusPending || w.acc.EmailVerified() {
+	if w.verifications()["acct-link"].Status() != verification.StatusPending || w.account().EmailVerified() {
 		t.Error("opening the link verified something")
 	}
 	if _, err := NewVerificationLinkHandler(w, fixedClock{}, idTokens{}).Handle(context.Background(), VerificationLinkQuery{Token: "nope"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown token: %v", err)
 	}
-}
-
-func (w *resetWorld) RecentVerificationRequests(context.Context, verification.Kind, string, string, string, time.Time) (verification.RecentRequests, error) {
-	return verification.RecentRequests{}, nil
 }

@@ -10,13 +10,9 @@ import (
 	"github.com/formd/formd/domain/account"
 )
 
-func adaOnStream(t *testing.T, more ...account.Event) *memTx {
+func adaOnStream(t *testing.T, more ...account.Event) *MemoryTransactor {
 	t.Helper()
-	acc, err := account.FromHistory(append([]account.Event{account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}}, more...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &memTx{acc: acc}
+	return accountStore(t, append([]account.Event{account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}}, more...)...)
 }
 
 var ada = oneAccount{rec: AccountRecord{ID: "acct-1"}, by: "ada@example.com"}
@@ -28,11 +24,11 @@ func TestSetPlanRecordsTheChangeWithTheOperatorAsActor(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []account.Event{account.PlanChanged{Plan: account.PlanPro, Previous: account.PlanFree, At: fixedClock{}.Now()}}
-	if !reflect.DeepEqual(tx.saved, want) {
-		t.Errorf("saved %+v, want %+v", tx.saved, want)
+	if !reflect.DeepEqual(savedAccountEvents(tx), want) {
+		t.Errorf("saved %+v, want %+v", savedAccountEvents(tx), want)
 	}
-	if tx.md.Actor != (Actor{Type: ActorOperator, ID: "root"}) || tx.md.AccountID != "acct-1" {
-		t.Errorf("metadata %+v, want the operator acting on acct-1", tx.md)
+	if tx.Metadata().Actor != (Actor{Type: ActorOperator, ID: "root"}) || tx.Metadata().AccountID != "acct-1" {
+		t.Errorf("metadata %+v, want the operator acting on acct-1", tx.Metadata())
 	}
 	var invalid *domain.InvalidInputError
 	if err := h.Handle(context.Background(), SetPlan{Email: "ada@example.com", Plan: "gold", Operator: "root"}); !errors.As(err, &invalid) {
@@ -71,14 +67,14 @@ func TestRevokeFeature(t *testing.T) {
 				RevokeFeature{Email: "ada@example.com", Feature: account.FeatureCC, Operator: "root"})
 			if tt.wantErr {
 				var invalid *domain.InvalidInputError
-				if !errors.As(err, &invalid) || len(tx.saved) != 0 {
-					t.Fatalf("err %v, saved %+v; want a refusal and nothing saved", err, tx.saved)
+				if !errors.As(err, &invalid) || len(savedAccountEvents(tx)) != 0 {
+					t.Fatalf("err %v, saved %+v; want a refusal and nothing saved", err, savedAccountEvents(tx))
 				}
 				return
 			}
 			want := []account.Event{account.FeatureRevoked{Feature: account.FeatureCC, At: fixedClock{}.Now()}}
-			if err != nil || !reflect.DeepEqual(tx.saved, want) || tx.md.Actor != (Actor{Type: ActorOperator, ID: "root"}) {
-				t.Fatalf("err %v, saved %+v, md %+v", err, tx.saved, tx.md)
+			if err != nil || !reflect.DeepEqual(savedAccountEvents(tx), want) || tx.Metadata().Actor != (Actor{Type: ActorOperator, ID: "root"}) {
+				t.Fatalf("err %v, saved %+v, md %+v", err, savedAccountEvents(tx), tx.Metadata())
 			}
 		})
 	}

@@ -15,13 +15,21 @@ type RecipientVerification struct {
 	FormID string
 }
 
+// RecipientVerificationReader is what reading and resending a form's
+// recipient verification read: the form, to check the caller owns it, and
+// its latest verification.
+type RecipientVerificationReader interface {
+	FormReader
+	VerificationReader
+}
+
 // RecipientVerificationHandler tells whether a form's recipient is verified.
 type RecipientVerificationHandler struct {
-	read ReadModel
+	read RecipientVerificationReader
 }
 
 // NewRecipientVerificationHandler builds the handler; every dependency is required.
-func NewRecipientVerificationHandler(read ReadModel) *RecipientVerificationHandler {
+func NewRecipientVerificationHandler(read RecipientVerificationReader) *RecipientVerificationHandler {
 	if read == nil {
 		panic("application: nil dependency of RecipientVerificationHandler")
 	}

@@ -36,7 +36,7 @@ type Registered struct {
 // RegisterHandler registers accounts and issues sessions.
 type RegisterHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   AccountReader
 	hasher PasswordHasher
 	ids    IDs
 	clock  Clock
@@ -44,7 +44,7 @@ type RegisterHandler struct {
 }
 
 // NewRegisterHandler builds the handler; every dependency is required.
-func NewRegisterHandler(tx Transactor, read ReadModel, hasher PasswordHasher, ids IDs, clock Clock, tokens LinkTokens) *RegisterHandler {
+func NewRegisterHandler(tx Transactor, read AccountReader, hasher PasswordHasher, ids IDs, clock Clock, tokens LinkTokens) *RegisterHandler {
 	if tx == nil || read == nil || hasher == nil || ids == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of RegisterHandler")
 	}

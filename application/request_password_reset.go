@@ -23,7 +23,7 @@ type RequestPasswordReset struct {
 // someone else registered under the address with a password of their own.
 type RequestPasswordResetHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   AccountReader
 	ids    IDs
 	clock  Clock
 	tokens LinkTokens
@@ -31,7 +31,7 @@ type RequestPasswordResetHandler struct {
 }
 
 // NewRequestPasswordResetHandler builds the handler; every dependency is required.
-func NewRequestPasswordResetHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, tokens LinkTokens, later Later) *RequestPasswordResetHandler {
+func NewRequestPasswordResetHandler(tx Transactor, read AccountReader, ids IDs, clock Clock, tokens LinkTokens, later Later) *RequestPasswordResetHandler {
 	if tx == nil || read == nil || ids == nil || clock == nil || tokens == nil || later == nil {
 		panic("application: nil dependency of RequestPasswordResetHandler")
 	}

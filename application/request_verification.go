@@ -13,7 +13,7 @@ import (
 // that mails its link, in the caller's transaction: the mail goes through the
 // delivery queue like a submission's, so it is retried on the delivery
 // schedule and a mail that can never be sent fails without holding up others.
-func requestVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens, kind verification.Kind, subjectID, accountID, email string, now time.Time) error {
+func requestVerification(ctx context.Context, tx VerificationStreams, ids IDs, tokens LinkTokens, kind verification.Kind, subjectID, accountID, email string, now time.Time) error {
 	id := ids.New()
 	v, err := verification.Request(verification.Requested{
 		VerificationID: id, Kind: kind, SubjectID: subjectID, AccountID: accountID, Email: email,
@@ -35,7 +35,7 @@ func requestVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens,
 // The recent requests are read in the caller's transaction, which locks the
 // address and the account, so concurrent requests in any process count each
 // other. A refusal is a *domain.TooManyRequestsError.
-func requestRecipientVerification(ctx context.Context, tx Tx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
+func requestRecipientVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
 	recent, err := tx.RecentVerificationRequests(ctx, verification.KindRecipient, formID, accountID, email, now.Add(-verification.ThrottleWindow))
 	if err != nil {
 		return err
@@ -44,6 +44,13 @@ func requestRecipientVerification(ctx context.Context, tx Tx, ids IDs, tokens Li
 		return err
 	}
 	return requestVerification(ctx, tx, ids, tokens, verification.KindRecipient, formID, accountID, email, now)
+}
+
+// recipientVerificationTx is what requesting a recipient verification
+// writes and reads in its transaction.
+type recipientVerificationTx interface {
+	VerificationStreams
+	VerificationThrottle
 }
 
 // mailUnlessThrottled is requestRecipientVerification for a form change the

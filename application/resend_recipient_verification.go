@@ -18,14 +18,14 @@ type ResendRecipientVerification struct {
 // form's unverified recipient.
 type ResendRecipientVerificationHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   RecipientVerificationReader
 	ids    IDs
 	clock  Clock
 	tokens LinkTokens
 }
 
 // NewResendRecipientVerificationHandler builds the handler; every dependency is required.
-func NewResendRecipientVerificationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, tokens LinkTokens) *ResendRecipientVerificationHandler {
+func NewResendRecipientVerificationHandler(tx Transactor, read RecipientVerificationReader, ids IDs, clock Clock, tokens LinkTokens) *ResendRecipientVerificationHandler {
 	if tx == nil || read == nil || ids == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of ResendRecipientVerificationHandler")
 	}

@@ -28,14 +28,14 @@ type PasswordChanged struct {
 // signed out with the change.
 type ResetPasswordHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   VerificationReader
 	hasher PasswordHasher
 	clock  Clock
 	tokens LinkTokens
 }
 
 // NewResetPasswordHandler builds the handler; every dependency is required.
-func NewResetPasswordHandler(tx Transactor, read ReadModel, hasher PasswordHasher, clock Clock, tokens LinkTokens) *ResetPasswordHandler {
+func NewResetPasswordHandler(tx Transactor, read VerificationReader, hasher PasswordHasher, clock Clock, tokens LinkTokens) *ResetPasswordHandler {
 	if tx == nil || read == nil || hasher == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of ResetPasswordHandler")
 	}

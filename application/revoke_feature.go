@@ -22,13 +22,13 @@ type RevokeFeature struct {
 // entitlements read model drops the grant in the same transaction.
 type RevokeFeatureHandler struct {
 	tx    Transactor
-	read  ReadModel
+	read  AccountReader
 	plans AccountPlans
 	clock Clock
 }
 
 // NewRevokeFeatureHandler builds the handler; every dependency is required.
-func NewRevokeFeatureHandler(tx Transactor, read ReadModel, plans AccountPlans, clock Clock) *RevokeFeatureHandler {
+func NewRevokeFeatureHandler(tx Transactor, read AccountReader, plans AccountPlans, clock Clock) *RevokeFeatureHandler {
 	if tx == nil || read == nil || plans == nil || clock == nil {
 		panic("application: nil dependency of RevokeFeatureHandler")
 	}

@@ -17,14 +17,14 @@ type RotateWebhookSecret struct {
 // RotateWebhookSecretHandler gives a form's webhook a new signing secret.
 type RotateWebhookSecretHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   FormReader
 	ids    IDs
 	clock  Clock
 	sealer Sealer
 }
 
 // NewRotateWebhookSecretHandler builds the handler; every dependency is required.
-func NewRotateWebhookSecretHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, sealer Sealer) *RotateWebhookSecretHandler {
+func NewRotateWebhookSecretHandler(tx Transactor, read FormReader, ids IDs, clock Clock, sealer Sealer) *RotateWebhookSecretHandler {
 	if tx == nil || read == nil || ids == nil || clock == nil || sealer == nil {
 		panic("application: nil dependency of RotateWebhookSecretHandler")
 	}

@@ -20,12 +20,12 @@ type SetPlan struct {
 // read model, which quotas and entitlements consult, is projected from it.
 type SetPlanHandler struct {
 	tx    Transactor
-	read  ReadModel
+	read  AccountReader
 	clock Clock
 }
 
 // NewSetPlanHandler builds the handler; every dependency is required.
-func NewSetPlanHandler(tx Transactor, read ReadModel, clock Clock) *SetPlanHandler {
+func NewSetPlanHandler(tx Transactor, read AccountReader, clock Clock) *SetPlanHandler {
 	if tx == nil || read == nil || clock == nil {
 		panic("application: nil dependency of SetPlanHandler")
 	}

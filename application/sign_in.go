@@ -30,7 +30,7 @@ type SignedIn = Registered
 // session POST /agent/auth issues.
 type SignInHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   AccountReader
 	hasher PasswordHasher
 	clock  Clock
 
@@ -41,7 +41,7 @@ type SignInHandler struct {
 }
 
 // NewSignInHandler builds the handler; every dependency is required.
-func NewSignInHandler(tx Transactor, read ReadModel, hasher PasswordHasher, clock Clock) *SignInHandler {
+func NewSignInHandler(tx Transactor, read AccountReader, hasher PasswordHasher, clock Clock) *SignInHandler {
 	if tx == nil || read == nil || hasher == nil || clock == nil {
 		panic("application: nil dependency of SignInHandler")
 	}

@@ -11,31 +11,15 @@ import (
 	"github.com/formd/formd/domain/account"
 )
 
-// signInWorld is one account with a password, and the sessions made for it.
+// signInWorld is one account with a password in the in-memory unit of
+// work, and the password checks made.
 type signInWorld struct {
-	Tx
+	*MemoryTransactor
 	ReadModel
 	acc      *account.Account
-	sessions [][]byte
-	ended    [][]byte
 	verified []string // every hash a password was checked against
 }
 
-func (w *signInWorld) InTx(_ context.Context, _ Metadata, fn func(Tx) error) error { return fn(w) }
-func (w *signInWorld) LoadAccount(_ context.Context, id string) (*account.Account, error) {
-	if w.acc.ID() != id {
-		return nil, domain.ErrNotFound
-	}
-	return w.acc, nil
-}
-func (w *signInWorld) CreateSession(_ context.Context, hash []byte, _ string, _ time.Time) error {
-	w.sessions = append(w.sessions, hash)
-	return nil
-}
-func (w *signInWorld) EndSession(_ context.Context, hash []byte) error {
-	w.ended = append(w.ended, hash)
-	return nil
-}
 func (w *signInWorld) AccountByEmail(_ context.Context, email string) (AccountRecord, error) {
 	if email != w.acc.Email() {
 		return AccountRecord{}, domain.ErrNotFound
@@ -54,7 +38,20 @@ func newSignInWorld(t *testing.T) *signInWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &signInWorld{acc: acc}
+	m := NewMemoryTransactor()
+	m.Seed(acc.ID(), anys(acc.Changes())...)
+	return &signInWorld{MemoryTransactor: m, acc: acc}
+}
+
+// createSession stores a session as signing in would.
+func (w *signInWorld) createSession(t *testing.T, token string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := w.InTx(ctx, Metadata{}, func(tx Tx) error {
+		return tx.CreateSession(ctx, HashSecret(token), w.acc.ID(), time.Now().Add(time.Hour))
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestSignInIssuesASessionForTheAccountsPassword(t *testing.T) {
@@ -67,8 +64,8 @@ func TestSignInIssuesASessionForTheAccountsPassword(t *testing.T) {
 	if out.AccountID != "acc-1" || !strings.HasPrefix(out.SessionToken, "fds_") || !out.VerificationRequired {
 		t.Errorf("signed in = %+v", out)
 	}
-	if len(w.sessions) != 1 || string(w.sessions[0]) != string(HashSecret(out.SessionToken)) {
-		t.Errorf("sessions stored = %x, want the hash of the token", w.sessions)
+	if owner, _, ok := w.Session(HashSecret(out.SessionToken)); w.SessionCount() != 1 || !ok || owner != "acc-1" {
+		t.Errorf("%d sessions stored; want one under the hash of the token", w.SessionCount())
 	}
 }
 
@@ -90,8 +87,8 @@ func TestSignInRefusesAWrongPasswordAndAnUnknownAddressAlike(t *testing.T) {
 			t.Errorf("%s: %d password checks, want 1", cmd.Email, len(w.verified))
 		}
 	}
-	if len(w.sessions) != 0 {
-		t.Errorf("sessions were made: %x", w.sessions)
+	if n := w.SessionCount(); n != 0 {
+		t.Errorf("%d sessions were made", n)
 	}
 }
 
@@ -138,20 +135,22 @@ func TestRequestForgeryTokensBelongToOneSessionAndOneKey(t *testing.T) {
 
 func TestSignOutEndsOnlyTheSessionItCameWith(t *testing.T) {
 	w := newSignInWorld(t)
-	token := NewSecret("fds_")
+	token, other := NewSecret("fds_"), NewSecret("fds_")
+	w.createSession(t, token)
+	w.createSession(t, other)
 	auth := NewAuthenticateHandler(sessionsOf{w: w, token: token}, nil0Tokens{}, fixedClock{})
 	h := NewSignOutHandler(w, auth)
 	if err := h.Handle(context.Background(), SignOut{SessionToken: token}); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.ended) != 1 || string(w.ended[0]) != string(HashSecret(token)) {
-		t.Errorf("ended %x, want the hash of the token", w.ended)
+	if _, _, ok := w.Session(HashSecret(token)); ok || w.SessionCount() != 1 {
+		t.Errorf("after signing out: the session is kept (%v), %d sessions; want only the other one left", ok, w.SessionCount())
 	}
 	if err := h.Handle(context.Background(), SignOut{SessionToken: "fds_unknown"}); err != nil {
 		t.Errorf("an unknown session: err = %v, want none", err)
 	}
-	if len(w.ended) != 1 {
-		t.Errorf("an unknown session ended something: %x", w.ended)
+	if _, _, ok := w.Session(HashSecret(other)); !ok {
+		t.Error("an unknown session ended another one")
 	}
 }
 

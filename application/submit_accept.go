@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 		}
 	}
 	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
-	plaintext, err := json.Marshal(payload)
+	plaintext, err := encodePayload(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
 	}

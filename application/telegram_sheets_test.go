@@ -62,8 +62,8 @@ func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) 
 		t.Fatalf("notificationDeliveryIds %v, want the Telegram and Sheets deliveries", ids)
 	}
 	a := store.accepted[0]
-	var p Payload
-	if err := json.Unmarshal(a.Payload.Ciphertext, &p); err != nil {
+	p, err := decodePayload(a.Payload.Ciphertext)
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := []struct {
@@ -91,7 +91,7 @@ func TestAcceptQueuesTelegramAndSheetsWithTheirDestinationsSealed(t *testing.T) 
 
 func TestDeliverSendsTheTelegramMessageAndTheSheetRow(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{FormName: "Contact",
+	payload, _ := encodePayload(Payload{FormName: "Contact",
 		Fields:       []submission.Field{{Name: "name", Value: "Ada"}, {Name: "email", Value: "ada@example.com"}},
 		Destinations: map[string]Destination{"d1": {ChatID: "-1001"}, "d2": {SpreadsheetID: "1AbCdEfGhIjK", SheetName: "Leads"}}})
 	for _, kind := range []string{delivery.KindTelegram, delivery.KindGoogleSheets} {
@@ -99,7 +99,7 @@ func TestDeliverSendsTheTelegramMessageAndTheSheetRow(t *testing.T) {
 		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 			Queued: delivery.Queued{DeliveryID: id, SubmissionID: "s1", FormID: "f1", Kind: kind, At: at}}}
 		sent := &sentWebhooks{}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 	if !errors.As(err, &invalid) || invalid.Field != "type" || !strings.Contains(err.Error(), "FORMD_TELEGRAM_BOT_TOKEN") {
 		t.Fatalf("enabling telegram on a server without a bot: %v, want a 400 naming FORMD_TELEGRAM_BOT_TOKEN", err)
 	}
-	if w.saves != 0 {
+	if len(w.formChanges()) != 0 {
 		t.Fatal("a refused integration was saved")
 	}
 	if _, err := configure.Handle(ctx, ConfigureIntegration{Caller: integrationOwner, FormID: "form-1", Type: form.IntegrationTelegram,
@@ -152,7 +152,7 @@ func TestTelegramAndSheetsNeedTheServersConfiguration(t *testing.T) {
 		!strings.Contains(err.Error(), "not available on this server") {
 		t.Fatalf("testing telegram on a server without a bot: %v, want a 400", err)
 	}
-	if len(w.queued) != 0 {
-		t.Fatalf("a refused test queued %+v", w.queued)
+	if len(w.Queued()) != 0 {
+		t.Fatalf("a refused test queued %+v", w.Queued())
 	}
 }

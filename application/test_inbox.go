@@ -205,12 +205,12 @@ type ReadTestInbox struct {
 
 // ReadTestInboxHandler lists a form's latest test submissions, newest first.
 type ReadTestInboxHandler struct {
-	read  ReadModel
+	read  FormReader
 	inbox *TestInbox
 }
 
 // NewReadTestInboxHandler builds the handler; every dependency is required.
-func NewReadTestInboxHandler(read ReadModel, inbox *TestInbox) *ReadTestInboxHandler {
+func NewReadTestInboxHandler(read FormReader, inbox *TestInbox) *ReadTestInboxHandler {
 	if read == nil || inbox == nil {
 		panic("application: nil dependency of ReadTestInboxHandler")
 	}
@@ -258,12 +258,12 @@ type ClearTestInbox struct {
 
 // ClearTestInboxHandler shreds every test submission of a form.
 type ClearTestInboxHandler struct {
-	read  ReadModel
+	read  FormReader
 	inbox *TestInbox
 }
 
 // NewClearTestInboxHandler builds the handler; every dependency is required.
-func NewClearTestInboxHandler(read ReadModel, inbox *TestInbox) *ClearTestInboxHandler {
+func NewClearTestInboxHandler(read FormReader, inbox *TestInbox) *ClearTestInboxHandler {
 	if read == nil || inbox == nil {
 		panic("application: nil dependency of ClearTestInboxHandler")
 	}

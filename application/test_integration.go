@@ -24,7 +24,7 @@ type TestIntegration struct {
 // outcome shows in the delivery log like any other.
 type TestIntegrationHandler struct {
 	tx    Transactor
-	read  ReadModel
+	read  FormReader
 	ids   IDs
 	clock Clock
 	// services says which types this server can send to.
@@ -34,7 +34,7 @@ type TestIntegrationHandler struct {
 }
 
 // NewTestIntegrationHandler builds the handler; every dependency is required.
-func NewTestIntegrationHandler(tx Transactor, read ReadModel, ids IDs, clock Clock, services IntegrationServices,
+func NewTestIntegrationHandler(tx Transactor, read FormReader, ids IDs, clock Clock, services IntegrationServices,
 	limits IntegrationTestLimits) *TestIntegrationHandler {
 	if tx == nil || read == nil || ids == nil || clock == nil || services == nil || limits == nil {
 		panic("application: nil dependency of TestIntegrationHandler")

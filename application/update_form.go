@@ -18,7 +18,7 @@ type UpdateForm struct {
 // UpdateFormHandler changes a form's settings.
 type UpdateFormHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   FormReader
 	ent    Entitlements
 	ids    IDs
 	clock  Clock
@@ -27,7 +27,7 @@ type UpdateFormHandler struct {
 }
 
 // NewUpdateFormHandler builds the handler; every dependency is required.
-func NewUpdateFormHandler(tx Transactor, read ReadModel, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens, sealer Sealer) *UpdateFormHandler {
+func NewUpdateFormHandler(tx Transactor, read FormReader, ent Entitlements, ids IDs, clock Clock, tokens LinkTokens, sealer Sealer) *UpdateFormHandler {
 	if tx == nil || read == nil || ent == nil || ids == nil || clock == nil || tokens == nil || sealer == nil {
 		panic("application: nil dependency of UpdateFormHandler")
 	}

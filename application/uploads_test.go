@@ -317,8 +317,8 @@ func TestSubmitWithACleanUploadKey(t *testing.T) {
 	if !slices.Equal(a.Uploads, want) {
 		t.Errorf("uploads %+v, want %+v", a.Uploads, want)
 	}
-	var p Payload
-	if err := json.Unmarshal(a.Payload.Ciphertext, &p); err != nil {
+	p, err := decodePayload(a.Payload.Ciphertext)
+	if err != nil {
 		t.Fatal(err)
 	}
 	wantAttachment := Attachment{Field: "attachment", Name: "cv.pdf", Type: "application/pdf", Size: 9, Key: testKey, LinksExpire: testNow.Add(testLinkTTL)}
@@ -796,7 +796,7 @@ func TestCleanUploadsRemovesObjectsThenReservations(t *testing.T) {
 func TestDeliverUploadedFilesAsDownloadLinks(t *testing.T) {
 	at := time.Date(2026, 11, 22, 11, 59, 0, 0, time.UTC)
 	linksExpire := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", FormName: "Contact", Webhook: "https://per.example.com/h",
+	payload, _ := encodePayload(Payload{Recipient: "inbox@example.com", Subject: "New", FormName: "Contact", Webhook: "https://per.example.com/h",
 		Fields: []submission.Field{{Name: "message", Value: "hi"}},
 		Attachments: []Attachment{
 			{Field: "attachment", Name: "notes.pdf", Type: "application/pdf", Size: 9, Content: []byte(pdf)},
@@ -807,7 +807,7 @@ func TestDeliverUploadedFilesAsDownloadLinks(t *testing.T) {
 	mail := &keptMail{}
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: at}}}
-	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -830,7 +830,7 @@ func TestDeliverUploadedFilesAsDownloadLinks(t *testing.T) {
 	hooks := &sentWebhooks{}
 	store = &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d2", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at}}}
-	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h = NewDeliverHandler(store, plainSealer{}, noMail{}, hooks, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -883,7 +883,7 @@ func TestReceiveObjectRefusesASecondUploadBeforeReadingIt(t *testing.T) {
 // A payload sealed with a type formd no longer accepts (queued before the
 // type was refused) is mailed as bytes, never as a page a mail client runs.
 func TestMailAttachmentsNeverCarryATypeFormdRefuses(t *testing.T) {
-	payload, _ := json.Marshal(Payload{Recipient: "inbox@example.com", Subject: "New", FormName: "Contact",
+	payload, _ := encodePayload(Payload{Recipient: "inbox@example.com", Subject: "New", FormName: "Contact",
 		Fields: []submission.Field{{Name: "message", Value: "hi"}},
 		Attachments: []Attachment{
 			{Field: "notes", Name: "notes.txt", Type: "text/html", Size: 8, Content: []byte("<script>")},
@@ -892,7 +892,7 @@ func TestMailAttachmentsNeverCarryATypeFormdRefuses(t *testing.T) {
 	mail := &keptMail{}
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 		Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: testNow}}}
-	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, noTx{}, noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
+	h := NewDeliverHandler(store, plainSealer{}, mail, &sentWebhooks{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{})
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}

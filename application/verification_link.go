@@ -25,13 +25,13 @@ type LinkView struct {
 // opening one must not verify anyone's address (the page's button does, with
 // a POST).
 type VerificationLinkHandler struct {
-	read   ReadModel
+	read   VerificationReader
 	clock  Clock
 	tokens LinkTokens
 }
 
 // NewVerificationLinkHandler builds the handler.
-func NewVerificationLinkHandler(read ReadModel, clock Clock, tokens LinkTokens) *VerificationLinkHandler {
+func NewVerificationLinkHandler(read VerificationReader, clock Clock, tokens LinkTokens) *VerificationLinkHandler {
 	if read == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of VerificationLinkHandler")
 	}

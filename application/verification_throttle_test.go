@@ -12,66 +12,57 @@ import (
 	"github.com/formd/formd/domain/verification"
 )
 
-// throttleWorld is integrationWorld whose transaction reports a given
-// history of verification mails and records the verifications saved.
+// throttleWorld is integrationWorld with the account, whose transaction
+// reports a given history of verification mails and notes what it was
+// asked.
 type throttleWorld struct {
 	*integrationWorld
-	recent        verification.RecentRequests
-	asked         []string // subject/account/email of each throttle read
-	verifications []*verification.Verification
-	created       *form.Form
+	recent verification.RecentRequests
+	asked  []string // subject/account/email of each throttle read
 }
 
 func newThrottleWorld(t *testing.T, recent verification.RecentRequests) *throttleWorld {
 	t.Helper()
-	acc, err := account.FromHistory([]account.Event{
-		account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"},
-		account.EmailVerified{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := &throttleWorld{integrationWorld: newIntegrationWorld(t), recent: recent}
-	w.acc = acc
+	w.Seed("acct-1", account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}, account.EmailVerified{})
 	return w
 }
 
-func (w *throttleWorld) InTx(_ context.Context, md Metadata, fn func(Tx) error) error {
-	w.md = md
-	return fn(w)
+func (w *throttleWorld) InTx(ctx context.Context, md Metadata, fn func(Tx) error) error {
+	return w.integrationWorld.InTx(ctx, md, func(tx Tx) error { return fn(throttledTx{Tx: tx, w: w}) })
 }
 
-func (w *throttleWorld) RecentVerificationRequests(_ context.Context, kind verification.Kind, subjectID, accountID, email string, _ time.Time) (verification.RecentRequests, error) {
-	w.asked = append(w.asked, string(kind)+" "+subjectID+" "+accountID+" "+email)
-	return w.recent, nil
+// throttledTx is the in-memory unit of work with the throttle's history
+// given by the test.
+type throttledTx struct {
+	Tx
+	w *throttleWorld
 }
 
-func (w *throttleWorld) SaveVerification(_ context.Context, v *verification.Verification) error {
-	w.verifications = append(w.verifications, v)
-	return nil
+func (t throttledTx) RecentVerificationRequests(_ context.Context, kind verification.Kind, subjectID, accountID, email string, _ time.Time) (verification.RecentRequests, error) {
+	t.w.asked = append(t.w.asked, string(kind)+" "+subjectID+" "+accountID+" "+email)
+	return t.w.recent, nil
 }
 
-func (w *throttleWorld) SaveForm(ctx context.Context, f *form.Form) error {
-	if f != w.f {
-		w.created = f
-	}
-	return w.integrationWorld.SaveForm(ctx, f)
-}
-
-func (w *throttleWorld) FormByID(_ context.Context, id string) (FormRecord, error) {
-	for _, f := range []*form.Form{w.f, w.created} {
-		if f != nil && f.ID() == id {
-			return FormRecord{ID: f.ID(), AccountID: f.AccountID(), WorkspaceID: f.WorkspaceID(), Settings: f.Settings()}, nil
+// verifications are the verifications requested.
+func (w *throttleWorld) verifications() []verification.Requested {
+	var out []verification.Requested
+	for _, r := range w.Events() {
+		if e, ok := r.Event.(verification.Requested); ok {
+			out = append(out, e)
 		}
 	}
-	return FormRecord{}, domain.ErrNotFound
+	return out
 }
 
 func (w *throttleWorld) LatestVerification(context.Context, verification.Kind, string) (VerificationRecord, error) {
-	if len(w.verifications) == 0 {
+	vs := w.verifications()
+	if len(vs) == 0 {
 		return VerificationRecord{}, domain.ErrNotFound
 	}
-	return record(w.verifications[len(w.verifications)-1]), nil
+	v := vs[len(vs)-1]
+	return VerificationRecord{ID: v.VerificationID, Kind: v.Kind, SubjectID: v.SubjectID, Email: v.Email, DeliveryID: v.DeliveryID,
+		Status: verification.StatusPending, ExpiresAt: v.ExpiresAt}, nil
 }
 
 // spent is a history that leaves no room for another mail to the address.
@@ -102,16 +93,16 @@ func TestEveryRecipientVerificationPathObeysOneThrottle(t *testing.T) {
 			to := "victim@example.com"
 			rec, err := NewUpdateFormHandler(w, w, noEntitlements{}, &seqIDs{}, fixedClock{}, idTokens{}, boundSealer{}).Handle(ctx,
 				UpdateForm{Caller: integrationOwner, FormID: "form-1", Patch: form.Patch{RecipientEmail: &to}})
-			if err == nil && (rec.Settings.RecipientEmail != to || w.f.Settings().RecipientEmail != to) {
+			if err == nil && (rec.Settings.RecipientEmail != to || w.form().Settings().RecipientEmail != to) {
 				err = errors.New("recipientEmail not changed")
 			}
 			return "form-1", err
 		},
 		"resend": func(w *throttleWorld) (string, error) {
 			to := "victim@example.com"
-			if err := w.f.ChangeSettings(form.Patch{RecipientEmail: &to}, form.Policy{}, fixedClock{}.Now()); err != nil {
-				return "", err
-			}
+			w.change(func(f *form.Form) error {
+				return f.ChangeSettings(form.Patch{RecipientEmail: &to}, form.Policy{}, fixedClock{}.Now())
+			})
 			_, err := NewResendRecipientVerificationHandler(w, w, &seqIDs{}, fixedClock{}, idTokens{}).Handle(ctx,
 				ResendRecipientVerification{Caller: integrationOwner, FormID: "form-1"})
 			return "form-1", err
@@ -127,8 +118,8 @@ func TestEveryRecipientVerificationPathObeysOneThrottle(t *testing.T) {
 			if want := "recipient " + subject + " acct-1 victim@example.com"; len(w.asked) != 1 || w.asked[0] != want {
 				t.Errorf("throttle asked %q, want [%q]", w.asked, want)
 			}
-			if len(w.verifications) != 1 || len(w.queued) != 1 {
-				t.Errorf("%d verifications, %d deliveries, want one each", len(w.verifications), len(w.queued))
+			if len(w.verifications()) != 1 || len(w.Queued()) != 1 {
+				t.Errorf("%d verifications, %d deliveries, want one each", len(w.verifications()), len(w.Queued()))
 			}
 		})
 		t.Run(name+" over the limit sends nothing", func(t *testing.T) {
@@ -144,8 +135,8 @@ func TestEveryRecipientVerificationPathObeysOneThrottle(t *testing.T) {
 			if len(w.asked) != 1 {
 				t.Errorf("throttle asked %d times, want once", len(w.asked))
 			}
-			if len(w.verifications) != 0 || len(w.queued) != 0 {
-				t.Errorf("%d verifications, %d deliveries, want none", len(w.verifications), len(w.queued))
+			if len(w.verifications()) != 0 || len(w.Queued()) != 0 {
+				t.Errorf("%d verifications, %d deliveries, want none", len(w.verifications()), len(w.Queued()))
 			}
 		})
 	}

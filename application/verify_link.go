@@ -25,13 +25,13 @@ type LinkVerified struct {
 // VerifyLinkHandler completes account and recipient verifications.
 type VerifyLinkHandler struct {
 	tx     Transactor
-	read   ReadModel
+	read   VerificationReader
 	clock  Clock
 	tokens LinkTokens
 }
 
 // NewVerifyLinkHandler builds the handler.
-func NewVerifyLinkHandler(tx Transactor, read ReadModel, clock Clock, tokens LinkTokens) *VerifyLinkHandler {
+func NewVerifyLinkHandler(tx Transactor, read VerificationReader, clock Clock, tokens LinkTokens) *VerifyLinkHandler {
 	if tx == nil || read == nil || clock == nil || tokens == nil {
 		panic("application: nil dependency of VerifyLinkHandler")
 	}

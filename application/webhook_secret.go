@@ -27,7 +27,7 @@ func webhookSecretAAD(secretID string) string { return "webhook-secret:" + secre
 // sealed and records it on the form, in the caller's transaction. Any
 // current secret keeps signing until the overlap the event records. It
 // returns the secret, to be shown once.
-func issueWebhookSecret(ctx context.Context, tx Tx, f *form.Form, ids IDs, sealer Sealer, now time.Time) (string, error) {
+func issueWebhookSecret(ctx context.Context, tx WebhookSecretStore, f *form.Form, ids IDs, sealer Sealer, now time.Time) (string, error) {
 	secret, id := newWebhookSecret(), ids.New()
 	issued, err := f.IssueWebhookSecret(id, secret, now)
 	if err != nil {

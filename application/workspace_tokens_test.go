@@ -152,11 +152,7 @@ func TestAuthenticateNotesATokensUseAtMostOnceAMinute(t *testing.T) {
 }
 
 func TestCreateWorkspaceToken(t *testing.T) {
-	acc, err := account.FromHistory([]account.Event{account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx := &memTx{acc: acc}
+	tx := accountStore(t, account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"})
 	w := newTokenWorld()
 	h := NewCreateWorkspaceTokenHandler(tx, w, fixedIDs{"tok-9"}, fixedClock{})
 	out, err := h.Handle(context.Background(), CreateWorkspaceToken{Caller: sessionCaller, RequestID: "req-1",
@@ -169,11 +165,11 @@ func TestCreateWorkspaceToken(t *testing.T) {
 	}
 	want := []account.Event{account.TokenCreated{TokenID: "tok-9", WorkspaceID: "ws-1", Name: "CI", Prefix: out.Secret[:12],
 		TokenHash: hexHash(out.Secret), Scopes: []account.Scope{account.ScopeFormsWrite}, At: fixedClock{}.Now()}}
-	if !reflect.DeepEqual(tx.saved, want) {
-		t.Errorf("saved %+v\nwant %+v", tx.saved, want)
+	if !reflect.DeepEqual(savedAccountEvents(tx), want) {
+		t.Errorf("saved %+v\nwant %+v", savedAccountEvents(tx), want)
 	}
-	if tx.md.Actor != (Actor{Type: ActorSession, ID: "cred"}) || tx.md.RequestID != "req-1" {
-		t.Errorf("metadata %+v, want the session as actor", tx.md)
+	if tx.Metadata().Actor != (Actor{Type: ActorSession, ID: "cred"}) || tx.Metadata().RequestID != "req-1" {
+		t.Errorf("metadata %+v, want the session as actor", tx.Metadata())
 	}
 	if out.Token.ID != "tok-9" {
 		t.Errorf("answered token %+v", out.Token)
@@ -260,13 +256,10 @@ func TestATokenSeesItsOwnWorkspaceOnly(t *testing.T) {
 }
 
 func TestATokenCreatesFormsInItsOwnWorkspaceOnly(t *testing.T) {
-	acc, err := account.FromHistory([]account.Event{
+	history := []account.Event{
 		account.Registered{AccountID: "acct-1", Email: "ada@example.com", WorkspaceID: "ws-1"},
 		account.EmailVerified{},
 		account.WorkspaceCreated{WorkspaceID: "ws-2", Name: "Side"},
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	writer := tokenCaller("ws-1", account.ScopeFormsWrite)
 	for name, cmd := range map[string]CreateForm{
@@ -274,14 +267,14 @@ func TestATokenCreatesFormsInItsOwnWorkspaceOnly(t *testing.T) {
 		"a new workspace":   {Caller: writer, WorkspaceName: "Mine"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tx := &memTx{acc: acc}
+			tx := accountStore(t, history...)
 			h := NewCreateFormHandler(tx, newTokenWorld(), noEntitlements{}, fixedIDs{"f"}, fixedClock{}, prefixTokens{})
 			var denied *domain.PermissionDeniedError
 			if _, err := h.Handle(context.Background(), cmd); !errors.As(err, &denied) {
 				t.Errorf("= %v, want a *domain.PermissionDeniedError", err)
 			}
-			if len(tx.saved) != 0 {
-				t.Errorf("saved %+v", tx.saved)
+			if len(savedAccountEvents(tx)) != 0 {
+				t.Errorf("saved %+v", savedAccountEvents(tx))
 			}
 		})
 	}

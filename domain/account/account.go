@@ -33,13 +33,13 @@ const MinPasswordLength = 12
 // Registered records a new user_claimed account and its default workspace.
 // PasswordHash is an Argon2id PHC string, or empty when no password was set.
 type Registered struct {
-	AccountID     string    `json:"accountId"`
-	Email         string    `json:"email"`
-	Name          string    `json:"name,omitempty"`
-	PasswordHash  string    `json:"passwordHash,omitempty"`
-	WorkspaceID   string    `json:"workspaceId"`
-	WorkspaceName string    `json:"workspaceName"`
-	At            time.Time `json:"at"`
+	AccountID     string
+	Email         string
+	Name          string
+	PasswordHash  string
+	WorkspaceID   string
+	WorkspaceName string
+	At            time.Time
 }
 
 // EventType implements Event.
@@ -47,7 +47,7 @@ func (Registered) EventType() string { return RegisteredType }
 
 // EmailVerified records that the account's email address was confirmed.
 type EmailVerified struct {
-	At time.Time `json:"at"`
+	At time.Time
 }
 
 // EventType implements Event.
@@ -55,9 +55,9 @@ func (EmailVerified) EventType() string { return EmailVerifiedType }
 
 // WorkspaceCreated records a further workspace of the account.
 type WorkspaceCreated struct {
-	WorkspaceID string    `json:"workspaceId"`
-	Name        string    `json:"name"`
-	At          time.Time `json:"at"`
+	WorkspaceID string
+	Name        string
+	At          time.Time
 }
 
 // EventType implements Event.
@@ -66,8 +66,8 @@ func (WorkspaceCreated) EventType() string { return WorkspaceCreatedType }
 // FeatureGranted records that an operator granted the account a paid or
 // manual feature (`formd grant`).
 type FeatureGranted struct {
-	Feature string    `json:"feature"`
-	At      time.Time `json:"at"`
+	Feature string
+	At      time.Time
 }
 
 // EventType implements Event.
@@ -77,8 +77,8 @@ func (FeatureGranted) EventType() string { return FeatureGrantedType }
 // password through a password reset link. PasswordHash is an Argon2id PHC
 // string, as in Registered.
 type PasswordReset struct {
-	PasswordHash string    `json:"passwordHash"`
-	At           time.Time `json:"at"`
+	PasswordHash string
+	At           time.Time
 }
 
 // EventType implements Event.

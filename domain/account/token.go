@@ -33,14 +33,14 @@ const (
 // access key hash is, so the tokens read model can be rebuilt from events.
 // ExpiresAt is nil for a token that never expires.
 type TokenCreated struct {
-	TokenID     string     `json:"tokenId"`
-	WorkspaceID string     `json:"workspaceId"`
-	Name        string     `json:"name"`
-	Prefix      string     `json:"prefix"`
-	TokenHash   string     `json:"tokenHash"`
-	Scopes      []Scope    `json:"scopes"`
-	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
-	At          time.Time  `json:"at"`
+	TokenID     string
+	WorkspaceID string
+	Name        string
+	Prefix      string
+	TokenHash   string
+	Scopes      []Scope
+	ExpiresAt   *time.Time
+	At          time.Time
 }
 
 // EventType implements Event.
@@ -49,8 +49,8 @@ func (TokenCreated) EventType() string { return TokenCreatedType }
 // TokenRevoked records that a workspace API token was deleted: it stops
 // working at once.
 type TokenRevoked struct {
-	TokenID string    `json:"tokenId"`
-	At      time.Time `json:"at"`
+	TokenID string
+	At      time.Time
 }
 
 // EventType implements Event.

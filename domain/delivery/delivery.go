@@ -4,166 +4,128 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
 
-// Kinds of delivery.
-const (
-	KindEmail         = "email"
-	KindAutoresponder = "autoresponder"
-	KindWebhook       = "webhook"
-	// KindSlack and KindDiscord are the posts of a form's Slack and Discord
-	// integrations to their incoming webhooks.
-	KindSlack   = "slack"
-	KindDiscord = "discord"
-	// KindTelegram is a message through the Telegram Bot API; KindGoogleSheets
-	// a row appended to a Google sheet. Both go to operator-configured
-	// service addresses, to a chat or spreadsheet the form's owner names.
-	KindTelegram     = "telegram"
-	KindGoogleSheets = "google_sheets"
-	// KindAccountVerification and KindRecipientVerification are the mails
-	// with a verification link. They send what the verification record says
-	// at send time (the link token is derived from the verification id and
-	// never stored), so they have no submission and no sealed payload.
-	KindAccountVerification   = "account_verification"
-	KindRecipientVerification = "recipient_verification"
-	// KindPasswordReset is the mail with a password reset link, sent like
-	// the verification mails.
-	KindPasswordReset = "password_reset"
-)
+// MaxJitter is the largest share of a retry's wait added at random, so
+// deliveries that failed together do not all retry at the same instant.
+const MaxJitter = 0.2
 
-// IsHTTP reports whether kind is an integration's HTTP call (a webhook, a
-// chat service's incoming webhook, a Telegram message or a Sheets row): such
-// deliveries dial through the SSRF guard and follow the webhook's retry
-// schedule.
-func IsHTTP(kind string) bool {
-	switch kind {
-	case KindWebhook, KindSlack, KindDiscord, KindTelegram, KindGoogleSheets:
-		return true
+// ErrFinal means a delivery already succeeded or gave up: no attempt can be
+// recorded after that.
+var ErrFinal = errors.New("delivery: already final")
+
+// Delivery is one delivery between attempts: what was queued and how many
+// attempts were made. It decides what an attempt's outcome means: success,
+// a retry at a later time, or a final failure.
+type Delivery struct {
+	queued   Queued
+	attempts int
+	outcome  Event
+}
+
+// Resume rebuilds a delivery that was claimed for its next attempt, from its
+// queued event and the attempts made so far. It checks no rule: the stored
+// state is history.
+func Resume(q Queued, attempts int) *Delivery {
+	return &Delivery{queued: q, attempts: attempts}
+}
+
+// Queued is the event that queued the delivery.
+func (d *Delivery) Queued() Queued { return d.queued }
+
+// ID is the delivery's stable id (the email Message-ID, the webhook-id).
+func (d *Delivery) ID() string { return d.queued.DeliveryID }
+
+// Kind is what the delivery sends.
+func (d *Delivery) Kind() string { return d.queued.Kind }
+
+// Attempts is how many attempts were made, the one being recorded included.
+func (d *Delivery) Attempts() int { return d.attempts }
+
+// Outcome is the event the last recorded attempt produced; nil before one.
+func (d *Delivery) Outcome() Event { return d.outcome }
+
+// Final reports whether the delivery succeeded or gave up.
+func (d *Delivery) Final() bool { return d.outcome != nil && Final(d.outcome) }
+
+// Succeed records an attempt that reached its target.
+func (d *Delivery) Succeed(now time.Time) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
 	}
-	return false
+	d.attempts++
+	d.outcome = Succeeded{Attempt: d.attempts, At: now}
+	return d.outcome, nil
 }
 
-// IsVerification reports whether kind is a verification mail.
-func IsVerification(kind string) bool {
-	return kind == KindAccountVerification || kind == KindRecipientVerification || kind == KindPasswordReset
+// MaxRetryAfter caps the wait a receiver may ask for (Retry-After): the
+// schedule's longest wait, so a hostile or broken receiver cannot park a
+// delivery, and the sealed payload it keeps, for longer than the schedule
+// itself would.
+const MaxRetryAfter = 24 * time.Hour
+
+// Fail records a failed attempt. A permanent failure (one no retry can fix)
+// or the last attempt of the kind's Schedule gives up; otherwise the next
+// attempt is due after the schedule's wait plus jitter, a share of MaxJitter
+// of it in [0, 1).
+func (d *Delivery) Fail(reason string, permanent bool, now time.Time, jitter float64) (Event, error) {
+	return d.fail(reason, permanent, time.Time{}, now, jitter)
 }
 
-// Event type names as stored.
-const (
-	QueuedType    = "delivery.queued.v1"
-	SucceededType = "delivery.succeeded.v1"
-	FailedType    = "delivery.attempt_failed.v1"
-	GaveUpType    = "delivery.failed.v1"
-)
+// FailNotBefore records a transient failed attempt whose receiver asked not
+// to be called again before notBefore (Retry-After on a 429 or 503). The
+// next attempt is due at the later of the schedule's time (as Fail) and
+// notBefore, notBefore being capped at MaxRetryAfter from now. It still
+// counts as an attempt: the last one of the schedule gives up as with Fail.
+func (d *Delivery) FailNotBefore(reason string, notBefore, now time.Time, jitter float64) (Event, error) {
+	return d.fail(reason, false, notBefore, now, jitter)
+}
 
-// Event is something that happened to a delivery.
-type Event interface{ EventType() string }
-
-// Final reports whether an outcome ends the delivery.
-func Final(e Event) bool {
-	switch e.(type) {
-	case Succeeded, GaveUp:
-		return true
+func (d *Delivery) fail(reason string, permanent bool, notBefore, now time.Time, jitter float64) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
 	}
-	return false
-}
-
-// Status names the state an outcome leaves a delivery in.
-func Status(e Event) string {
-	switch e.(type) {
-	case Succeeded:
-		return "succeeded"
-	case GaveUp:
-		return "failed"
-	case AttemptFailed:
-		return "retrying"
+	if jitter < 0 || jitter >= 1 {
+		return nil, fmt.Errorf("delivery: jitter %v is outside [0, 1)", jitter)
 	}
-	return "queued"
-}
-
-// Queued records a delivery waiting to be attempted. What it sends lives in
-// the submission's sealed payload, or for a verification mail in the
-// verification it names, never in the event.
-type Queued struct {
-	DeliveryID string `json:"deliveryId"`
-	// SubmissionID is empty for a verification mail.
-	SubmissionID string `json:"submissionId"`
-	// FormID is empty for an account verification mail.
-	FormID string `json:"formId"`
-	// VerificationID is set only for a verification mail.
-	VerificationID string `json:"verificationId,omitempty"`
-	Kind           string `json:"kind"`
-	// Target is where the delivery goes, shown safely for the delivery log
-	// (EmailTarget, WebhookTarget): the full address or URL stays sealed.
-	Target string `json:"target,omitempty"`
-	// Test marks a test of a form's integration (POST
-	// /v1/forms/{formId}/integrations/{type}/test): it belongs to no
-	// submission and has no sealed payload; like a verification mail it is
-	// built at send time, from the sample message and the integration's
-	// current settings, so it never holds anything a submitter sent.
-	Test bool      `json:"test,omitempty"`
-	At   time.Time `json:"at"`
-}
-
-// EventType implements the event interface.
-func (Queued) EventType() string { return QueuedType }
-
-// Check reports a queued event that names nothing to send: no delivery id,
-// no kind, or neither a submission nor a verification nor a test of a
-// form's integration. Such an event can never be delivered, whatever is
-// retried.
-func (q Queued) Check() error {
-	if q.DeliveryID == "" || q.Kind == "" || (q.SubmissionID == "" && q.VerificationID == "" && !(q.Test && q.FormID != "")) {
-		return fmt.Errorf("delivery: queued event %q names nothing to send", q.DeliveryID)
+	d.attempts++
+	schedule := ScheduleFor(d.Kind())
+	if permanent || d.attempts >= schedule.MaxAttempts() {
+		d.outcome = GaveUp{Attempts: d.attempts, Reason: reason, At: now}
+		return d.outcome, nil
 	}
-	return nil
-}
-
-// Succeeded records a delivery that reached its target.
-type Succeeded struct {
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"at"`
-}
-
-// EventType implements the event interface.
-func (Succeeded) EventType() string { return SucceededType }
-
-// AttemptFailed records a failed attempt and when the next one is due.
-type AttemptFailed struct {
-	Attempt int       `json:"attempt"`
-	Reason  string    `json:"reason"`
-	NextAt  time.Time `json:"nextAt"`
-	At      time.Time `json:"at"`
-}
-
-// EventType implements the event interface.
-func (AttemptFailed) EventType() string { return FailedType }
-
-// GaveUp records a delivery that ran out of attempts.
-type GaveUp struct {
-	Attempts int       `json:"attempts"`
-	Reason   string    `json:"reason"`
-	At       time.Time `json:"at"`
-}
-
-// EventType implements the event interface.
-func (GaveUp) EventType() string { return GaveUpType }
-
-// MaxAttempts bounds the attempts of a mail delivery; webhooks follow
-// their own Schedule (ScheduleFor).
-const MaxAttempts = 8
-
-// Backoff is the wait after the given failed attempt (1-based), before jitter:
-// 30s, 1m, 2m, 4m, ... capped at 2h.
-func Backoff(attempt int) time.Duration {
-	d := 30 * time.Second
-	for i := 1; i < attempt && d < 2*time.Hour; i++ {
-		d *= 2
+	wait := schedule.Wait(d.attempts)
+	wait += time.Duration(jitter * MaxJitter * float64(wait))
+	next := now.Add(wait)
+	if latest := now.Add(MaxRetryAfter); notBefore.After(latest) {
+		notBefore = latest
 	}
-	if d > 2*time.Hour {
-		d = 2 * time.Hour
+	if notBefore.After(next) {
+		next = notBefore
 	}
-	return d
+	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: next, At: now}
+	return d.outcome, nil
+}
+
+// Postpone records an attempt formd could not make for a fault of its own
+// that its operator can fix, such as a sealed payload that none of its keys
+// opens. Unlike Fail it never gives up: the delivery waits on the usual
+// schedule (capped by Backoff) however long the fault lasts, so the payload
+// it needs is never redacted and the first attempt after the fix delivers
+// it. Postponed attempts count toward MaxAttempts like any other.
+func (d *Delivery) Postpone(reason string, now time.Time, jitter float64) (Event, error) {
+	if d.Final() {
+		return nil, ErrFinal
+	}
+	if jitter < 0 || jitter >= 1 {
+		return nil, fmt.Errorf("delivery: jitter %v is outside [0, 1)", jitter)
+	}
+	d.attempts++
+	wait := Backoff(d.attempts)
+	wait += time.Duration(jitter * MaxJitter * float64(wait))
+	d.outcome = AttemptFailed{Attempt: d.attempts, Reason: reason, NextAt: now.Add(wait), At: now}
+	return d.outcome, nil
 }

@@ -87,7 +87,7 @@ const RetryRequestedType = "delivery.retry_requested.v1"
 // RetryRequested records that someone asked for a failed delivery to be
 // attempted again; the metadata of its event names who.
 type RetryRequested struct {
-	At time.Time `json:"at"`
+	At time.Time
 }
 
 // EventType implements the event interface.

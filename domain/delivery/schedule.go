@@ -47,3 +47,20 @@ func (s Schedule) Wait(attempt int) time.Duration {
 	}
 	return s.waits[attempt-1]
 }
+
+// MaxAttempts bounds the attempts of a mail delivery; webhooks follow
+// their own Schedule (ScheduleFor).
+const MaxAttempts = 8
+
+// Backoff is the wait after the given failed attempt (1-based), before jitter:
+// 30s, 1m, 2m, 4m, ... capped at 2h.
+func Backoff(attempt int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < attempt && d < 2*time.Hour; i++ {
+		d *= 2
+	}
+	if d > 2*time.Hour {
+		d = 2 * time.Hour
+	}
+	return d
+}

@@ -22,13 +22,13 @@ const (
 
 // Created records a new form. The access key itself is never recorded.
 type Created struct {
-	FormID          string    `json:"formId"`
-	AccountID       string    `json:"accountId"`
-	WorkspaceID     string    `json:"workspaceId"`
-	AccessKeyHash   string    `json:"accessKeyHash"`
-	AccessKeyPrefix string    `json:"accessKeyPrefix"`
-	Settings        Settings  `json:"settings"`
-	At              time.Time `json:"at"`
+	FormID          string
+	AccountID       string
+	WorkspaceID     string
+	AccessKeyHash   string
+	AccessKeyPrefix string
+	Settings        Settings
+	At              time.Time
 }
 
 // EventType implements Event.
@@ -43,11 +43,11 @@ type Change struct {
 
 // SettingsChanged records new settings and, for the audit trail, what changed.
 type SettingsChanged struct {
-	Changes  []Change  `json:"changes"`
-	Settings Settings  `json:"settings"`
-	At       time.Time `json:"at"`
+	Changes  []Change
+	Settings Settings
+	At       time.Time
 	// RecipientReset is true when a new recipient email needs verifying again.
-	RecipientReset bool `json:"recipientReset,omitempty"`
+	RecipientReset bool
 }
 
 // EventType implements Event.
@@ -55,8 +55,8 @@ func (SettingsChanged) EventType() string { return SettingsChangedType }
 
 // RecipientVerified records that the recipient followed their verification link.
 type RecipientVerified struct {
-	RecipientEmail string    `json:"recipientEmail"`
-	At             time.Time `json:"at"`
+	RecipientEmail string
+	At             time.Time
 }
 
 // EventType implements Event.
@@ -65,9 +65,9 @@ func (RecipientVerified) EventType() string { return RecipientVerifiedType }
 // IntegrationConfigured records an integration's new configuration and, for
 // the audit trail, what changed. Secrets are never part of it.
 type IntegrationConfigured struct {
-	Changes     []Change    `json:"changes"`
-	Integration Integration `json:"integration"`
-	At          time.Time   `json:"at"`
+	Changes     []Change
+	Integration Integration
+	At          time.Time
 }
 
 // EventType implements Event.
@@ -77,11 +77,11 @@ func (IntegrationConfigured) EventType() string { return IntegrationConfiguredTy
 // its id and prefix: the secret itself is stored sealed, outside events.
 // After a rotation, the previous secret signs too until PreviousExpiresAt.
 type WebhookSecretIssued struct {
-	SecretID             string    `json:"secretId"`
-	SecretPrefix         string    `json:"secretPrefix"`
-	PreviousSecretPrefix string    `json:"previousSecretPrefix,omitempty"`
-	PreviousExpiresAt    time.Time `json:"previousExpiresAt"`
-	At                   time.Time `json:"at"`
+	SecretID             string
+	SecretPrefix         string
+	PreviousSecretPrefix string
+	PreviousExpiresAt    time.Time
+	At                   time.Time
 }
 
 // EventType implements Event.

@@ -10,8 +10,8 @@ import (
 
 // Field is one submitted field; repeated names are already joined.
 type Field struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string
+	Value string
 }
 
 // Reserved field names of the spec's Submission.
@@ -143,12 +143,12 @@ const RedactedType = "submission.redacted.v1"
 
 // DeliveryRef names one delivery planned for a submission.
 type DeliveryRef struct {
-	ID   string `json:"id"`
-	Kind string `json:"kind"`
+	ID   string
+	Kind string
 	// Target is where the delivery goes, shown safely as delivery.Queued's
 	// Target is; empty in events recorded before Accepted queued its
 	// deliveries itself.
-	Target string `json:"target,omitempty"`
+	Target string
 }
 
 // Accepted records an accepted live submission. It carries field names and
@@ -156,13 +156,13 @@ type DeliveryRef struct {
 // the submission's deliveries: no delivery.queued event is recorded for
 // them (older submissions' deliveries have one each).
 type Accepted struct {
-	SubmissionID string            `json:"submissionId"`
-	FormID       string            `json:"formId"`
-	RequestID    string            `json:"requestId"`
-	FieldNames   []string          `json:"fieldNames"`
-	ValueHashes  map[string]string `json:"valueHashes"`
-	Deliveries   []DeliveryRef     `json:"deliveries"`
-	At           time.Time         `json:"at"`
+	SubmissionID string
+	FormID       string
+	RequestID    string
+	FieldNames   []string
+	ValueHashes  map[string]string
+	Deliveries   []DeliveryRef
+	At           time.Time
 }
 
 // EventType implements the event interface.
@@ -171,7 +171,7 @@ func (Accepted) EventType() string { return AcceptedType }
 // Redacted records that the sealed payload was deleted after every delivery
 // reached a final state.
 type Redacted struct {
-	At time.Time `json:"at"`
+	At time.Time
 }
 
 // EventType implements the event interface.

@@ -62,15 +62,15 @@ const (
 // Requested records that a verification email with a one-time link is due.
 // TokenHash is the SHA-256 of the link's token; the token itself is never stored.
 type Requested struct {
-	VerificationID string    `json:"verificationId"`
-	Kind           Kind      `json:"kind"`
-	SubjectID      string    `json:"subjectId"`
-	AccountID      string    `json:"accountId"`
-	Email          string    `json:"email"`
-	TokenHash      string    `json:"tokenHash"`
-	DeliveryID     string    `json:"deliveryId"`
-	ExpiresAt      time.Time `json:"expiresAt"`
-	At             time.Time `json:"at"`
+	VerificationID string
+	Kind           Kind
+	SubjectID      string
+	AccountID      string
+	Email          string
+	TokenHash      string
+	DeliveryID     string
+	ExpiresAt      time.Time
+	At             time.Time
 }
 
 // EventType implements Event.
@@ -94,7 +94,7 @@ func (r Requested) Delivery() delivery.Queued {
 
 // Completed records that the link was followed in time.
 type Completed struct {
-	At time.Time `json:"at"`
+	At time.Time
 }
 
 // EventType implements Event.

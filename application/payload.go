@@ -1,0 +1,71 @@
+package application
+
+import (
+	"time"
+
+	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/domain/submission"
+)
+
+// Payload is the sealed content of an accepted submission: everything its
+// deliveries need, captured when it was accepted.
+type Payload struct {
+	Fields         []submission.Field
+	Recipient      string
+	Subject        string
+	FromName       string
+	ReplyTo        string
+	CC             []string
+	SubmitterEmail string
+	Webhook        string
+	Autoresponder  *AutoresponderMail
+	FormName       string
+	// RequestID is the submission's request id, for the webhook body.
+	RequestID string
+	// Integrations maps the id of each delivery to an integration to its
+	// type, so a 410 Gone disables the right one.
+	Integrations map[string]form.IntegrationType
+	// WebhookURLs maps each webhook delivery's id to its URL: a submission
+	// may have a per-submit webhook and the form's webhook integration.
+	// Sealed with the fields because a URL may carry a receiver's token;
+	// payloads sealed before it existed use Webhook.
+	WebhookURLs map[string]string
+	// Destinations maps each Telegram and Google Sheets delivery's id to
+	// where it goes.
+	Destinations map[string]Destination
+	// Attachments are the accepted files, content included: sealed with the
+	// fields under the same data key, so shredding the payload once every
+	// delivery is final shreds them too.
+	Attachments []Attachment
+}
+
+// Attachment is an accepted file of a submission: a multipart part with
+// its content, or an object uploaded in advance, named by its upload key
+// and delivered as a download link that works until LinksExpire.
+type Attachment struct {
+	Field       string
+	Name        string
+	Type        string
+	Size        int64
+	Content     []byte
+	Key         string
+	LinksExpire time.Time
+}
+
+// AutoresponderMail is the confirmation mail to the submitter.
+type AutoresponderMail struct {
+	Subject string
+	Message string
+	// FromName and ReplyTo are the form's own (payloads sealed before they
+	// existed fall back to the default sender name and no Reply-To).
+	FromName string
+	ReplyTo  string
+}
+
+// Destination is where a Telegram or Google Sheets delivery goes, sealed
+// with the payload like a webhook's URL.
+type Destination struct {
+	ChatID        string
+	SpreadsheetID string
+	SheetName     string
+}
