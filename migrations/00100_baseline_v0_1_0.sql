@@ -281,9 +281,8 @@ CREATE TABLE submission_quota_usage (
     PRIMARY KEY (account_id, month)
 );
 
--- Raises an error of the caller's choosing, for a statement that must refuse
--- (a statement cannot raise by itself): the admission raises FD001 when a
--- form changed and FD002 when a quota lacks room.
+-- Raises an error of the caller's choosing (SQLSTATE and message), for a
+-- statement that must refuse: a statement cannot raise by itself.
 -- +goose StatementBegin
 CREATE FUNCTION formd_refuse(p_code text, p_message text)
 RETURNS boolean
