@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/formd/formd/migrations"
 )
@@ -25,46 +28,50 @@ var prereleaseFunctions = []string{
 }
 
 // carryPrerelease brings a database migrated by a pre-release build to the
-// baseline, in one transaction on conn, which holds the migration lock. Such
-// a database has the baseline's schema plus prereleaseFunctions (the tests
-// prove it), and every data step of its chain ran, so dropping the functions
-// and recording the baseline as applied in place of the chain's versions is
-// all it needs. Anything else (a new database, one at the baseline or later)
-// is left alone, so carrying twice is a no-op.
-func carryPrerelease(ctx context.Context, conn *sql.Conn) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	var versioned bool
-	if err := tx.QueryRowContext(ctx, `SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&versioned); err != nil || !versioned {
-		return err
-	}
-	var reached sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT max(version_id) FROM goose_db_version WHERE version_id BETWEEN 1 AND $1`,
-		prereleaseLastVersion).Scan(&reached)
-	if err != nil {
-		return fmt.Errorf("read the migration version: %w", err)
-	}
-	if !reached.Valid {
-		return nil
-	}
-	if reached.Int64 < prereleaseLastVersion {
-		return fmt.Errorf("the database was migrated by a pre-release formd to version %d only; "+
-			"migrate it with the last pre-release build (version %d) first, or start from an empty database",
-			reached.Int64, prereleaseLastVersion)
-	}
-	for _, f := range prereleaseFunctions {
-		if _, err := tx.ExecContext(ctx, "DROP FUNCTION IF EXISTS "+f); err != nil {
-			return fmt.Errorf("drop pre-release function %s: %w", f, err)
+// baseline, in one transaction. Such a database has the baseline's schema
+// plus prereleaseFunctions (the tests prove it), and every data step of its
+// chain ran, so dropping the functions and recording the baseline as applied
+// in place of the chain's versions is all it needs. Anything else (a new
+// database, one at the baseline or later) is left alone, so carrying twice is
+// a no-op.
+//
+// The transaction first takes goose's migration lock, as a transaction-level
+// advisory lock on the key of goose's session lock (the two exclude each
+// other), so it never runs beside another process's carry or migrations.
+// A process's migrations run after its own carry, when no pre-release
+// version is left for goose to trip over.
+func carryPrerelease(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lock.DefaultLockID); err != nil {
+			return fmt.Errorf("take the migration lock: %w", err)
 		}
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM goose_db_version WHERE version_id BETWEEN 1 AND $1`, prereleaseLastVersion); err != nil {
+		var versioned bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&versioned); err != nil || !versioned {
+			return err
+		}
+		var reached *int64
+		err := tx.QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version WHERE version_id BETWEEN 1 AND $1`,
+			prereleaseLastVersion).Scan(&reached)
+		if err != nil {
+			return fmt.Errorf("read the migration version: %w", err)
+		}
+		if reached == nil {
+			return nil
+		}
+		if *reached < prereleaseLastVersion {
+			return fmt.Errorf("the database was migrated by a pre-release formd to version %d only; "+
+				"migrate it with the last pre-release build (version %d) first, or start from an empty database",
+				*reached, prereleaseLastVersion)
+		}
+		for _, f := range prereleaseFunctions {
+			if _, err := tx.Exec(ctx, "DROP FUNCTION IF EXISTS "+f); err != nil {
+				return fmt.Errorf("drop pre-release function %s: %w", f, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id BETWEEN 1 AND $1`, prereleaseLastVersion); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO goose_db_version (version_id, is_applied) VALUES ($1, true)`, migrations.BaselineVersion)
 		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO goose_db_version (version_id, is_applied) VALUES ($1, true)`, migrations.BaselineVersion); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }

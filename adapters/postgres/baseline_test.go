@@ -203,8 +203,8 @@ func TestBaselineSchemaIsThePrereleaseChainsLessItsUnusedFunctions(t *testing.T)
 
 // A database a pre-release build migrated is carried to the baseline by
 // formd's migrate step, its rows as they were, even with two processes
-// starting at once; goose then has nothing to apply, and migrating again
-// changes nothing.
+// starting at once, each with a pool of one connection; goose then has
+// nothing to apply, and migrating again changes nothing.
 func TestMigrateCarriesAPrereleaseDatabaseToTheBaseline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*testTimeout)
 	defer cancel()
@@ -213,13 +213,14 @@ func TestMigrateCarriesAPrereleaseDatabaseToTheBaseline(t *testing.T) {
 	seedPrereleaseRows(t, ctx, pool)
 	before := contentsOf(t, ctx, pool)
 
+	oneConnection := withOneConnection(t, pool.Config().ConnString())
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := postgres.Connect(ctx, pool.Config().ConnString())
+			p, err := postgres.Connect(ctx, oneConnection)
 			if err != nil {
 				errs[i] = err
 				return
@@ -322,6 +323,19 @@ func seedPrereleaseRows(t *testing.T, ctx context.Context, pool *pgxpool.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// withOneConnection is databaseURL with a pool of one connection.
+func withOneConnection(t *testing.T, databaseURL string) string {
+	t.Helper()
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // lineDiff shows the lines of want that got lacks and the lines of got that

@@ -73,35 +73,20 @@ func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
 }
 
 // Migrate applies the embedded migrations, first carrying a database of a
-// pre-release build to the baseline (carryPrerelease). Both run under goose's
-// PostgreSQL session lock, held on a connection of their own, so several
-// formd processes may start at once: the first migrates, the others wait and
-// then find nothing to do.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) (err error) {
+// pre-release build to the baseline (carryPrerelease). Both hold goose's
+// PostgreSQL advisory lock, so several formd processes may start at once:
+// the first migrates, the others wait and then find nothing to do.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	if err := carryPrerelease(ctx, pool); err != nil {
+		return err
+	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return err
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("reach PostgreSQL to migrate: %w", err)
-	}
-	defer conn.Close()
-	if err := locker.SessionLock(ctx, conn); err != nil {
-		return fmt.Errorf("take the migration lock: %w", err)
-	}
-	defer func() {
-		if unlockErr := locker.SessionUnlock(context.WithoutCancel(ctx), conn); unlockErr != nil && err == nil {
-			err = fmt.Errorf("release the migration lock: %w", unlockErr)
-		}
-	}()
-	if err := carryPrerelease(ctx, conn); err != nil {
-		return err
-	}
-	// No locker of goose's own: the lock held above covers the whole run.
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
