@@ -72,9 +72,14 @@ func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
 	return nil
 }
 
-// Migrate applies the embedded migrations. A PostgreSQL session lock lets
-// several formd processes start at once.
+// Migrate applies the embedded migrations, first carrying a database of a
+// pre-release build to the baseline (carryPrerelease). Both hold goose's
+// PostgreSQL advisory lock, so several formd processes may start at once:
+// the first migrates, the others wait and then find nothing to do.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	if err := carryPrerelease(ctx, pool); err != nil {
+		return err
+	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	locker, err := lock.NewPostgresSessionLocker()

@@ -26,11 +26,10 @@ const (
 // whose subscribers a commit needs to wake (cmd/formd tells the event store).
 var ConsumedTopics = []string{application.TopicDelivery}
 
-// GroupVerificationMailer was the consumer group that mailed verification
-// links from the ordered verification topic; those mails are deliveries now,
-// and migration 00005 queued the ones it had not sent and removed its
-// offset. The name stays reserved: a group under it again would read the
-// topic from its start and act on every verification still in it.
+// GroupVerificationMailer is a reserved consumer group name: verification
+// mails are deliveries, and no group reads the verification topic. A group
+// under this name would read the topic from its start and act on every
+// verification still in it.
 const GroupVerificationMailer = "verification-mailer"
 
 // Subscribe builds the subscriber of one consumer group on one topic.
