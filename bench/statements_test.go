@@ -14,8 +14,8 @@ func phaseRows() []StatementRow {
 	return []StatementRow{
 		{Query: "COMMIT", Calls: 500, TotalMs: 60},
 		{Query: "INSERT INTO events (stream_id, version, data)\n\t\tVALUES ($1, $2, $3)", Calls: 1000, TotalMs: 30, WALBytes: 1536000, WALFullPages: 150},
-		{Query: "SELECT formd_expect_form_versions($1)", Calls: 500, TotalMs: 10, WALBytes: 512000},
-		{Query: "SELECT version FROM form_versions WHERE id = $1", Calls: 500, TotalMs: 8, Nested: true, WALBytes: 512000, WALFullPages: 40},
+		{Query: "SELECT formd_consume_uploads($1)", Calls: 500, TotalMs: 10, WALBytes: 512000},
+		{Query: "UPDATE upload_reservations SET consumed_at = now() WHERE key = $1", Calls: 500, TotalMs: 8, Nested: true, WALBytes: 512000, WALFullPages: 40},
 	}
 }
 
