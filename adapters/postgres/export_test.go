@@ -114,17 +114,21 @@ func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (m
 	return out, err
 }
 
-// AdmitQuery is the pipelined group commit's admission statement.
-const AdmitQuery = admitQuery
+// AdmitAllQuery is the pipelined group commit's admission statement.
+const AdmitAllQuery = admitAllQuery
 
 // QueueAdmission adds to b the pipelined group commit's admission of one
 // submission to each of forms (at versions), charged to accounts in month.
 func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
-	q := quotaCharges{quotas: quotas}
-	for _, a := range accounts {
-		q.accounts, q.months, q.wants = append(q.accounts, a), append(q.months, month), append(q.wants, 1)
+	batch := make([]*pendingSubmission, len(forms))
+	for i := range forms {
+		sub := application.AcceptedSubmission{FormID: forms[i], FormVersion: int(versions[i])}
+		if i < len(accounts) {
+			sub.Charge = application.QuotaCharge{AccountID: accounts[i], Month: account.MonthOf(month), Quotas: quotas}
+		}
+		batch[i] = &pendingSubmission{sub: sub}
 	}
-	q.queueAdmission(b, forms, versions)
+	admissionOf(batch, allLive(batch)).queueAdmitAll(b)
 }
 
 // NewCommitNotifierEvery is NewCommitNotifier with the shortest time

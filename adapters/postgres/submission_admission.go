@@ -1,228 +1,241 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"errors"
-	"slices"
-	"strings"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 )
 
-// Monthly quotas are charged in the group commit's own transaction
-// (formd_charge_quota, migration 00015): a submission is counted if and only
-// if it is committed, so no restart resets a count and no second process
-// overruns one. The row of an (account, month) is locked from the charge to
-// the commit, which is why the pipelined path charges last.
+// Admission decides, in the group commit's own transaction, which
+// submissions may commit: each must have been judged on its form's current
+// version, and its account's monthly quota must have room for it. One
+// statement (admissionQuery) holds the rule for both commit paths, so a
+// submission is counted if and only if it is committed, no restart resets a
+// count and no second process overruns one. The quota row of an (account,
+// month) stays locked from the charge to the commit, which is why the
+// pipelined path admits last.
 
-// quotaCharges are the charges of the live submissions that count against a
-// quota, one per submission, in batch order.
-type quotaCharges struct {
+// admission is the statement's input: one row per live submission, in
+// batch order.
+type admission struct {
 	idx      []int
-	accounts []string
+	forms    []string
+	versions []int32
+	accounts []*string // nil: the submission counts against no quota
 	months   []time.Time
-	wants    []int32
 	quotas   account.Quotas
+	plans    []string
+	limits   []int32
+	anyQuota bool
 }
 
-func quotaChargesOf(batch []*pendingSubmission, live []bool) quotaCharges {
-	var q quotaCharges
+func admissionOf(batch []*pendingSubmission, live []bool) admission {
+	var a admission
 	for i, p := range batch {
-		c := p.sub.Charge
-		if !live[i] || c.AccountID == "" {
+		if !live[i] {
 			continue
 		}
-		if len(q.idx) == 0 {
-			q.quotas = c.Quotas // one process's configuration: the same for the whole batch
+		a.idx = append(a.idx, i)
+		a.forms, a.versions = append(a.forms, p.sub.FormID), append(a.versions, int32(p.sub.FormVersion))
+		c := p.sub.Charge
+		var acc *string
+		if c.AccountID != "" {
+			acc = &c.AccountID
+			if !a.anyQuota {
+				a.quotas, a.anyQuota = c.Quotas, true // one process's configuration: the same for the whole batch
+			}
 		}
-		q.idx = append(q.idx, i)
-		q.accounts, q.months, q.wants = append(q.accounts, c.AccountID), append(q.months, c.Month.Start()), append(q.wants, 1)
+		a.accounts, a.months = append(a.accounts, acc), append(a.months, c.Month.Start())
 	}
-	return q
+	a.plans, a.limits = planQuotas(a.quotas)
+	return a
 }
 
-// planQuotas are the quota of every plan, as formd_charge_quota and
-// admitQuery take them.
-func (q quotaCharges) planQuotas() (plans []string, limits []int32) {
+func (a admission) args() []any {
+	return []any{a.forms, a.versions, a.accounts, a.months, a.plans, a.limits}
+}
+
+// planQuotas are the quota of every plan, as admissionQuery takes them.
+func planQuotas(q account.Quotas) (plans []string, limits []int32) {
 	plans = make([]string, len(account.Plans))
 	limits = make([]int32, len(account.Plans))
 	for i, p := range account.Plans {
-		plans[i], limits[i] = string(p), int32(min(q.quotas.Of(p), 1<<31-1))
+		plans[i], limits[i] = string(p), int32(min(q.Of(p), 1<<31-1))
 	}
 	return plans, limits
 }
 
-// chargeQuery calls formd_charge_quota with q's charges, charging what room
-// there is (the careful path).
-func (q quotaCharges) chargeQuery() (string, []any) {
-	plans, limits := q.planQuotas()
-	return `SELECT charged_account::text, charged_month, granted, used_after, plan_name, plan_quota
-		FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], false)`,
-		[]any{q.accounts, q.months, q.wants, plans, limits}
-}
-
-// queueAdmission adds to a pipelined group commit the check that its forms
-// are at the versions the submissions were judged on, and the charge of
-// every quota, in one statement (admitQuery): a changed form or a quota
-// without room for all of an account's submissions raises, and the careful
-// path sorts the batch out.
+// admissionVerdicts gives every submission its verdict: 'stale' when its
+// form is no longer at the version it was judged on, 'quota' when its
+// account lacks room this month for all of the batch's current submissions,
+// else 'admitted', and charges the quotas of the admitted ones.
 //
-// The statement before it gives the rest of the commit's transaction the
-// settings formd_admit_submissions (migration 00029) carried as a function:
-// its plan is made once per connection, generic, and reads forms and
-// accounts by key even if it was made while those tables were nearly
-// empty. A plan is made under the settings of its first call and kept, so
-// only the admission, the commit's last statement, needs them.
-func (q quotaCharges) queueAdmission(b *pgx.Batch, formIDs []string, formVersions []int32) {
-	plans, limits := q.planQuotas()
-	accounts, months, wants := q.perAccountMonth()
-	b.Queue(admissionSettings)
-	b.Queue(admitQuery, formIDs, formVersions, accounts, months, wants, plans, limits)
-}
-
-// admissionSettings are the admission's planner settings, for the rest of
-// the transaction.
-const admissionSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
-
-// admitQuery checks the form versions and charges the quotas of a pipelined
-// group commit. It is a plain statement rather than a call of
-// formd_admit_submissions, whose plpgsql and settings cost more than its
-// work (migration 00030; see docs/performance.md).
-//
-// $1, $2: the forms and the versions the submissions were judged on; $3-$5:
-// the charges summed per account and month, in that order (perAccountMonth:
-// every commit locks quota rows in one order, so two commits never
-// deadlock); $6, $7: every plan's quota. An account without room for all of
-// its submissions is left uncharged by the upsert's WHERE, which the count
-// of charged rows shows. Refusals raise through formd_refuse with the codes
-// of the functions it replaced: FD001 for a changed form, FD002 for a quota.
-const admitQuery = `
-	WITH stale AS (
-		SELECT count(*) AS forms
-		FROM unnest($1::uuid[], $2::int[]) AS e(id, version)
-		LEFT JOIN forms f ON f.id = e.id
-		WHERE f.version IS DISTINCT FROM e.version
+// $1, $2: the submissions' forms and the versions they were judged on; $3,
+// $4: the account and month each counts against (NULL: none); $5, $6:
+// every plan's quota. An (account, month) is charged all of its current
+// submissions or none: the upsert's WHERE sees the row's latest count once
+// it holds the row's lock, so two processes never overrun a quota, and
+// rows are charged in (account, month) order so two commits never
+// deadlock. The plan is read in the statement, so a plan changed a moment
+// ago applies at once. The verdicts CTE holds, per submission, its position
+// in the input (from 1), its verdict, and for one that counts against a
+// quota the plan, its quota and the count after the charge (before it, for
+// a refused one). A data-modifying WITH must stay at the top level, so each
+// path appends its own final SELECT.
+const admissionVerdicts = `
+	WITH judged AS (
+		SELECT w.n, w.account_id, w.month, f.version IS NOT DISTINCT FROM w.version AS current
+		FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::date[]) WITH ORDINALITY AS w(form_id, version, account_id, month, n)
+		LEFT JOIN forms f ON f.id = w.form_id
+	), demand AS (
+		SELECT j.account_id, j.month, count(*)::int AS want, a.plan,
+		       ($6::int[])[array_position($5::text[], a.plan)] AS quota
+		FROM judged j, LATERAL (SELECT plan FROM accounts WHERE id = j.account_id) a
+		WHERE j.current AND j.account_id IS NOT NULL
+		GROUP BY j.account_id, j.month, a.plan
 	), charged AS (
 		INSERT INTO submission_quota_usage AS u (account_id, month, used)
-		SELECT c.account_id, c.month, c.want FROM unnest($3::uuid[], $4::date[], $5::int[]) AS c(account_id, month, want)
-		WHERE c.want <= ($7::int[])[array_position($6::text[], (SELECT a.plan FROM accounts a WHERE a.id = c.account_id))]
+		SELECT d.account_id, d.month, d.want FROM demand d WHERE d.want <= d.quota
+		ORDER BY d.account_id, d.month
 		ON CONFLICT (account_id, month) DO UPDATE SET used = u.used + excluded.used
 		WHERE u.used::bigint + excluded.used
-		      <= ($7::int[])[array_position($6::text[], (SELECT a.plan FROM accounts a WHERE a.id = u.account_id))]
-		RETURNING 1
-	)
-	SELECT CASE
-		WHEN (SELECT forms FROM stale) > 0 THEN formd_refuse('FD001', 'a form changed since it was read')
-		WHEN (SELECT count(*) FROM charged) < coalesce(cardinality($3::uuid[]), 0)
-			THEN formd_refuse('FD002', 'a monthly submission quota is used up')
-	END`
+		      <= ($6::int[])[array_position($5::text[], (SELECT a.plan FROM accounts a WHERE a.id = u.account_id))]
+		RETURNING u.account_id, u.month, u.used
+	), verdicts AS (
+		SELECT j.n::int AS n,
+		       CASE WHEN NOT j.current THEN 'stale'
+		            WHEN j.account_id IS NULL OR c.account_id IS NOT NULL THEN 'admitted'
+		            ELSE 'quota' END AS verdict,
+		       d.plan, d.quota,
+		       coalesce(c.used, (SELECT s.used FROM submission_quota_usage s WHERE s.account_id = j.account_id AND s.month = j.month), 0) AS used
+		FROM judged j
+		LEFT JOIN demand d ON d.account_id = j.account_id AND d.month = j.month
+		LEFT JOIN charged c ON c.account_id = j.account_id AND c.month = j.month
+	)`
 
-// perAccountMonth sums q's charges per account and month, ordered by both:
-// the order in which admitQuery locks their rows.
-func (q quotaCharges) perAccountMonth() (accounts []string, months []time.Time, wants []int32) {
-	type group struct {
-		account string
-		month   time.Time
-		want    int32
+// admissionQuery is the careful path's admission: every verdict, in input
+// order.
+const admissionQuery = admissionVerdicts + `
+	SELECT n, verdict, plan, quota, used FROM verdicts ORDER BY n`
+
+// admitAllQuery is the pipelined path's admission, which commits the whole
+// batch or nothing: a single verdict other than 'admitted' raises (FD001),
+// undoing the pipeline, and the careful path then answers each submission.
+const admitAllQuery = admissionVerdicts + `
+	SELECT formd_refuse('FD001', 'a submission of the group commit was not admitted')
+	FROM verdicts WHERE verdict <> 'admitted' LIMIT 1`
+
+// admissionSettings make the admission's plan generic, made once per
+// connection, and keep it reading forms and accounts by key even if it was
+// made while those tables were nearly empty. A plan is made under the
+// settings of its first call and kept; they last to the end of the
+// transaction.
+const admissionSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
+
+// verdict is one row of admissionQuery.
+type verdict struct {
+	n           int
+	verdict     string
+	plan        *string
+	quota, used *int
+}
+
+// queueAdmitAll adds the pipelined path's admission, with its settings, to
+// b: last, so the quota rows stay locked only from here to the commit.
+func (a admission) queueAdmitAll(b *pgx.Batch) {
+	b.Queue(admissionSettings)
+	b.Queue(admitAllQuery, a.args()...)
+}
+
+// verdicts runs the admission in tx and returns its verdicts in input order.
+func (a admission) verdicts(ctx context.Context, tx pgx.Tx) ([]verdict, error) {
+	if _, err := tx.Exec(ctx, admissionSettings); err != nil {
+		return nil, err
 	}
-	var groups []group
-	for n := range q.accounts {
-		i := slices.IndexFunc(groups, func(g group) bool { return g.account == q.accounts[n] && g.month.Equal(q.months[n]) })
-		if i < 0 {
-			groups = append(groups, group{account: q.accounts[n], month: q.months[n]})
-			i = len(groups) - 1
-		}
-		groups[i].want += q.wants[n]
+	rows, err := tx.Query(ctx, admissionQuery, a.args()...)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(groups, func(a, b group) int {
-		return cmp.Or(strings.Compare(a.account, b.account), a.month.Compare(b.month))
+	out := make([]verdict, 0, len(a.idx))
+	var v verdict
+	_, err = pgx.ForEachRow(rows, []any{&v.n, &v.verdict, &v.plan, &v.quota, &v.used}, func() error {
+		out = append(out, v)
+		return nil
 	})
-	for _, g := range groups {
-		accounts, months, wants = append(accounts, g.account), append(months, g.month), append(wants, g.want)
-	}
-	return accounts, months, wants
+	return out, err
 }
 
 // chargeKey is an (account, month) pair; the month as 2006-01, which
 // compares safely where time.Time values may not.
 type chargeKey struct{ account, month string }
 
-// chargeQuotas charges the live submissions' quotas in tx: where an account
-// has room for only some of its submissions, the first ones in the batch
-// are kept and the others take no part in the commit: they are answered
-// with the quota's refusal, and the Idempotency-Keys they claimed are given
-// back, so a retry once there is room can commit.
-func (s *SubmissionStore) chargeQuotas(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
-	q := quotaChargesOf(batch, live)
-	if len(q.idx) == 0 {
-		return nil
-	}
-	sql, args := q.chargeQuery()
-	rows, err := tx.Query(ctx, sql, args...)
-	if err != nil {
-		return err
-	}
-	type charged struct {
-		granted int
-		usage   account.Usage
-	}
-	got := map[chargeKey]*charged{}
-	var (
-		acc         string
-		month       time.Time
-		granted     int
-		used, limit int
-		plan        string
-	)
-	if _, err := pgx.ForEachRow(rows, []any{&acc, &month, &granted, &used, &plan, &limit}, func() error {
-		m := account.MonthOf(month)
-		got[chargeKey{acc, m.String()}] = &charged{granted: granted,
-			usage: account.Usage{Plan: account.Plan(plan), Quota: limit, Used: used, Month: m}}
-		return nil
-	}); err != nil {
-		return err
-	}
-	var forms, keys []string
-	for n, i := range q.idx {
-		c := got[chargeKey{q.accounts[n], account.MonthOf(q.months[n]).String()}]
-		if c == nil {
-			return errors.New("formd_charge_quota answered no row for an account it was asked to charge")
+// admit runs the admission for the live submissions in tx. A stale one is
+// answered with domain.ErrConcurrency, for the application to judge it
+// again. Where an account has room for only some of its submissions, the
+// statement refuses them all and reports the room; the first ones in the
+// batch are then admitted by a second run of it, and the others answered
+// with the quota's refusal. Refused submissions leave the commit.
+func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
+	usage := map[chargeKey]account.Usage{}
+	candidates := live
+	for round := 0; round < 2; round++ {
+		a := admissionOf(batch, candidates)
+		if len(a.idx) == 0 {
+			break
 		}
-		if c.granted > 0 {
-			c.granted--
+		verdicts, err := a.verdicts(ctx, tx)
+		if err != nil {
+			return err
+		}
+		room := map[chargeKey]int{}
+		retry := make([]bool, len(batch))
+		for _, v := range verdicts {
+			i := a.idx[v.n-1]
+			c := batch[i].sub.Charge
+			key := chargeKey{c.AccountID, c.Month.String()}
+			if v.plan != nil && v.quota != nil {
+				usage[key] = account.Usage{Plan: account.Plan(*v.plan), Quota: *v.quota, Used: *v.used, Month: c.Month}
+			}
+			switch v.verdict {
+			case "admitted":
+				continue
+			case "stale":
+				live[i], results[i] = false, acceptResult{err: domain.ErrConcurrency}
+				continue
+			}
+			if v.quota == nil {
+				return fmt.Errorf("no quota for the plan %v of account %s", deref(v.plan), c.AccountID)
+			}
+			if _, ok := room[key]; !ok {
+				room[key] = *v.quota - *v.used
+			}
+			live[i] = false
+			if round == 0 && room[key] > 0 {
+				room[key]--
+				retry[i], live[i] = true, true
+			}
+		}
+		candidates = retry
+	}
+	for i := range batch {
+		if live[i] || results[i].err != nil || batch[i].sub.Charge.AccountID == "" {
 			continue
 		}
-		live[i] = false
-		results[i] = acceptResult{err: &application.QuotaExhaustedError{Usage: c.usage}}
-		if k := batch[i].sub.IdempotencyKey; k != "" {
-			forms, keys = append(forms, batch[i].sub.FormID), append(keys, k)
-		}
+		c := batch[i].sub.Charge
+		results[i] = acceptResult{err: &application.QuotaExhaustedError{Usage: usage[chargeKey{c.AccountID, c.Month.String()}]}}
 	}
-	if len(keys) == 0 {
-		return nil
-	}
-	_, err = tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE (form_id, key) IN
-		(SELECT * FROM unnest($1::uuid[], $2::text[]))`, forms, keys)
-	return err
+	return nil
 }
 
-// twinOfRefused answers a twin (a submission with the Idempotency-Key of an
-// earlier one in the batch) whose original the quota or an unavailable
-// upload refused: it is refused alike, since no response was stored under
-// the key.
-func twinOfRefused(batch []*pendingSubmission, results []acceptResult, twin int) (acceptResult, bool) {
-	for j := range twin {
-		var exhausted *application.QuotaExhaustedError
-		var unavailable *application.UploadUnavailableError
-		if batch[j].sub.FormID == batch[twin].sub.FormID && batch[j].sub.IdempotencyKey == batch[twin].sub.IdempotencyKey &&
-			(errors.As(results[j].err, &exhausted) || errors.As(results[j].err, &unavailable)) {
-			return results[j], true
-		}
+func deref(s *string) string {
+	if s == nil {
+		return "(none)"
 	}
-	return acceptResult{}, false
+	return *s
 }

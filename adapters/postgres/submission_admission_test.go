@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/formd/formd/adapters/postgres"
-	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
 )
@@ -259,54 +257,7 @@ func TestTwoStoresNeverOverrunAQuota(t *testing.T) {
 	}
 }
 
-// The charge's loop query is planned once per connection (migration 00026)
-// and must then read only the accounts it charges, whatever the number of
-// accounts when its plan was made: in the bench's preloaded database (10,000
-// accounts) the plan cache re-planned it on every call (77% of its time),
-// and a generic plan made while the table was nearly empty scans it as it
-// grows unless sequential scans are off.
-func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
-	ctx := context.Background()
-	pool := pgtest.Open(t)
-	asksForItsGenericPlan(t, pool, "formd_charge_quota")
-	addAccounts := func(n int) {
-		if _, err := pool.Exec(ctx, `INSERT INTO accounts (id, email, created_at, plan)
-			SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, $1::int)`, n); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.Exec(ctx, `VACUUM ANALYZE accounts`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	addAccounts(20)
-	var charged string
-	if err := pool.QueryRow(ctx, `SELECT id::text FROM accounts LIMIT 1`).Scan(&charged); err != nil {
-		t.Fatal(err)
-	}
-	conn, plans := explainedConn(t, pool)
-	charge := func() {
-		var used int
-		if err := conn.QueryRow(ctx, `SELECT used_after FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], false)`,
-			[]string{charged}, []time.Time{quotaMonth.Start()}, []int32{1}, []string{"free", "pro", "lifetime"}, []int32{100, 1000, 1000}).Scan(&used); err != nil {
-			t.Fatal(err)
-		}
-	}
-	charge() // planned on 20 accounts
-	addAccounts(10000)
-	charge()
-	charge()
-	got := plans("accounts a")
-	if len(got) != 3 {
-		t.Fatalf("auto_explain reported %d plans of the charge's loop, want 3", len(got))
-	}
-	for i, plan := range got {
-		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using accounts_pkey") {
-			t.Errorf("charge %d reads more accounts than it charges:\n%s", i+1, plan)
-		}
-	}
-}
-
-// The pipelined admission (admitQuery) is planned once per connection,
+// The pipelined admission (admitAllQuery) is planned once per connection,
 // generic, and reads only the forms and accounts of its group commit, by
 // key, whatever their number when its plan was made.
 func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
@@ -347,7 +298,7 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 			}
 		}
 	}
-	if generic, custom := preparedPlans(t, conn, postgres.AdmitQuery); generic != 3 || custom != 0 {
+	if generic, custom := preparedPlans(t, conn, postgres.AdmitAllQuery); generic != 3 || custom != 0 {
 		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
 	}
 	settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
