@@ -211,7 +211,8 @@ type SubmissionStore interface {
 	// with the same Idempotency-Key committed first, it commits nothing and
 	// returns that request's response. When the form changed since its
 	// version was read, it commits nothing and returns domain.ErrConcurrency.
-	Accept(ctx context.Context, s AcceptedSubmission) (*StoredResponse, error)
+	// It takes the autoresponder's slot in the same transaction.
+	Accept(ctx context.Context, s AcceptedSubmission) (Acceptance, error)
 	// IdempotentResponse finds the response of an earlier request with the
 	// same key; nil when there is none.
 	IdempotentResponse(ctx context.Context, formID, key string) (*StoredResponse, error)

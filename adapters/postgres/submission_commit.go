@@ -27,8 +27,8 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 // commitPipelined sends the whole group commit as one pipeline, which
 // PostgreSQL runs as one implicit transaction: Idempotency-Keys (a stored
 // one violates the key), payloads, deliveries, upload consumptions, events,
-// messages, the NOTIFY and, last, the admission, which raises unless every
-// submission is admitted.
+// messages, the autoresponders' slots, the NOTIFY and, last, the admission,
+// which raises unless every submission is admitted.
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	live := allLive(batch)
 	twins := markTwins(batch, live)
@@ -44,6 +44,9 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	rows.queuePayloads(writes)
 	rows.queueDeliveries(writes, s.store)
 	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
+	if err := slotClaimsOf(batch, live).queue(writes); err != nil {
+		return nil, err
+	}
 	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
 		return nil, err
@@ -56,14 +59,20 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
 }
 
-// commitCarefully claims the Idempotency-Keys, consumes the uploads and
-// admits the submissions in one transaction, commits those that pass and
-// answers the others precisely: a refusal takes only its own submission
-// out of the commit.
-func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+// commitCarefully claims the Idempotency-Keys, consumes the uploads,
+// admits the submissions and takes their autoresponders' slots in one
+// transaction, commits those that pass and answers the others precisely: a
+// refusal takes only its own submission out of the commit.
+func (s *SubmissionStore) commitCarefully(ctx context.Context, pending []*pendingSubmission) ([]acceptResult, error) {
 	var results []acceptResult
 	var twins []int // lost an Idempotency-Key race: answered with the winner's response
 	var written writeRows
+	// A held autoresponder slot changes a submission for this attempt only:
+	// a failed one is retried as it was queued.
+	batch := make([]*pendingSubmission, len(pending))
+	for i, p := range pending {
+		batch[i] = &pendingSubmission{sub: p.sub}
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		written = writeRows{}
 		results = make([]acceptResult, len(batch))
@@ -84,6 +93,9 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 			return err
 		}
 		if err := giveBack(ctx, tx, batch, newlyRefused(claimed, live)); err != nil {
+			return err
+		}
+		if err := takeAutoresponderSlots(ctx, tx, batch, live, results); err != nil {
 			return err
 		}
 		rows := writeRowsOf(batch, live, s.claimant)

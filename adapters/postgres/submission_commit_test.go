@@ -228,7 +228,9 @@ func TestGroupCommitQueueUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			priors[i], errs[i] = g.subs.Accept(g.ctx, subs[i])
+			var a application.Acceptance
+			a, errs[i] = g.subs.Accept(g.ctx, subs[i])
+			priors[i] = a.Prior
 		}()
 	}
 	wg.Wait()
