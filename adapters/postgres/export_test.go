@@ -136,3 +136,35 @@ func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []s
 func NewCommitNotifierEvery(pool *pgxpool.Pool, log *slog.Logger, interval time.Duration) *CommitNotifier {
 	return newCommitNotifier(pool, log, interval)
 }
+
+// Outcome is one submission's answer from a commit path.
+type Outcome struct {
+	Prior             *application.StoredResponse
+	Err               error
+	AutoresponderHeld bool
+}
+
+// CommitPathNames are the group commit's paths: one pipeline, the careful
+// transaction, and the first falling back to the second.
+var CommitPathNames = []string{"pipelined", "careful", "fallback"}
+
+// CommitOn commits subs as one group commit on the named path and returns
+// each submission's outcome, or the error of the whole batch.
+func CommitOn(path string, s *SubmissionStore, ctx context.Context, subs []application.AcceptedSubmission) ([]Outcome, error) {
+	commit := map[string]func(*SubmissionStore, context.Context, []*pendingSubmission) ([]acceptResult, error){
+		"pipelined": (*SubmissionStore).commitPipelined, "careful": (*SubmissionStore).commitCarefully, "fallback": (*SubmissionStore).commit,
+	}[path]
+	batch := make([]*pendingSubmission, len(subs))
+	for i, sub := range subs {
+		batch[i] = &pendingSubmission{sub: sub}
+	}
+	results, err := commit(s, ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Outcome, len(results))
+	for i, r := range results {
+		out[i] = Outcome{Prior: r.prior, Err: r.err, AutoresponderHeld: r.autoresponderHeld}
+	}
+	return out, nil
+}
