@@ -183,6 +183,7 @@ type chargeKey struct{ account, month string }
 // with the quota's refusal. Refused submissions leave the commit.
 func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
 	usage := map[chargeKey]account.Usage{}
+	overQuota := map[int]bool{}
 	candidates := live
 	for round := 0; round < 2; round++ {
 		a := admissionOf(batch, candidates)
@@ -215,16 +216,16 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 			if _, ok := room[key]; !ok {
 				room[key] = *v.quota - *v.used
 			}
-			live[i] = false
+			live[i], overQuota[i] = false, true
 			if round == 0 && room[key] > 0 {
 				room[key]--
-				retry[i], live[i] = true, true
+				retry[i], live[i], overQuota[i] = true, true, false
 			}
 		}
 		candidates = retry
 	}
-	for i := range batch {
-		if live[i] || results[i].err != nil || batch[i].sub.Charge.AccountID == "" {
+	for i, refused := range overQuota {
+		if !refused {
 			continue
 		}
 		c := batch[i].sub.Charge

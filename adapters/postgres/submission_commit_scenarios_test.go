@@ -83,6 +83,19 @@ var commitScenarios = []commitScenario{{
 	},
 	want: []string{committed, replayed, committed}, atomic: true,
 }, {
+	name: "charged twins and a stored key with room to spare",
+	batch: func(t *testing.T, u uploadEnv) []application.AcceptedSubmission {
+		u.storeKey(t, u.charged("used", scenarioQuotas))
+		return []application.AcceptedSubmission{u.charged("used", scenarioQuotas), u.charged("used", scenarioQuotas),
+			u.charged("k", scenarioQuotas), u.charged("k", scenarioQuotas)}
+	},
+	want: []string{replayed, replayed, committed, replayed},
+	check: func(t *testing.T, u uploadEnv, batch []application.AcceptedSubmission) {
+		if n := u.used(t); n != 2 {
+			t.Errorf("used %d, want 2: the stored one and k", n)
+		}
+	},
+}, {
 	name: "twin of a stale submission",
 	batch: func(t *testing.T, u uploadEnv) []application.AcceptedSubmission {
 		return []application.AcceptedSubmission{u.accepted(0, "k"), u.accepted(0, "k")}
