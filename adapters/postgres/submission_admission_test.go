@@ -15,6 +15,7 @@ import (
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 )
 
 // quotaMonth is the month the quota tests charge.
@@ -302,4 +303,48 @@ func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
 	}
 	settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
+}
+
+// Group commits charging two accounts, listed in opposite orders, never
+// deadlock on each other's quota rows: the admission charges them in key
+// order on every path.
+func TestCommitsChargingAccountsInOppositeOrdersNeverDeadlock(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	otherAccount, otherForm := g.seedForm(t)
+	quotas := account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000}
+	ofOther := func(s application.AcceptedSubmission) application.AcceptedSubmission {
+		s.FormID, s.Accepted.FormID, s.Charge.AccountID = otherForm, otherForm, otherAccount
+		s.Queued = []delivery.Queued{s.Queued[0]}
+		s.Queued[0].FormID = otherForm
+		return s
+	}
+	const n = 30
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			batch := []application.AcceptedSubmission{g.charged("", quotas), ofOther(g.charged("", quotas))}
+			if i%2 == 1 {
+				batch[0], batch[1] = batch[1], batch[0]
+			}
+			path := []string{"careful", "fallback"}[i/2%2]
+			out, err := postgres.CommitOn(path, g.subs, g.ctx, batch)
+			if err == nil {
+				err = errors.Join(out[0].Err, out[1].Err)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("commit %d: %v", i, err)
+		}
+	}
+	if n := g.used(t); n != 30 {
+		t.Errorf("used %d of the first account, want 30", n)
+	}
 }

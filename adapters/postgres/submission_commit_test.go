@@ -164,8 +164,7 @@ func TestGroupCommitPipelinedFailsAsAWhole(t *testing.T) {
 }
 
 // A batch judged as a whole on a form version that has since changed fails
-// in the database: the spoilers above share a form with a fresh submission,
-// which the store catches before it sends anything.
+// in the database, however many of its submissions share the version.
 func TestGroupCommitPipelinedFailsOnAStaleFormVersion(t *testing.T) {
 	t.Parallel()
 	g := newGroupEnv(t)
