@@ -114,12 +114,16 @@ func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (m
 	return out, err
 }
 
-// AdmitAllQuery is the pipelined group commit's admission statement.
-const AdmitAllQuery = admitAllQuery
+// The admission's statements: the pipelined path's, which raises unless
+// every submission passes, and the careful path's, which returns verdicts.
+const (
+	AdmitAllQuery  = admitAllQuery
+	AdmissionQuery = admissionQuery
+)
 
-// QueueAdmission adds to b the pipelined group commit's admission of one
-// submission to each of forms (at versions), charged to accounts in month.
-func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
+// testAdmission is the admission of one submission to each of forms (at
+// versions), charged to accounts in month.
+func testAdmission(forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) admission {
 	batch := make([]*pendingSubmission, len(forms))
 	for i := range forms {
 		sub := application.AcceptedSubmission{FormID: forms[i], FormVersion: int(versions[i])}
@@ -128,7 +132,27 @@ func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []s
 		}
 		batch[i] = &pendingSubmission{sub: sub}
 	}
-	admissionOf(batch, allLive(batch)).queueAdmitAll(b)
+	return admissionOf(batch, allLive(batch))
+}
+
+// QueueAdmission adds the pipelined path's admission to b.
+func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
+	testAdmission(forms, versions, accounts, month, quotas).queueAdmitAll(b)
+}
+
+// Admit runs the careful path's admission in a transaction on conn and
+// returns the verdicts.
+func Admit(ctx context.Context, conn *pgx.Conn, forms []string, versions []int32, accounts []string, month time.Time,
+	quotas account.Quotas) ([]string, error) {
+	var out []string
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		verdicts, err := testAdmission(forms, versions, accounts, month, quotas).verdicts(ctx, tx)
+		for _, v := range verdicts {
+			out = append(out, v.verdict)
+		}
+		return err
+	})
+	return out, err
 }
 
 // NewCommitNotifierEvery is NewCommitNotifier with the shortest time

@@ -258,51 +258,69 @@ func TestTwoStoresNeverOverrunAQuota(t *testing.T) {
 	}
 }
 
-// The pipelined admission (admitAllQuery) is planned once per connection,
-// generic, and reads only the forms and accounts of its group commit, by
-// key, whatever their number when its plan was made.
+// The admission is planned once per connection, generic, and reads only
+// the forms and accounts of its group commit, by key, whatever their number
+// when its plan was made: the pipelined path's statement and the careful
+// path's alike.
 func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 	t.Parallel()
-	g := newGroupEnv(t)
-	conn, plans := explainedConn(t, g.pool)
-	var version int32
-	if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
-		t.Fatal(err)
-	}
-	admit := func() {
+	for _, path := range []struct {
+		name, statement string
+		admit           func(g groupEnv, conn *pgx.Conn, version int32) error
+	}{{"pipelined", postgres.AdmitAllQuery, func(g groupEnv, conn *pgx.Conn, version int32) error {
 		b := &pgx.Batch{} // as the group commit sends it: one implicit transaction
 		postgres.QueueAdmission(b, []string{g.formID}, []int32{version}, []string{g.accountID}, quotaMonth.Start(),
 			account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000})
-		if err := conn.SendBatch(g.ctx, b).Close(); err != nil {
-			t.Fatal(err)
+		return conn.SendBatch(g.ctx, b).Close()
+	}}, {"careful", postgres.AdmissionQuery, func(g groupEnv, conn *pgx.Conn, version int32) error {
+		verdicts, err := postgres.Admit(g.ctx, conn, []string{g.formID}, []int32{version}, []string{g.accountID}, quotaMonth.Start(),
+			account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000})
+		if err == nil && (len(verdicts) != 1 || verdicts[0] != "admitted") {
+			err = fmt.Errorf("verdicts %v, want one admitted", verdicts)
 		}
-	}
-	admit() // planned on this database's one account and form
-	if _, err := g.pool.Exec(g.ctx, `INSERT INTO accounts (id, email, created_at, plan)
-		SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, 5000);
-		ANALYZE accounts; ANALYZE forms; ANALYZE submission_quota_usage`); err != nil {
-		t.Fatal(err)
-	}
-	admit()
-	admit()
-	if n := g.used(t); n != 3 {
-		t.Fatalf("used %d after three admissions of one submission, want 3", n)
-	}
-	for _, table := range []string{"forms f", "accounts a", "submission_quota_usage"} {
-		got := plans(table)
-		if len(got) < 3 {
-			t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
-		}
-		for i, plan := range got {
-			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
-				t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
+		return err
+	}}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGroupEnv(t)
+			conn, plans := explainedConn(t, g.pool)
+			var version int32
+			if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
+				t.Fatal(err)
 			}
-		}
+			admit := func() {
+				if err := path.admit(g, conn, version); err != nil {
+					t.Fatal(err)
+				}
+			}
+			admit() // planned on this database's one account and form
+			if _, err := g.pool.Exec(g.ctx, `INSERT INTO accounts (id, email, created_at, plan)
+				SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, 5000);
+				ANALYZE accounts; ANALYZE forms; ANALYZE submission_quota_usage`); err != nil {
+				t.Fatal(err)
+			}
+			admit()
+			admit()
+			if n := g.used(t); n != 3 {
+				t.Fatalf("used %d after three admissions of one submission, want 3", n)
+			}
+			for _, table := range []string{"forms f", "accounts", "submission_quota_usage"} {
+				got := plans(table)
+				if len(got) < 3 {
+					t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
+				}
+				for i, plan := range got {
+					if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
+						t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
+					}
+				}
+			}
+			if generic, custom := preparedPlans(t, conn, path.statement); generic != 3 || custom != 0 {
+				t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
+			}
+			settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
+		})
 	}
-	if generic, custom := preparedPlans(t, conn, postgres.AdmitAllQuery); generic != 3 || custom != 0 {
-		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
-	}
-	settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
 }
 
 // Group commits charging two accounts, listed in opposite orders, never
