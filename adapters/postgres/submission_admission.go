@@ -15,7 +15,7 @@ import (
 // Admission decides, in the group commit's own transaction, which
 // submissions may commit: each must have been judged on its form's current
 // version, and its account's monthly quota must have room for it. One
-// statement (admissionQuery) holds the rule for both commit paths, so a
+// statement (admissionVerdicts) holds the rule for both commit paths, so a
 // submission is counted if and only if it is committed, no restart resets a
 // count and no second process overruns one. The quota row of an (account,
 // month) stays locked from the charge to the commit, which is why the
@@ -211,7 +211,7 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 				continue
 			}
 			if v.quota == nil {
-				return fmt.Errorf("no quota for the plan %v of account %s", deref(v.plan), c.AccountID)
+				return fmt.Errorf("no quota for the plan %s of account %s", planName(v.plan), c.AccountID)
 			}
 			if _, ok := room[key]; !ok {
 				room[key] = *v.quota - *v.used
@@ -234,7 +234,9 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 	return nil
 }
 
-func deref(s *string) string {
+// planName is the plan the admission read, or "(none)" for an account it
+// did not find.
+func planName(s *string) string {
 	if s == nil {
 		return "(none)"
 	}
