@@ -75,11 +75,11 @@ type failingStore struct {
 	claimed int
 }
 
-func (s *failingStore) Accept(_ context.Context, a AcceptedSubmission) (*StoredResponse, error) {
+func (s *failingStore) Accept(_ context.Context, a AcceptedSubmission) (Acceptance, error) {
 	if !a.ClaimedUntil.IsZero() {
 		s.claimed += len(a.Queued)
 	}
-	return nil, s.err
+	return Acceptance{}, s.err
 }
 
 func (s *failingStore) IdempotentResponse(context.Context, string, string) (*StoredResponse, error) {

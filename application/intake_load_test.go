@@ -132,7 +132,7 @@ type hookedStore struct {
 	during func()
 }
 
-func (s *hookedStore) Accept(ctx context.Context, a AcceptedSubmission) (*StoredResponse, error) {
+func (s *hookedStore) Accept(ctx context.Context, a AcceptedSubmission) (Acceptance, error) {
 	s.during()
 	return s.fakeStore.Accept(ctx, a)
 }

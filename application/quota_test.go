@@ -42,9 +42,9 @@ func (f *flooded) Allow(formID string, _ time.Time) (bool, time.Duration) {
 // fullStore refuses every commit as its quota has no room.
 type fullStore struct{ fakeStore }
 
-func (s *fullStore) Accept(_ context.Context, a AcceptedSubmission) (*StoredResponse, error) {
+func (s *fullStore) Accept(_ context.Context, a AcceptedSubmission) (Acceptance, error) {
 	s.accepted = append(s.accepted, a)
-	return nil, &QuotaExhaustedError{Usage: account.Usage{Plan: account.PlanFree, Quota: 1000, Used: 1000, Month: a.Charge.Month}}
+	return Acceptance{}, &QuotaExhaustedError{Usage: account.Usage{Plan: account.PlanFree, Quota: 1000, Used: 1000, Month: a.Charge.Month}}
 }
 
 func quotaHandler(store SubmissionStore, plans AccountPlans, floods FormFloodLimits, m Metrics) *SubmitHandler {

@@ -49,7 +49,8 @@ type SubmissionStore interface {
 	// with the same Idempotency-Key committed first, it commits nothing and
 	// returns that request's response. When the form changed since its
 	// version was read, it commits nothing and returns domain.ErrConcurrency.
-	Accept(ctx context.Context, s AcceptedSubmission) (*StoredResponse, error)
+	// It takes the autoresponder's slot in the same transaction.
+	Accept(ctx context.Context, s AcceptedSubmission) (Acceptance, error)
 	// IdempotentResponse finds the response of an earlier request with the
 	// same key; nil when there is none.
 	IdempotentResponse(ctx context.Context, formID, key string) (*StoredResponse, error)
@@ -76,6 +77,32 @@ type AcceptedSubmission struct {
 	// Uploads are the upload keys the submission uses; the commit consumes
 	// them all, or refuses the submission with UploadUnavailableError.
 	Uploads []ConsumedUpload
+	// Autoresponder is the slot the submission's autoresponder takes; zero
+	// when the plan sends none.
+	Autoresponder AutoresponderSlot
+}
+
+// AutoresponderSlot is an address's hourly autoresponder slot on a form.
+// The commit takes it with the submission, so a refused submission holds
+// none; when another request holds it, the commit leaves the autoresponder
+// delivery out and says so (Acceptance.AutoresponderHeld).
+type AutoresponderSlot struct {
+	// AddressHash is a keyed hash of the submitter's address.
+	AddressHash string
+	// DeliveryID is the autoresponder delivery the slot lets the commit
+	// queue.
+	DeliveryID string
+}
+
+// Acceptance is what the commit of one submission did.
+type Acceptance struct {
+	// Prior is the response of an earlier request with the same
+	// Idempotency-Key, which committed first; nothing of this one was
+	// committed. Nil when this one committed.
+	Prior *StoredResponse
+	// AutoresponderHeld reports that the commit left the autoresponder
+	// delivery out: another request holds the address's slot.
+	AutoresponderHeld bool
 }
 
 // StoredResponse is what a retried submission with the same Idempotency-Key

@@ -20,19 +20,14 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	st := rec.Settings
 	submissionID := h.ids.New()
 	plan := submission.PlanDeliveries(st, env).WithIntegrations(rec.Integrations)
+	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
+	var slot AutoresponderSlot
 	if _, ok := plan.Autoresponder(); ok {
 		// The submitter picks where an autoresponder goes: one an hour per
 		// address keeps a form from being a mail cannon.
-		address := h.hasher.HashValue(rec.ID, autoresponderToField, strings.ToLower(plan.SubmitterEmail()))
-		free, err := h.autoresponders.Reserve(ctx, rec.ID, address, cmd.RequestID, now)
-		if err != nil {
-			return SubmitOutcome{}, err
-		}
-		if !free {
-			plan = plan.WithoutAutoresponder()
-		}
+		slot = AutoresponderSlot{AddressHash: h.hasher.HashValue(rec.ID, autoresponderToField, strings.ToLower(plan.SubmitterEmail())),
+			DeliveryID: resp.AutoresponderDeliveryID}
 	}
-	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
 	plaintext, err := encodePayload(payload)
 	if err != nil {
 		return SubmitOutcome{}, err
@@ -57,7 +52,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	if handOff {
 		claimedUntil = now.Add(DeliveryLease)
 	}
-	prior, err := h.store.Accept(ctx, AcceptedSubmission{
+	accepted, err := h.store.Accept(ctx, AcceptedSubmission{
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
 		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
 		Accepted: submission.Accepted{
@@ -66,16 +61,23 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 		},
 		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
 		Charge:  QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
-		Uploads: in.uploads,
+		Uploads: in.uploads, Autoresponder: slot,
 	})
+	if accepted.AutoresponderHeld {
+		queued = slices.DeleteFunc(queued, func(q delivery.Queued) bool { return q.DeliveryID == slot.DeliveryID })
+		resp.AutoresponderDeliveryID = ""
+		if handOff {
+			h.handOff.Release(1)
+		}
+	}
 	if handOff {
-		h.handOver(queued, sealed, err == nil && prior == nil)
+		h.handOver(queued, sealed, err == nil && accepted.Prior == nil)
 	}
 	if err != nil {
 		return SubmitOutcome{}, err
 	}
-	if prior != nil {
-		return replay(cmd, key, data, prior)
+	if accepted.Prior != nil {
+		return replay(cmd, key, data, accepted.Prior)
 	}
 	resp.Body.Data = echo(data)
 	return SubmitOutcome{Response: resp, Redirect: redirect}, nil

@@ -39,13 +39,13 @@ type fakeStore struct {
 	accepted  []AcceptedSubmission
 }
 
-func (s *fakeStore) Accept(_ context.Context, a AcceptedSubmission) (*StoredResponse, error) {
+func (s *fakeStore) Accept(_ context.Context, a AcceptedSubmission) (Acceptance, error) {
 	if s.conflicts > 0 {
 		s.conflicts--
-		return nil, domain.ErrConcurrency
+		return Acceptance{}, domain.ErrConcurrency
 	}
 	s.accepted = append(s.accepted, a)
-	return nil, nil
+	return Acceptance{}, nil
 }
 
 func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*StoredResponse, error) {

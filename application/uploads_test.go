@@ -221,8 +221,8 @@ func uploadForm() FormRecord {
 // submission consumed the key first.
 type takenStore struct{ fakeStore }
 
-func (s *takenStore) Accept(context.Context, AcceptedSubmission) (*StoredResponse, error) {
-	return nil, &UploadUnavailableError{Key: testKey}
+func (s *takenStore) Accept(context.Context, AcceptedSubmission) (Acceptance, error) {
+	return Acceptance{}, &UploadUnavailableError{Key: testKey}
 }
 
 func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) *SubmitHandler {

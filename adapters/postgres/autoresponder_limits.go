@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,22 +21,18 @@ func NewAutoresponderLimits(pool *pgxpool.Pool) *AutoresponderLimits {
 	return &AutoresponderLimits{pool: pool}
 }
 
-// Reserve implements application.AutoresponderLimits: one statement takes
-// the slot when it is free, older than the window, or already this request's
-// (a retried commit of the same submission), so two processes racing for one
+// Reserve implements application.AutoresponderLimits with the commit's
+// statement (takeSlots): the slot is taken when it is free, older than the
+// window, or already this request's, so two processes racing for one
 // address cannot both win.
 func (l *AutoresponderLimits) Reserve(ctx context.Context, formID, addressHash, requestID string, now time.Time) (bool, error) {
-	var took bool
-	err := l.pool.QueryRow(ctx, `INSERT INTO autoresponder_sends (form_id, address_hash, request_id, reserved_at)
-		VALUES ($1, $2, $3, $4)
-		ON CONFLICT (form_id, address_hash) DO UPDATE SET request_id = EXCLUDED.request_id, reserved_at = EXCLUDED.reserved_at
-		WHERE autoresponder_sends.reserved_at <= EXCLUDED.reserved_at - $5::interval
-		   OR autoresponder_sends.request_id = EXCLUDED.request_id
-		RETURNING true`, formID, addressHash, requestID, now, AutoresponderWindow.String()).Scan(&took)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+	c := slotClaims{forms: []string{formID}, addresses: []string{addressHash}, requests: []string{requestID}, at: []time.Time{now}}
+	rows, err := l.pool.Query(ctx, takeSlots, c.args()...)
+	if err != nil {
+		return false, err
 	}
-	return took, err
+	taken, err := pgx.CollectRows(rows, func(pgx.CollectableRow) (bool, error) { return true, nil })
+	return len(taken) > 0, err
 }
 
 // PruneAutoresponderSends deletes reservations older than the window.

@@ -58,8 +58,7 @@ func TestTheClaimWalksTheClaimableIndexWhateverTheStatisticsSay(t *testing.T) {
 }
 
 // The claim's generic plan must be as good as a custom one, because the
-// claim asks for it (plan_cache_mode in its settings, as the function of
-// migration 00025 did) rather than plan every call afresh. Written as id IN
+// claim asks for it (plan_cache_mode in its settings) rather than plan every call afresh. Written as id IN
 // (SELECT ... LIMIT n), the generic plan, which cannot know n, hashed the
 // claimed ids and joined them to a sequential scan of the whole table: every
 // claim read every delivery the log keeps. And a generic plan is made once per connection, on the

@@ -164,7 +164,7 @@ func TestAClaimMadeTheOldWayIsReleasedDueNow(t *testing.T) {
 	}
 }
 
-// A claim brings each delivery's sealed payload with it (migration 00027),
+// A claim brings each delivery's sealed payload with it,
 // so the claimer reads no payload afterwards: a submission's delivery comes
 // with its payload as stored; a verification mail, which has none, and a
 // delivery whose payload was shredded come without one.

@@ -114,21 +114,81 @@ func (d *DeliveryStore) Payloads(ctx context.Context, submissionIDs []string) (m
 	return out, err
 }
 
-// AdmitQuery is the pipelined group commit's admission statement.
-const AdmitQuery = admitQuery
+// The admission's statements: the pipelined path's, which raises unless
+// every submission passes, and the careful path's, which returns verdicts.
+const (
+	AdmitAllQuery  = admitAllQuery
+	AdmissionQuery = admissionQuery
+)
 
-// QueueAdmission adds to b the pipelined group commit's admission of one
-// submission to each of forms (at versions), charged to accounts in month.
-func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
-	q := quotaCharges{quotas: quotas}
-	for _, a := range accounts {
-		q.accounts, q.months, q.wants = append(q.accounts, a), append(q.months, month), append(q.wants, 1)
+// testAdmission is the admission of one submission to each of forms (at
+// versions), charged to accounts in month.
+func testAdmission(forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) admission {
+	batch := make([]*pendingSubmission, len(forms))
+	for i := range forms {
+		sub := application.AcceptedSubmission{FormID: forms[i], FormVersion: int(versions[i])}
+		if i < len(accounts) {
+			sub.Charge = application.QuotaCharge{AccountID: accounts[i], Month: account.MonthOf(month), Quotas: quotas}
+		}
+		batch[i] = &pendingSubmission{sub: sub}
 	}
-	q.queueAdmission(b, forms, versions)
+	return admissionOf(batch, allLive(batch))
+}
+
+// QueueAdmission adds the pipelined path's admission to b.
+func QueueAdmission(b *pgx.Batch, forms []string, versions []int32, accounts []string, month time.Time, quotas account.Quotas) {
+	testAdmission(forms, versions, accounts, month, quotas).queueAdmitAll(b)
+}
+
+// Admit runs the careful path's admission in a transaction on conn and
+// returns the verdicts.
+func Admit(ctx context.Context, conn *pgx.Conn, forms []string, versions []int32, accounts []string, month time.Time,
+	quotas account.Quotas) ([]string, error) {
+	var out []string
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		verdicts, err := testAdmission(forms, versions, accounts, month, quotas).verdicts(ctx, tx)
+		for _, v := range verdicts {
+			out = append(out, v.verdict)
+		}
+		return err
+	})
+	return out, err
 }
 
 // NewCommitNotifierEvery is NewCommitNotifier with the shortest time
 // between two sends given.
 func NewCommitNotifierEvery(pool *pgxpool.Pool, log *slog.Logger, interval time.Duration) *CommitNotifier {
 	return newCommitNotifier(pool, log, interval)
+}
+
+// Outcome is one submission's answer from a commit path.
+type Outcome struct {
+	Prior             *application.StoredResponse
+	Err               error
+	AutoresponderHeld bool
+}
+
+// CommitPathNames are the group commit's paths: one pipeline, the careful
+// transaction, and the first falling back to the second.
+var CommitPathNames = []string{"pipelined", "careful", "fallback"}
+
+// CommitOn commits subs as one group commit on the named path and returns
+// each submission's outcome, or the error of the whole batch.
+func CommitOn(path string, s *SubmissionStore, ctx context.Context, subs []application.AcceptedSubmission) ([]Outcome, error) {
+	commit := map[string]func(*SubmissionStore, context.Context, []*pendingSubmission) ([]acceptResult, error){
+		"pipelined": (*SubmissionStore).commitPipelined, "careful": (*SubmissionStore).commitCarefully, "fallback": (*SubmissionStore).commit,
+	}[path]
+	batch := make([]*pendingSubmission, len(subs))
+	for i, sub := range subs {
+		batch[i] = &pendingSubmission{sub: sub}
+	}
+	results, err := commit(s, ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Outcome, len(results))
+	for i, r := range results {
+		out[i] = Outcome{Prior: r.prior, Err: r.err, AutoresponderHeld: r.autoresponderHeld}
+	}
+	return out, nil
 }

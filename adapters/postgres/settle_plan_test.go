@@ -16,9 +16,8 @@ import (
 // connection. The bench found the statement scanning every delivery in each
 // call (a hashed EXISTS chosen while the table was small and kept by the
 // generic plan of the prepared statement), and later the plan cache planning
-// it afresh on about half of its calls (migration 00028; since then its
-// settings are set before it in the record's transaction, not by a function
-// that saved and restored them on every call).
+// it afresh on about half of its calls unless its settings come before it in
+// the record's transaction.
 func TestSettlingReadsOnlyTheSubmissionsOwnDeliveries(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Open(t)

@@ -8,16 +8,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain"
 )
 
 // The two ways a group commit reaches the database: one pipeline when
 // nothing stands in the way, and a careful transaction that answers each
 // submission precisely when something does.
 
-// commit tries the one-round-trip path first; a form that changed or an
-// Idempotency-Key already stored fails it as a whole, and the careful path
-// then sorts out each submission.
+// commit tries the one-round-trip path first; a submission that is not
+// admitted or whose Idempotency-Key is already stored fails it as a whole,
+// and the careful path then answers each submission.
 func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	if results, err := s.commitPipelined(ctx, batch); err == nil {
 		return results, nil
@@ -27,27 +26,12 @@ func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission
 
 // commitPipelined sends the whole group commit as one pipeline, which
 // PostgreSQL runs as one implicit transaction: Idempotency-Keys (a stored
-// one violates the key), payloads, deliveries, events, messages, the NOTIFY
-// and, in one statement, the expected form versions and the quota charges
-// (admitQuery raises when a form changed or a quota lacks room for all of an
-// account's submissions).
+// one violates the key), payloads, deliveries, upload consumptions, events,
+// messages, the autoresponders' slots, the NOTIFY and, last, the admission,
+// which raises unless every submission is admitted.
 func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
 	live := allLive(batch)
 	twins := markTwins(batch, live)
-	seenForms := map[string]bool{}
-	var formIDs []string
-	var formVersions []int32
-	for i, p := range batch {
-		if !live[i] {
-			continue
-		}
-		if !seenForms[p.sub.FormID] {
-			seenForms[p.sub.FormID] = true
-			formIDs, formVersions = append(formIDs, p.sub.FormID), append(formVersions, int32(p.sub.FormVersion))
-		} else if v := formVersions[slices.Index(formIDs, p.sub.FormID)]; int(v) != p.sub.FormVersion {
-			return nil, domain.ErrConcurrency // judged against two versions: the careful path sorts it out
-		}
-	}
 	keys, err := keyRowsOf(batch, live)
 	if err != nil {
 		return nil, err
@@ -60,12 +44,14 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	rows.queuePayloads(writes)
 	rows.queueDeliveries(writes, s.store)
 	uploadConsumptionsOf(batch, live).queue(writes, time.Now().UTC())
+	if err := slotClaimsOf(batch, live).queue(writes); err != nil {
+		return nil, err
+	}
 	b, err := s.store.AppendBatch(time.Now().UTC(), writes, rows.streams...)
 	if err != nil {
 		return nil, err
 	}
-	// Last: the quota rows stay locked only from here to the commit.
-	quotaChargesOf(batch, live).queueAdmission(b, formIDs, formVersions)
+	admissionOf(batch, live).queueAdmitAll(b)
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
@@ -73,19 +59,24 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 	return s.answerTwins(ctx, batch, twins, make([]acceptResult, len(batch))), nil
 }
 
-// commitCarefully checks versions, keys and quotas first and commits only
-// the submissions that pass, answering the others precisely.
-func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
+// commitCarefully claims the Idempotency-Keys, consumes the uploads,
+// admits the submissions and takes their autoresponders' slots in one
+// transaction, commits those that pass and answers the others precisely: a
+// refusal takes only its own submission out of the commit.
+func (s *SubmissionStore) commitCarefully(ctx context.Context, pending []*pendingSubmission) ([]acceptResult, error) {
 	var results []acceptResult
-	var live []bool
 	var twins []int // lost an Idempotency-Key race: answered with the winner's response
 	var written writeRows
+	// A held autoresponder slot changes a submission for this attempt only:
+	// a failed one is retried as it was queued.
+	batch := make([]*pendingSubmission, len(pending))
+	for i, p := range pending {
+		batch[i] = &pendingSubmission{sub: p.sub}
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		written = writeRows{}
-		results, live = make([]acceptResult, len(batch)), allLive(batch)
-		if err := s.checkFormVersions(ctx, tx, batch, live, results); err != nil {
-			return err
-		}
+		results = make([]acceptResult, len(batch))
+		live := allLive(batch)
 		twins = markTwins(batch, live)
 		lost, err := s.claimIdempotencyKeys(ctx, tx, batch, live)
 		if err != nil {
@@ -94,14 +85,17 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 		twins = append(twins, lost...)
 		// After the keys: a submission that lost its key to an earlier one
 		// is a replay and never consumes an upload or counts.
+		claimed := slices.Clone(live)
 		if err := s.consumeUploads(ctx, tx, batch, live, results); err != nil {
 			return err
 		}
-		before := slices.Clone(live)
-		if err := s.chargeQuotas(ctx, tx, batch, live, results); err != nil {
+		if err := s.admit(ctx, tx, batch, live, results); err != nil {
 			return err
 		}
-		if err := releaseUploads(ctx, tx, batch, newlyRefused(before, live)); err != nil {
+		if err := giveBack(ctx, tx, batch, newlyRefused(claimed, live)); err != nil {
+			return err
+		}
+		if err := takeAutoresponderSlots(ctx, tx, batch, live, results); err != nil {
 			return err
 		}
 		rows := writeRowsOf(batch, live, s.claimant)
@@ -119,6 +113,29 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, batch []*pendingS
 	}
 	written.committed(s.store)
 	return s.answerTwins(ctx, batch, twins, results), nil
+}
+
+// giveBack releases what refused submissions claimed earlier in tx: their
+// Idempotency-Keys, so a retry once there is room can commit, and their
+// upload keys.
+func giveBack(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, refused []int) error {
+	var forms, keys, ids []string
+	for _, i := range refused {
+		sub := batch[i].sub
+		if sub.IdempotencyKey != "" {
+			forms, keys = append(forms, sub.FormID), append(keys, sub.IdempotencyKey)
+		}
+		if len(sub.Uploads) > 0 {
+			ids = append(ids, sub.Accepted.SubmissionID)
+		}
+	}
+	if len(keys) > 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE (form_id, key) IN
+			(SELECT * FROM unnest($1::uuid[], $2::text[]))`, forms, keys); err != nil {
+			return err
+		}
+	}
+	return releaseUploads(ctx, tx, ids)
 }
 
 // newlyRefused lists the submissions live before a check and not after.
@@ -209,34 +226,4 @@ func (w writeRows) queuePayloads(b *pgx.Batch) {
 func submissionStreams(sub application.AcceptedSubmission) []StreamEvents {
 	return []StreamEvents{{StreamType: StreamSubmission, StreamID: sub.Accepted.SubmissionID,
 		Events: []Event{sub.Accepted}, Metadata: sub.Metadata}}
-}
-
-// checkFormVersions refuses submissions judged against a form version that
-// is no longer current; the application judges them again.
-func (s *SubmissionStore) checkFormVersions(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
-	seen := map[string]bool{}
-	var ids []string
-	for _, p := range batch {
-		if !seen[p.sub.FormID] {
-			seen[p.sub.FormID] = true
-			ids = append(ids, p.sub.FormID)
-		}
-	}
-	rows, err := tx.Query(ctx, `SELECT id::text, version FROM forms WHERE id = ANY($1::uuid[])`, ids)
-	if err != nil {
-		return err
-	}
-	versions := map[string]int{}
-	var id string
-	var v int
-	if _, err := pgx.ForEachRow(rows, []any{&id, &v}, func() error { versions[id] = v; return nil }); err != nil {
-		return err
-	}
-	for i, p := range batch {
-		if versions[p.sub.FormID] != p.sub.FormVersion {
-			live[i] = false
-			results[i] = acceptResult{err: domain.ErrConcurrency}
-		}
-	}
-	return nil
 }

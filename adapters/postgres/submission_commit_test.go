@@ -164,8 +164,7 @@ func TestGroupCommitPipelinedFailsAsAWhole(t *testing.T) {
 }
 
 // A batch judged as a whole on a form version that has since changed fails
-// in the database: the spoilers above share a form with a fresh submission,
-// which the store catches before it sends anything.
+// in the database, however many of its submissions share the version.
 func TestGroupCommitPipelinedFailsOnAStaleFormVersion(t *testing.T) {
 	t.Parallel()
 	g := newGroupEnv(t)
@@ -228,7 +227,9 @@ func TestGroupCommitQueueUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			priors[i], errs[i] = g.subs.Accept(g.ctx, subs[i])
+			var a application.Acceptance
+			a, errs[i] = g.subs.Accept(g.ctx, subs[i])
+			priors[i] = a.Prior
 		}()
 	}
 	wg.Wait()

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/formd/formd/adapters/postgres"
-	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/delivery"
 )
 
 // quotaMonth is the month the quota tests charge.
@@ -259,96 +258,111 @@ func TestTwoStoresNeverOverrunAQuota(t *testing.T) {
 	}
 }
 
-// The charge's loop query is planned once per connection (migration 00026)
-// and must then read only the accounts it charges, whatever the number of
-// accounts when its plan was made: in the bench's preloaded database (10,000
-// accounts) the plan cache re-planned it on every call (77% of its time),
-// and a generic plan made while the table was nearly empty scans it as it
-// grows unless sequential scans are off.
-func TestTheQuotaChargeReadsOnlyTheAccountsItCharges(t *testing.T) {
-	ctx := context.Background()
-	pool := pgtest.Open(t)
-	asksForItsGenericPlan(t, pool, "formd_charge_quota")
-	addAccounts := func(n int) {
-		if _, err := pool.Exec(ctx, `INSERT INTO accounts (id, email, created_at, plan)
-			SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, $1::int)`, n); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.Exec(ctx, `VACUUM ANALYZE accounts`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	addAccounts(20)
-	var charged string
-	if err := pool.QueryRow(ctx, `SELECT id::text FROM accounts LIMIT 1`).Scan(&charged); err != nil {
-		t.Fatal(err)
-	}
-	conn, plans := explainedConn(t, pool)
-	charge := func() {
-		var used int
-		if err := conn.QueryRow(ctx, `SELECT used_after FROM formd_charge_quota($1::uuid[], $2::date[], $3::int[], $4::text[], $5::int[], false)`,
-			[]string{charged}, []time.Time{quotaMonth.Start()}, []int32{1}, []string{"free", "pro", "lifetime"}, []int32{100, 1000, 1000}).Scan(&used); err != nil {
-			t.Fatal(err)
-		}
-	}
-	charge() // planned on 20 accounts
-	addAccounts(10000)
-	charge()
-	charge()
-	got := plans("accounts a")
-	if len(got) != 3 {
-		t.Fatalf("auto_explain reported %d plans of the charge's loop, want 3", len(got))
-	}
-	for i, plan := range got {
-		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash") || !strings.Contains(plan, "Index Scan using accounts_pkey") {
-			t.Errorf("charge %d reads more accounts than it charges:\n%s", i+1, plan)
-		}
-	}
-}
-
-// The pipelined admission (admitQuery) is planned once per connection,
-// generic, and reads only the forms and accounts of its group commit, by
-// key, whatever their number when its plan was made.
+// The admission is planned once per connection, generic, and reads only
+// the forms and accounts of its group commit, by key, whatever their number
+// when its plan was made: the pipelined path's statement and the careful
+// path's alike.
 func TestTheAdmissionReadsOnlyTheFormsAndAccountsItAdmits(t *testing.T) {
 	t.Parallel()
-	g := newGroupEnv(t)
-	conn, plans := explainedConn(t, g.pool)
-	var version int32
-	if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
-		t.Fatal(err)
-	}
-	admit := func() {
+	for _, path := range []struct {
+		name, statement string
+		admit           func(g groupEnv, conn *pgx.Conn, version int32) error
+	}{{"pipelined", postgres.AdmitAllQuery, func(g groupEnv, conn *pgx.Conn, version int32) error {
 		b := &pgx.Batch{} // as the group commit sends it: one implicit transaction
 		postgres.QueueAdmission(b, []string{g.formID}, []int32{version}, []string{g.accountID}, quotaMonth.Start(),
 			account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000})
-		if err := conn.SendBatch(g.ctx, b).Close(); err != nil {
-			t.Fatal(err)
+		return conn.SendBatch(g.ctx, b).Close()
+	}}, {"careful", postgres.AdmissionQuery, func(g groupEnv, conn *pgx.Conn, version int32) error {
+		verdicts, err := postgres.Admit(g.ctx, conn, []string{g.formID}, []int32{version}, []string{g.accountID}, quotaMonth.Start(),
+			account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000})
+		if err == nil && (len(verdicts) != 1 || verdicts[0] != "admitted") {
+			err = fmt.Errorf("verdicts %v, want one admitted", verdicts)
 		}
-	}
-	admit() // planned on this database's one account and form
-	if _, err := g.pool.Exec(g.ctx, `INSERT INTO accounts (id, email, created_at, plan)
-		SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, 5000);
-		ANALYZE accounts; ANALYZE forms; ANALYZE submission_quota_usage`); err != nil {
-		t.Fatal(err)
-	}
-	admit()
-	admit()
-	if n := g.used(t); n != 3 {
-		t.Fatalf("used %d after three admissions of one submission, want 3", n)
-	}
-	for _, table := range []string{"forms f", "accounts a", "submission_quota_usage"} {
-		got := plans(table)
-		if len(got) < 3 {
-			t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
-		}
-		for i, plan := range got {
-			if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
-				t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
+		return err
+	}}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			g := newGroupEnv(t)
+			conn, plans := explainedConn(t, g.pool)
+			var version int32
+			if err := conn.QueryRow(g.ctx, `SELECT version FROM forms WHERE id = $1`, g.formID).Scan(&version); err != nil {
+				t.Fatal(err)
 			}
+			admit := func() {
+				if err := path.admit(g, conn, version); err != nil {
+					t.Fatal(err)
+				}
+			}
+			admit() // planned on this database's one account and form
+			if _, err := g.pool.Exec(g.ctx, `INSERT INTO accounts (id, email, created_at, plan)
+				SELECT gen_random_uuid(), gen_random_uuid()::text || '@example.com', now(), 'free' FROM generate_series(1, 5000);
+				ANALYZE accounts; ANALYZE forms; ANALYZE submission_quota_usage`); err != nil {
+				t.Fatal(err)
+			}
+			admit()
+			admit()
+			if n := g.used(t); n != 3 {
+				t.Fatalf("used %d after three admissions of one submission, want 3", n)
+			}
+			for _, table := range []string{"forms f", "accounts", "submission_quota_usage"} {
+				got := plans(table)
+				if len(got) < 3 {
+					t.Fatalf("auto_explain reported %d plans reading %s, want one per admission (3)", len(got), table)
+				}
+				for i, plan := range got {
+					if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
+						t.Errorf("admission %d reads more than it admits:\n%s", i+1, plan)
+					}
+				}
+			}
+			if generic, custom := preparedPlans(t, conn, path.statement); generic != 3 || custom != 0 {
+				t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
+			}
+			settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
+		})
+	}
+}
+
+// Group commits charging two accounts, listed in opposite orders, never
+// deadlock on each other's quota rows: the admission charges them in key
+// order on every path.
+func TestCommitsChargingAccountsInOppositeOrdersNeverDeadlock(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	otherAccount, otherForm := g.seedForm(t)
+	quotas := account.Quotas{Free: 1000, Pro: 1000, Lifetime: 1000}
+	ofOther := func(s application.AcceptedSubmission) application.AcceptedSubmission {
+		s.FormID, s.Accepted.FormID, s.Charge.AccountID = otherForm, otherForm, otherAccount
+		s.Queued = []delivery.Queued{s.Queued[0]}
+		s.Queued[0].FormID = otherForm
+		return s
+	}
+	const n = 30
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			batch := []application.AcceptedSubmission{g.charged("", quotas), ofOther(g.charged("", quotas))}
+			if i%2 == 1 {
+				batch[0], batch[1] = batch[1], batch[0]
+			}
+			path := []string{"careful", "fallback"}[i/2%2]
+			out, err := postgres.CommitOn(path, g.subs, g.ctx, batch)
+			if err == nil {
+				err = errors.Join(out[0].Err, out[1].Err)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("commit %d: %v", i, err)
 		}
 	}
-	if generic, custom := preparedPlans(t, conn, postgres.AdmitQuery); generic != 3 || custom != 0 {
-		t.Fatalf("the admission ran on %d generic and %d custom plans, want its generic plan each time (3)", generic, custom)
+	if n := g.used(t); n != 30 {
+		t.Errorf("used %d of the first account, want 30", n)
 	}
-	settingEndedWithItsTransaction(t, conn, "the admission", "enable_seqscan")
 }

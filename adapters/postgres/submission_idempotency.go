@@ -35,10 +35,12 @@ func markTwins(batch []*pendingSubmission, live []bool) []int {
 	return twins
 }
 
-// answerTwins answers each twin with the response stored under its key.
+// answerTwins answers each twin with the response stored under its key, or
+// with its original's refusal when the original was refused: no response
+// was stored under the key then.
 func (s *SubmissionStore) answerTwins(ctx context.Context, batch []*pendingSubmission, twins []int, results []acceptResult) []acceptResult {
 	for _, i := range twins {
-		if refused, ok := twinOfRefused(batch, results, i); ok {
+		if refused, ok := originalRefusal(batch, results, i); ok {
 			results[i] = refused
 			continue
 		}
@@ -49,6 +51,18 @@ func (s *SubmissionStore) answerTwins(ctx context.Context, batch []*pendingSubmi
 		results[i] = acceptResult{prior: prior, err: err}
 	}
 	return results
+}
+
+// originalRefusal is the refusal of the earlier submission of the batch
+// with twin's Idempotency-Key, if it was refused.
+func originalRefusal(batch []*pendingSubmission, results []acceptResult, twin int) (acceptResult, bool) {
+	for j := range twin {
+		if batch[j].sub.FormID == batch[twin].sub.FormID && batch[j].sub.IdempotencyKey == batch[twin].sub.IdempotencyKey &&
+			results[j].err != nil {
+			return results[j], true
+		}
+	}
+	return acceptResult{}, false
 }
 
 // keyRows are the Idempotency-Key rows of the live keyed submissions.

@@ -79,6 +79,9 @@ type pendingSubmission struct {
 type acceptResult struct {
 	prior *application.StoredResponse
 	err   error
+	// autoresponderHeld: the submission committed without its
+	// autoresponder, whose slot another request holds.
+	autoresponderHeld bool
 	// lead is no answer: the lane is now this submission's to commit.
 	lead bool
 }
@@ -128,16 +131,16 @@ func (s *SubmissionStore) Close() {
 
 // Accept implements application.SubmissionStore. Once queued, it waits for
 // the commit even if ctx ends, so its answer is always the truth.
-func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (*application.StoredResponse, error) {
+func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSubmission) (application.Acceptance, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return application.Acceptance{}, err
 	}
 	p := &pendingSubmission{sub: sub, done: make(chan acceptResult, 1)}
 	l := s.laneOf(sub)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil, errors.New("submission store is closed")
+		return application.Acceptance{}, errors.New("submission store is closed")
 	}
 	l.queue = append(l.queue, p)
 	idle := !l.leading
@@ -154,7 +157,7 @@ func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSu
 		s.lead(l)
 		r = <-p.done
 	}
-	return r.prior, r.err
+	return application.Acceptance{Prior: r.prior, AutoresponderHeld: r.autoresponderHeld}, r.err
 }
 
 // laneOf is the lane of the submission's account (of its form, for one that

@@ -1,0 +1,61 @@
+package application
+
+import (
+	"context"
+	"testing"
+
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/form"
+)
+
+// heldSlotStore commits every submission and reports its autoresponder's
+// slot held by another request.
+type heldSlotStore struct{ fakeStore }
+
+func (s *heldSlotStore) Accept(ctx context.Context, a AcceptedSubmission) (Acceptance, error) {
+	if _, err := s.fakeStore.Accept(ctx, a); err != nil {
+		return Acceptance{}, err
+	}
+	return Acceptance{AutoresponderHeld: a.Autoresponder.DeliveryID != ""}, nil
+}
+
+func autoresponderForm() FormRecord {
+	f := liveForm(1)
+	f.Settings.Autoresponder = form.Autoresponder{Enabled: true, Subject: "Thanks", Message: "We got it"}
+	return f
+}
+
+// The commit takes the autoresponder's slot: the submission names it, and
+// when the commit reports it held, the answer names no autoresponder and
+// the workers are handed none.
+func TestAnAutoresponderWhoseSlotIsHeldIsNeitherAnsweredNorHandedOff(t *testing.T) {
+	handOff := NewDeliveryHandOff()
+	work := handOff.Open(4)
+	store := &heldSlotStore{}
+	h := newTestSubmitHandler(&fakeForms{cached: autoresponderForm(), fresh: autoresponderForm()}, &store.fakeStore)
+	h.store, h.handOff = store, handOff
+	out, err := h.Handle(context.Background(), post("https://example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(store.accepted) != 1 {
+		t.Fatalf("committed %d submissions, want 1", len(store.accepted))
+	}
+	slot := store.accepted[0].Autoresponder
+	if slot.AddressHash == "" || slot.DeliveryID == "" {
+		t.Fatalf("the commit was given no autoresponder slot: %+v", slot)
+	}
+	if out.Response.AutoresponderDeliveryID != "" || out.Response.DeliveryID == "" {
+		t.Fatalf("response %+v; want the email delivery and no autoresponder", out.Response)
+	}
+	var handed []string
+	for len(work) > 0 {
+		handed = append(handed, (<-work).Kind)
+	}
+	if len(handed) != 1 || handed[0] != delivery.KindEmail {
+		t.Fatalf("handed %v to the workers, want the email alone", handed)
+	}
+	if free := handOff.Free(); free != 3 {
+		t.Fatalf("%d slots free, want 3: the held autoresponder's slot is given back", free)
+	}
+}
