@@ -178,9 +178,11 @@ type chargeKey struct{ account, month string }
 // admit runs the admission for the live submissions in tx. A stale one is
 // answered with domain.ErrConcurrency, for the application to judge it
 // again. Where an account has room for only some of its submissions, the
-// statement refuses them all and reports the room; the first ones in the
-// batch are then admitted by a second run of it, and the others answered
-// with the quota's refusal. Refused submissions leave the commit.
+// statement refuses them all; the quota rows are then locked and read at
+// their latest count (the statement's own reading may predate another
+// process's commit), the first ones in the batch that fit are admitted by a
+// second run of it, and the others answered with the quota's refusal.
+// Refused submissions leave the commit.
 func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, live []bool, results []acceptResult) error {
 	usage := map[chargeKey]account.Usage{}
 	overQuota := map[int]bool{}
@@ -194,8 +196,7 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 		if err != nil {
 			return err
 		}
-		room := map[chargeKey]int{}
-		retry := make([]bool, len(batch))
+		var short []int // submissions refused for their quota, in batch order
 		for _, v := range verdicts {
 			i := a.idx[v.n-1]
 			c := batch[i].sub.Charge
@@ -213,12 +214,25 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 			if v.quota == nil {
 				return fmt.Errorf("no quota for the plan %s of account %s", planName(v.plan), c.AccountID)
 			}
-			if _, ok := room[key]; !ok {
-				room[key] = *v.quota - *v.used
-			}
 			live[i], overQuota[i] = false, true
-			if round == 0 && room[key] > 0 {
-				room[key]--
+			short = append(short, i)
+		}
+		if round > 0 || len(short) == 0 {
+			break
+		}
+		used, err := lockQuotaRows(ctx, tx, batch, short)
+		if err != nil {
+			return err
+		}
+		retry := make([]bool, len(batch))
+		for _, i := range short {
+			c := batch[i].sub.Charge
+			key := chargeKey{c.AccountID, c.Month.String()}
+			u := usage[key]
+			u.Used = used[key]
+			usage[key] = u
+			if u.Used < u.Quota {
+				used[key]++
 				retry[i], live[i], overQuota[i] = true, true, false
 			}
 		}
@@ -232,6 +246,46 @@ func (s *SubmissionStore) admit(ctx context.Context, tx pgx.Tx, batch []*pending
 		results[i] = acceptResult{err: &application.QuotaExhaustedError{Usage: usage[chargeKey{c.AccountID, c.Month.String()}]}}
 	}
 	return nil
+}
+
+// lockQuotaRows locks the quota rows of the given submissions' (account,
+// month) pairs until tx ends, creating empty ones, and reads their latest
+// counts: with the rows held, a second run of the admission sees exactly
+// the room this reading reports.
+func lockQuotaRows(ctx context.Context, tx pgx.Tx, batch []*pendingSubmission, subs []int) (map[chargeKey]int, error) {
+	var accounts []string
+	var months []time.Time
+	seen := map[chargeKey]bool{}
+	for _, i := range subs {
+		c := batch[i].sub.Charge
+		key := chargeKey{c.AccountID, c.Month.String()}
+		if !seen[key] {
+			seen[key] = true
+			accounts, months = append(accounts, c.AccountID), append(months, c.Month.Start())
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO submission_quota_usage (account_id, month, used)
+		SELECT account_id, month, 0 FROM unnest($1::uuid[], $2::date[]) AS w(account_id, month)
+		ORDER BY account_id, month
+		ON CONFLICT (account_id, month) DO NOTHING`, accounts, months); err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, `SELECT u.account_id::text, u.month, u.used FROM submission_quota_usage u
+		WHERE (u.account_id, u.month) IN (SELECT * FROM unnest($1::uuid[], $2::date[]))
+		ORDER BY u.account_id, u.month
+		FOR UPDATE`, accounts, months)
+	if err != nil {
+		return nil, err
+	}
+	used := map[chargeKey]int{}
+	var acc string
+	var month time.Time
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&acc, &month, &n}, func() error {
+		used[chargeKey{acc, account.MonthOf(month).String()}] = n
+		return nil
+	})
+	return used, err
 }
 
 // planName is the plan the admission read, or "(none)" for an account it

@@ -366,3 +366,84 @@ func TestCommitsChargingAccountsInOppositeOrdersNeverDeadlock(t *testing.T) {
 		t.Errorf("used %d of the first account, want 30", n)
 	}
 }
+
+// A count another process commits while the admission waits for the quota
+// row is the one it decides by: the statement's own reading of the row
+// predates that commit, so the room it reports is too large, and the
+// submissions that fit the latest count are admitted, no more and no fewer.
+func TestTheCarefulPathAdmitsWhatFitsACountCommittedWhileItWaited(t *testing.T) {
+	t.Parallel()
+	g := newGroupEnv(t)
+	quotas := account.Quotas{Free: 25, Pro: 100, Lifetime: 100}
+	g.setUsed(t, 15)
+
+	other, err := g.pool.Begin(g.ctx) // another process's commit, holding the row
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback(g.ctx) //nolint:errcheck // a no-op once committed
+	if _, err := other.Exec(g.ctx, `UPDATE submission_quota_usage SET used = 21 WHERE account_id = $1 AND month = $2`,
+		g.accountID, quotaMonth.Start()); err != nil {
+		t.Fatal(err)
+	}
+
+	batch := make([]application.AcceptedSubmission, 10)
+	for i := range batch {
+		batch[i] = g.charged("", quotas)
+	}
+	type answer struct {
+		errs []error
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		_, errs, err := postgres.CommitCarefully(g.subs, g.ctx, batch)
+		done <- answer{errs, err}
+	}()
+	waitForLockWait(t, g)
+	if err := other.Commit(g.ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	admitted := 0
+	for i, err := range a.errs {
+		var exhausted *application.QuotaExhaustedError
+		switch {
+		case err == nil:
+			admitted++
+		case errors.As(err, &exhausted):
+			if u := exhausted.Usage; u.Used != 25 || u.Quota != 25 {
+				t.Errorf("submission %d: usage %+v, want 25 of 25", i, u)
+			}
+		default:
+			t.Errorf("submission %d: %v", i, err)
+		}
+	}
+	if admitted != 4 {
+		t.Errorf("admitted %d, want the 4 that fit 21 of 25", admitted)
+	}
+	if n := g.used(t); n != 25 {
+		t.Errorf("used %d, want 25", n)
+	}
+}
+
+// waitForLockWait waits until a statement on g's database waits for a lock.
+func waitForLockWait(t *testing.T, g groupEnv) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int
+		if err := g.pool.QueryRow(g.ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no statement came to wait for the quota row")
+}
