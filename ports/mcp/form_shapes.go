@@ -5,6 +5,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // The shapes of forms as the tools take and give them. Their JSON names are
@@ -27,7 +28,7 @@ type formShape struct {
 	RedirectDefault   string             `json:"redirectDefault"`
 	ReplyToMode       string             `json:"replyToMode"`
 	ReplyToDefault    string             `json:"replyToDefault"`
-	Validation        validationShape    `json:"validation"`
+	Validation        portkit.Validation `json:"validation"`
 	AllowedSenderIPs  []string           `json:"allowedSenderIps"`
 	UploadsEnabled    bool               `json:"uploadsEnabled"`
 	UploadLimits      effectiveLimits    `json:"uploadLimits" jsonschema:"the effective limits, defaults filled"`
@@ -37,27 +38,6 @@ type formShape struct {
 	Version           int                `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time          `json:"createdAt"`
 	UpdatedAt         time.Time          `json:"updatedAt"`
-}
-
-// validationShape is the spec's FieldValidationSettings.
-type validationShape struct {
-	Fields []fieldRuleShape `json:"fields" jsonschema:"one rule per field name; an empty list removes every rule"`
-}
-
-// fieldRuleShape is the spec's FieldValidationRule.
-type fieldRuleShape struct {
-	Field     string         `json:"field" jsonschema:"the submitted field's name"`
-	Required  bool           `json:"required,omitempty"`
-	Type      string         `json:"type,omitempty" jsonschema:"empty for any text, or email, url, number"`
-	MinLength *int           `json:"minLength,omitempty"`
-	MaxLength *int           `json:"maxLength,omitempty"`
-	Regex     string         `json:"regex,omitempty" jsonschema:"a regular expression (RE2) the whole value must match"`
-	File      *fileRuleShape `json:"file,omitempty" jsonschema:"rules for a file uploaded under this field name"`
-}
-
-type fileRuleShape struct {
-	Required         bool     `json:"required,omitempty"`
-	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
 }
 
 // uploadLimitsShape bounds a submission's files; a count or size left out
@@ -109,7 +89,7 @@ type settingsInput struct {
 	RedirectDefault  *string             `json:"redirectDefault,omitempty" jsonschema:"where a browser goes after a plain HTML post (an absolute URL); empty: formd's own success page"`
 	ReplyToMode      *string             `json:"replyToMode,omitempty" jsonschema:"the notification's Reply-To: submitter (the submitted email), default (replyToDefault) or none"`
 	ReplyToDefault   *string             `json:"replyToDefault,omitempty"`
-	Validation       *validationShape    `json:"validation,omitempty" jsonschema:"server-side rules for the submitted fields; replaces the rules whole"`
+	Validation       *portkit.Validation `json:"validation,omitempty" jsonschema:"server-side rules for the submitted fields; replaces the rules whole"`
 	AllowedSenderIPs *[]string           `json:"allowedSenderIps,omitempty" jsonschema:"IP addresses allowed to post without Origin or Referer (server-side posts)"`
 	UploadsEnabled   *bool               `json:"uploadsEnabled,omitempty" jsonschema:"whether submissions may carry files (a paid feature)"`
 	UploadLimits     *uploadLimitsShape  `json:"uploadLimits,omitempty" jsonschema:"limits of uploaded files; replaced whole"`
@@ -127,7 +107,7 @@ func (in settingsInput) patch() form.Patch {
 		p.ReplyToMode = &m
 	}
 	if in.Validation != nil {
-		v := in.Validation.settings()
+		v := in.Validation.Settings()
 		p.Validation = &v
 	}
 	if in.UploadLimits != nil {
@@ -141,33 +121,6 @@ func (in settingsInput) patch() form.Patch {
 	return p
 }
 
-func (v validationShape) settings() form.ValidationSettings {
-	var out form.ValidationSettings
-	if v.Fields != nil {
-		out.Fields = make([]form.FieldRule, len(v.Fields))
-	}
-	for i, r := range v.Fields {
-		out.Fields[i] = form.FieldRule{Field: r.Field, Required: r.Required, Type: r.Type,
-			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
-		if r.File != nil {
-			out.Fields[i].File = &form.FileRule{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
-		}
-	}
-	return out
-}
-
-func presentValidation(v form.ValidationSettings) validationShape {
-	out := validationShape{Fields: make([]fieldRuleShape, len(v.Fields))}
-	for i, r := range v.Fields {
-		out.Fields[i] = fieldRuleShape{Field: r.Field, Required: r.Required, Type: r.Type,
-			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
-		if r.File != nil {
-			out.Fields[i].File = &fileRuleShape{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
-		}
-	}
-	return out
-}
-
 func presentForm(f application.FormRecord) formShape {
 	st := f.Settings
 	out := formShape{
@@ -175,7 +128,7 @@ func presentForm(f application.FormRecord) formShape {
 		RecipientVerified: f.RecipientVerified, AccessKeyPrefix: f.AccessKeyPrefix,
 		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
 		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
-		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
+		Validation: portkit.PresentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  effectiveLimits(st.UploadLimits.Effective()),
 		Autoresponder: autoresponderShape(st.Autoresponder),
 		Captcha:       captchaShape{Provider: st.Captcha.Provider.Name(), SiteKey: st.Captcha.SiteKey, HasSecret: st.Captcha.SecretID != ""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // integrationShape is the API's Integration: settings a type does not use
@@ -151,6 +152,6 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			if err != nil {
 				return deliveryOutput{}, err
 			}
-			return deliveryOutput{Delivery: presentDelivery(d)}, nil
+			return deliveryOutput{Delivery: portkit.PresentDelivery(d)}, nil
 		})
 }

@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Signing in and registering check a password with Argon2id (19 MiB, a few
@@ -55,7 +57,7 @@ const (
 func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 	now := time.Now()
 	if l := s.config.SignInPerIP; l != nil {
-		if ok, _ := l.Allow(clientKey(s.proxies.clientIP(r)), now); !ok {
+		if ok, _ := l.Allow(portkit.AddrKey(s.proxies.clientIP(r)), now); !ok {
 			return false, msgTooManyAttempts
 		}
 	}
@@ -120,14 +122,4 @@ func (t trustedProxies) clientIP(r *http.Request) netip.Addr {
 		}
 	}
 	return peer
-}
-
-// clientKey buckets IPv6 clients by their /64 (one host usually holds one),
-// IPv4 clients by their address.
-func clientKey(a netip.Addr) string {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.String()
-	}
-	return a.String()
 }

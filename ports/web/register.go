@@ -2,13 +2,12 @@ package web
 
 import (
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // registerForm is the registration page's form, as typed (never the password).
@@ -50,9 +49,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 	}
 	giveBack := func() {}
 	if l := s.config.Registrations; l != nil {
-		ok, wait, back := l.Take(clientKey(s.proxies.clientIP(r)), time.Now())
+		ok, wait, back := l.Take(portkit.AddrKey(s.proxies.clientIP(r)), time.Now())
 		if !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			portkit.SetRetryAfter(w.Header(), wait)
 			again(http.StatusTooManyRequests, fieldErrors{"": msgTooManyRegistrations})
 			return
 		}
