@@ -2,14 +2,14 @@ package httpapi
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // POST /agent/auth checks a password with Argon2id (19 MiB, a few
@@ -54,12 +54,12 @@ func (s passwordCheckSlots) release() { <-s }
 func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
 	slots := newPasswordCheckSlots(runtime.GOMAXPROCS(0))
 	chain := []gin.HandlerFunc{}
-	var perAccount *ipLimiter
+	var perAccount Limiter
 	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
-		perIP := newIPLimiter(perMinute/60, max(int(perMinute), 1))
-		perAccount = newIPLimiter(perMinute/120, max(int(perMinute/2), 1))
+		perIP := s.limiter(perMinute/60, max(int(perMinute), 1))
+		perAccount = s.limiter(perMinute/120, max(int(perMinute/2), 1))
 		chain = append(chain, func(c *gin.Context) {
-			if ok, wait := perIP.allow(clientKey(c.ClientIP()), time.Now()); !ok {
+			if ok, wait := perIP.Allow(clientKey(c.ClientIP()), time.Now()); !ok {
 				s.tooManyAuthAttempts(c, wait)
 				return
 			}
@@ -79,17 +79,17 @@ func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
 }
 
 func (s *Server) tooManyAuthAttempts(c *gin.Context, wait time.Duration) {
-	c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	portkit.SetRetryAfter(c.Writer.Header(), wait)
 	s.fail(c, http.StatusTooManyRequests, MsgTooManyAuthAttempts)
 }
 
 // allowAccountAttempt takes a token of the account's bucket (keyed by the
 // address as typed, case-folded); nil limiter means no limit.
-func (s *Server) allowAccountAttempt(c *gin.Context, perAccount *ipLimiter, email string) bool {
+func (s *Server) allowAccountAttempt(c *gin.Context, perAccount Limiter, email string) bool {
 	if perAccount == nil {
 		return true
 	}
-	ok, wait := perAccount.allow(strings.ToLower(strings.TrimSpace(email)), time.Now())
+	ok, wait := perAccount.Allow(strings.ToLower(strings.TrimSpace(email)), time.Now())
 	if !ok {
 		s.tooManyAuthAttempts(c, wait)
 	}

@@ -18,7 +18,7 @@ import (
 func authEngine(t *testing.T, perMinute float64) *gin.Engine {
 	t.Helper()
 	return NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
-		Config{BaseURL: "https://forms.example.test", AuthAttemptsPerMinute: perMinute}).(*gin.Engine)
+		Config{BaseURL: "https://forms.example.test", AuthAttemptsPerMinute: perMinute, NewLimiter: burstOnly}).(*gin.Engine)
 }
 
 func postAuth(engine *gin.Engine, remote, body string) *httptest.ResponseRecorder {

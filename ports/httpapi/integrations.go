@@ -8,6 +8,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // integrationJSON is the API's Integration. Settings a type does not use
@@ -158,7 +159,7 @@ func (s *Server) testIntegration(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"delivery": presentDelivery(rec)})
+	c.JSON(http.StatusCreated, gin.H{"delivery": portkit.PresentDelivery(rec)})
 }
 
 // integrationAcknowledgement answers a change made by a credential that

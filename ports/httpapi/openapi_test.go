@@ -21,6 +21,7 @@ import (
 	"github.com/formd/formd/domain/altcha"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // loadOpenAPI parses and validates the embedded document.
@@ -45,7 +46,7 @@ func (okPinger) Ping(context.Context) error { return nil }
 func testEngine(t *testing.T) *gin.Engine {
 	t.Helper()
 	h := NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
-		Config{BaseURL: "https://forms.example.test", SubmitRatePerIP: 1, SubmitBurstPerIP: 1})
+		Config{BaseURL: "https://forms.example.test", SubmitRatePerIP: 1, SubmitBurstPerIP: 1, NewLimiter: burstOnly})
 	engine, ok := h.(*gin.Engine)
 	if !ok {
 		t.Fatalf("NewServer returned %T, want *gin.Engine", h)
@@ -363,8 +364,8 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 func TestOpenAPIRequestShapes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	autoresponder := autoresponderJSON{Enabled: true, Subject: "s", Message: "m"}
-	validation := validationJSON{Fields: []fieldRuleJSON{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
-		MaxLength: intp(5), Regex: "^a", File: &fileRuleJSON{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
+	validation := portkit.Validation{Fields: []portkit.FieldRule{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
+		MaxLength: intp(5), Regex: "^a", File: &portkit.FileRule{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
 	s, mode, yes, list := "inbox@example.com", string(form.ReplyToSubmitter), true, []string{"example.com"}
 	ws := "5d1e9a2b-8c4f-4d6e-b1a7-3c2e9f0d4b22"
 	full := formRequest{Name: &s, RecipientEmail: &s, WorkspaceID: &ws, WorkspaceName: &s, AllowedDomains: &list,
