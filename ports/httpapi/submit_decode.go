@@ -63,7 +63,7 @@ func (s *fieldSet) add(name, value string) error {
 		return badRequest("Field names must not be empty.")
 	}
 	if len(name) > MaxFieldNameBytes {
-		return badRequest("Field name %q is too long: at most %d bytes.", truncate(name, 20)+"…", MaxFieldNameBytes)
+		return badRequest("Field name %q is too long: at most %d bytes.", domain.Truncate(name, 20)+"…", MaxFieldNameBytes)
 	}
 	if err := checkFieldName(name); err != nil {
 		return err
@@ -120,17 +120,6 @@ func checkFieldName(name string) error {
 		return badRequest("Field name %q contains control characters; names must be printable text.", name)
 	}
 	return nil
-}
-
-// truncate cuts s to at most n bytes on a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // checkText refuses text that is not UTF-8 or carries control characters
