@@ -10,6 +10,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // SessionCookie is the spec's session cookie name.
@@ -48,9 +49,9 @@ func (s *Server) listForms(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	out := make([]formJSON, len(forms))
+	out := make([]portkit.Form, len(forms))
 	for i, f := range forms {
-		out[i] = presentForm(f)
+		out[i] = portkit.PresentForm(f)
 	}
 	c.JSON(http.StatusOK, gin.H{"forms": out})
 }
@@ -76,7 +77,7 @@ func (s *Server) createForm(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	body := presentForm(out.Form)
+	body := portkit.PresentForm(out.Form)
 	body.AccessKey = out.AccessKey
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusCreated, gin.H{"form": body})
@@ -139,7 +140,7 @@ func (s *Server) updateForm(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"form": presentForm(f)})
+	c.JSON(http.StatusOK, gin.H{"form": portkit.PresentForm(f)})
 }
 
 // formAcknowledgement answers a change made by a credential that may
