@@ -169,29 +169,18 @@ func (s *Server) formEvents(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"events": out})
 }
 
-type verificationJSON struct {
-	FormID         string     `json:"formId"`
-	RecipientEmail string     `json:"recipientEmail"`
-	Status         string     `json:"status"`
-	ExpiresAt      *time.Time `json:"expiresAt,omitempty"`
-	DeliveryID     string     `json:"deliveryId,omitempty"`
-	NextStep       string     `json:"nextStep,omitempty"`
-}
-
-func presentVerification(formID string, v application.VerificationRecord) verificationJSON {
-	out := verificationJSON{FormID: formID, RecipientEmail: v.Email, Status: string(v.Status), DeliveryID: v.DeliveryID}
-	if !v.ExpiresAt.IsZero() {
-		t := v.ExpiresAt.UTC()
-		out.ExpiresAt = &t
-	}
-	if v.Status == "verified" {
-		out.NextStep = "The recipient is verified; live submissions are accepted."
-	} else if v.DeliveryID == "" {
-		out.NextStep = "No verification email was sent to " + v.Email + " (too many were sent for this form, to this address or by this account in the last hour); send one with POST /v1/forms/" + formID + "/recipient-verifications later."
-	} else {
-		out.NextStep = "Ask " + v.Email + " to follow the link in the verification email; resend it with POST /v1/forms/" + formID + "/recipient-verifications."
-	}
-	return out
+// presentVerification shows a form's recipient verification, naming the
+// route that sends a new link.
+func presentVerification(formID string, v application.VerificationRecord) portkit.RecipientVerification {
+	resend := "POST /v1/forms/" + formID + "/recipient-verifications"
+	return portkit.PresentRecipientVerification(formID, v, portkit.VerificationSteps{
+		NotSent: func(email string) string {
+			return "No verification email was sent to " + email + " (too many were sent for this form, to this address or by this account in the last hour); send one with " + resend + " later."
+		},
+		Sent: func(email string) string {
+			return "Ask " + email + " to follow the link in the verification email; resend it with " + resend + "."
+		},
+	})
 }
 
 func (s *Server) getRecipientVerification(c *gin.Context) {
