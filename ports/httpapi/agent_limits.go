@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"runtime"
 	"strings"
@@ -24,35 +23,10 @@ const MsgTooManyAuthAttempts = "Too many sign-in or registration attempts. Try a
 // MsgAuthBusy answers an attempt that found every password check slot taken.
 const MsgAuthBusy = "formd is busy checking other passwords. Try again in a moment."
 
-// authSlotWait is how long an attempt waits for a free password check slot.
-const authSlotWait = 2 * time.Second
-
-// passwordCheckSlots bounds concurrent password checks to the cores: more at
-// once only queues in the scheduler while each holds its memory.
-type passwordCheckSlots chan struct{}
-
-func newPasswordCheckSlots(n int) passwordCheckSlots { return make(passwordCheckSlots, max(n, 1)) }
-
-// acquire takes a slot, waiting at most wait; release gives it back.
-func (s passwordCheckSlots) acquire(ctx context.Context, wait time.Duration) bool {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case s <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (s passwordCheckSlots) release() { <-s }
-
 // guardPasswordChecks is the chain of POST /agent/auth: the per-IP limit, a
 // password check slot, then the handler with its per-account limit.
 func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
-	slots := newPasswordCheckSlots(runtime.GOMAXPROCS(0))
+	slots := portkit.NewPasswordCheckSlots(runtime.GOMAXPROCS(0))
 	chain := []gin.HandlerFunc{}
 	var perAccount Limiter
 	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
@@ -67,12 +41,12 @@ func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
 		})
 	}
 	chain = append(chain, func(c *gin.Context) {
-		if !slots.acquire(c.Request.Context(), authSlotWait) {
+		if !slots.Acquire(c.Request.Context(), portkit.PasswordCheckWait) {
 			c.Header("Retry-After", "1")
 			s.fail(c, http.StatusTooManyRequests, MsgAuthBusy)
 			return
 		}
-		defer slots.release()
+		defer slots.Release()
 		c.Next()
 	})
 	return append(chain, func(c *gin.Context) { s.agentAuth(c, perAccount) })

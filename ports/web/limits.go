@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,30 +17,6 @@ import (
 // a per-account attempt limit (per process), and at most as many checks at
 // once as formd has cores. The dashboard has its own buckets and slots, so
 // the API and the dashboard each allow the configured rate.
-
-// passwordCheckSlots bounds concurrent password checks.
-type passwordCheckSlots chan struct{}
-
-func newPasswordCheckSlots(n int) passwordCheckSlots { return make(passwordCheckSlots, max(n, 1)) }
-
-// slotWait is how long an attempt waits for a free password check slot.
-const slotWait = 2 * time.Second
-
-// acquire takes a slot, waiting at most slotWait; release gives it back.
-func (p passwordCheckSlots) acquire(ctx context.Context) bool {
-	t := time.NewTimer(slotWait)
-	defer t.Stop()
-	select {
-	case p <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (p passwordCheckSlots) release() { <-p }
 
 // Messages of a refused attempt, shown above the form.
 const (

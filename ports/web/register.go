@@ -57,14 +57,14 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 		}
 		giveBack = back
 	}
-	if !s.slots.acquire(r.Context()) {
+	if !s.slots.Acquire(r.Context(), portkit.PasswordCheckWait) {
 		giveBack()
 		again(http.StatusTooManyRequests, fieldErrors{"": msgBusy})
 		return
 	}
 	out, err := s.app.Commands.Register.Handle(r.Context(), application.Register{
 		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r)})
-	s.slots.release()
+	s.slots.Release()
 	if !application.TellsAccountExists(out, err) {
 		giveBack()
 	}
