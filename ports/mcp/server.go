@@ -56,12 +56,21 @@ type Server struct {
 	config   Config
 	next     http.Handler
 	protocol http.Handler
+	access   portkit.AccessLog
 }
 
 // NewHandler builds the MCP server in front of next: it answers Path and
 // passes every other request on.
 func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
 	s := &Server{app: app, log: log, config: config, next: next}
+	s.access = portkit.AccessLog{Log: log,
+		Route: func(*http.Request) (string, string) { return Path, Path },
+		Failed: func(w http.ResponseWriter, _ *http.Request, requestID string) {
+			writeError(w, http.StatusInternalServerError, application.MsgInternal, requestID)
+		}}
+	if config.Requests != nil {
+		s.access.Observe = config.Requests.ObserveRequest
+	}
 	tools := s.newTools()
 	s.protocol = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return tools }, &sdk.StreamableHTTPOptions{
 		Stateless: true,
@@ -101,38 +110,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.next.ServeHTTP(w, r)
 		return
 	}
-	start := time.Now()
-	id := portkit.RequestID(r.Header.Get(portkit.RequestIDHeader))
-	w.Header().Set(portkit.RequestIDHeader, id)
 	w.Header().Set("Cache-Control", "no-store")
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-	sw := &portkit.StatusWriter{ResponseWriter: w}
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic while serving request", "requestId", id, "panic", p)
-			if sw.Status == 0 {
-				writeError(sw, http.StatusInternalServerError, application.MsgInternal, id)
-			}
+	s.access.Serve(w, r, func(w http.ResponseWriter, r *http.Request) {
+		session, ok := s.authenticate(w, r, requestIDOf(r.Context()))
+		if !ok {
+			return
 		}
-		// Never headers or bodies: they carry the credential and form data.
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("requestId", id),
-			slog.String("method", r.Method), slog.String("route", Path), slog.Int("status", sw.Status),
-			slog.Duration("duration", time.Since(start)))
-		if s.config.Requests != nil {
-			s.config.Requests.ObserveRequest(Path, r.Method, sw.Status, time.Since(start))
-		}
-	}()
-	session, ok := s.authenticate(sw, r, id)
-	if !ok {
-		return
-	}
-	s.protocol.ServeHTTP(sw, withRemoteIP(r.WithContext(context.WithValue(r.Context(), callerKey{}, session))))
+		s.protocol.ServeHTTP(w, withRemoteIP(r.WithContext(context.WithValue(r.Context(), callerKey{}, session))))
+	})
 }
-
-type requestIDKey struct{}
 
 // requestIDOf is the id of the HTTP request a tool call came in.
-func requestIDOf(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
+func requestIDOf(ctx context.Context) string { return portkit.RequestIDOf(ctx) }

@@ -77,6 +77,7 @@ type Server struct {
 	mux     *http.ServeMux
 	next    http.Handler
 	slots   portkit.PasswordCheckSlots
+	access  portkit.AccessLog
 }
 
 // NewHandler builds the dashboard in front of next (the JSON API): it
@@ -91,6 +92,7 @@ func NewHandler(app *application.Application, log *slog.Logger, config Config, n
 		mux:     http.NewServeMux(),
 		slots:   portkit.NewPasswordCheckSlots(runtime.GOMAXPROCS(0)),
 	}
+	s.access = s.accessLog()
 	s.routes()
 	return s
 }
