@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
@@ -61,7 +60,7 @@ func (s *Server) createForm(c *gin.Context) {
 	if !s.decodeJSON(c, &req) {
 		return
 	}
-	if req.WorkspaceID != nil && *req.WorkspaceID != "" && uuid.Validate(*req.WorkspaceID) != nil {
+	if req.WorkspaceID != nil && *req.WorkspaceID != "" && !isID(*req.WorkspaceID) {
 		s.respondError(c, domain.Invalid("workspaceId", "workspaceId must be a UUID"))
 		return
 	}
@@ -97,11 +96,11 @@ func (s *Server) uuidParam(c *gin.Context, name string) (string, bool) {
 	return strings.ToLower(id), true
 }
 
-// isID reports whether s is an id as formd writes them: a UUID in its
-// canonical 36-character form. The other forms uuid.Validate takes (a
-// urn:uuid: prefix, braces, no hyphens) are not ids, and PostgreSQL refuses
-// some of them.
-func isID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
+// isID reports whether s is an id as formd writes them (portkit.ID).
+func isID(s string) bool {
+	_, ok := portkit.ID(s)
+	return ok
+}
 
 // idParamsAreIDs answers 404 for a route whose path parameter named like an
 // id ("formId", "tokenId") is not one, before any handler can hand the

@@ -3,10 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
@@ -105,12 +103,16 @@ func (s *Server) formTools(srv *sdk.Server) {
 			"follows the link (a person must do that); dry runs work at once. The account's own email must be verified first. Needs forms:write."},
 		func(ctx context.Context, caller application.Session, in createFormInput) (formOutput, error) {
 			workspaceID := deref(in.WorkspaceID)
-			if workspaceID != "" && uuid.Validate(workspaceID) != nil {
-				return formOutput{}, domain.Invalid("workspaceId", "workspaceId must be a UUID")
+			if workspaceID != "" {
+				id, ok := portkit.ID(workspaceID)
+				if !ok {
+					return formOutput{}, domain.Invalid("workspaceId", "workspaceId must be a UUID")
+				}
+				workspaceID = id
 			}
 			p := in.patch()
 			created, err := s.app.Commands.CreateForm.Handle(ctx, application.CreateForm{
-				Caller: caller, RequestID: requestIDOf(ctx), WorkspaceID: strings.ToLower(workspaceID),
+				Caller: caller, RequestID: requestIDOf(ctx), WorkspaceID: workspaceID,
 				WorkspaceName: deref(in.WorkspaceName),
 				Settings: form.Settings{Name: in.Name, RecipientEmail: in.RecipientEmail,
 					AllowedDomains: deref(p.AllowedDomains), SubjectDefault: deref(p.SubjectDefault),

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
@@ -59,9 +57,10 @@ func DecodeDeliveryCursor(s string) (*application.DeliveryCursor, error) {
 	if err != nil {
 		return nil, bad
 	}
-	at, id, ok := strings.Cut(string(raw), "|")
+	at, rawID, ok := strings.Cut(string(raw), "|")
 	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || uuid.Validate(id) != nil {
+	id, isID := ID(rawID)
+	if !ok || err != nil || !isID {
 		return nil, bad
 	}
 	return &application.DeliveryCursor{CreatedAt: t, ID: id}, nil
