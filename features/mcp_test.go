@@ -309,6 +309,35 @@ var _ = Describe("The MCP server", Ordered, func() {
 		Expect(owner).NotTo(BeEmpty())
 	})
 
+	It("shows a form, its deliveries and its recipient's verification as /v1 shows them", func() {
+		Expect(formID).NotTo(BeEmpty(), "the set-up spec ran first")
+		agent := f.ConnectMCP(session)
+
+		By("the form: list_forms and GET /v1/forms give the same object")
+		var apiForm map[string]any
+		for _, fm := range f.Forms(session) {
+			if fm["id"] == formID {
+				apiForm = fm
+			}
+		}
+		Expect(agent.MustCall("list_forms", nil).Array("forms")).To(ContainElement(Equal(apiForm)))
+
+		By("the delivery log: the same page, delivery by delivery")
+		Eventually(func(g Gomega) {
+			api := f.Get(session, "/v1/forms/"+formID+"/deliveries")
+			g.Expect(api.Status).To(Equal(http.StatusOK))
+			g.Expect(agent.MustCall("list_deliveries", map[string]any{"formId": formID}).Array("deliveries")).
+				To(Equal(api.JSON["deliveries"]))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+
+		By("the verification: the same record; only the next step names each side's own way to resend")
+		viaTool := agent.MustCall("get_recipient_verification", map[string]any{"formId": formID}).Object("verification")
+		viaAPI := f.Get(session, "/v1/forms/"+formID+"/recipient-verification").JSON["verification"].(map[string]any)
+		delete(viaTool, "nextStep")
+		delete(viaAPI, "nextStep")
+		Expect(viaTool).To(Equal(viaAPI))
+	})
+
 	It("answers 401 in the API's error shape without a valid credential", func() {
 		initialize := RawJSON(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 		for _, headers := range [][]http.Header{nil, {Bearer("fds_not-a-session")}, {SessionCookie(session)}} {

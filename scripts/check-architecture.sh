@@ -2,7 +2,8 @@
 # Dependencies point inward (README: Architecture):
 #   domain       imports no framework and nothing of ours outside domain;
 #   application  imports only domain (it declares the interfaces it needs);
-#   ports        never import adapters or cmd: they see only the application;
+#   ports        never import adapters or cmd: they see only the application
+#                (and ports/portkit, which they share);
 #   adapters     never import ports, cmd or another adapter (an adapter is
 #                adapters/<name>/ with its subpackages); cmd/formd wires them.
 # Tests follow the same rules, with one exception: an adapter's or a port's
@@ -28,12 +29,16 @@ check ./application/... "gin-gonic|jackc/pgx|ThreeDotsLabs/watermill|google/wire
 check ./ports/... "^$mod/(adapters|cmd)(/|$)" "may not import adapters or cmd"
 check ./adapters/... "gin-gonic|^$mod/(ports|cmd)(/|$)" "may not import ports or cmd"
 # Each driving port stands alone in front of the application: the JSON API,
-# the dashboard, the MCP server and the event router share nothing but it.
+# the dashboard, the MCP server and the event router share nothing but it
+# and ports/portkit, the shapes and request plumbing they have in common,
+# which itself imports no port.
+kit="$mod/ports/portkit"
 for port in ports/*/; do
   name=$(basename "$port")
-  report "./ports/$name may not import another port" \
-    "$(go list -deps "./ports/$name/..." | grep -E "^$mod/ports/" | grep -vE "^$mod/ports/$name(/|$)" || true)"
+  report "./ports/$name may not import another port but $kit" \
+    "$(go list -deps "./ports/$name/..." | grep -E "^$mod/ports/" | grep -vE "^$mod/ports/$name(/|$)" | grep -vE "^$kit(/|$)" || true)"
 done
+report "$kit may not import a port" "$(go list -deps "./ports/portkit/..." | grep -E "^$mod/ports/" | grep -vE "^$kit(/|$)" || true)"
 
 # Direct imports, one line per "package imported", production and test code
 # apart, so an adapter importing another adapter is caught even where the

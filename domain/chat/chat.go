@@ -58,7 +58,7 @@ func DiscordMessage(formName string, fields []submission.Field) ([]byte, error) 
 	return json.Marshal(struct {
 		Content         string          `json:"content"`
 		AllowedMentions discordMentions `json:"allowed_mentions"`
-	}{truncate(b.String(), DiscordLimit), discordMentions{Parse: []string{}}})
+	}{shorten(b.String(), DiscordLimit), discordMentions{Parse: []string{}}})
 }
 
 // discordEscaper puts a backslash before each of Discord's markdown
@@ -72,10 +72,11 @@ var discordEscaper = strings.NewReplacer(
 
 func discordEscape(s string) string { return discordEscaper.Replace(s) }
 
-// truncate keeps s within limit characters (runes, as Discord counts them),
-// ending a cut message with an ellipsis. A cut never leaves a lone escaping
-// backslash at the end, which would escape the ellipsis instead.
-func truncate(s string, limit int) string {
+// shorten keeps s within limit characters (runes, as Discord and Sheets
+// count them), ending a cut message with an ellipsis; domain.Truncate is the
+// byte cut for storage, which marks nothing. A cut never leaves a lone
+// escaping backslash at the end, which would escape the ellipsis instead.
+func shorten(s string, limit int) string {
 	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}

@@ -33,12 +33,12 @@ func TelegramMessage(chatID, formName string, fields []submission.Field) ([]byte
 		ChatID      string      `json:"chat_id"`
 		Text        string      `json:"text"`
 		LinkPreview linkPreview `json:"link_preview_options"`
-	}{chatID, truncateUTF16(b.String(), TelegramLimit), linkPreview{IsDisabled: true}})
+	}{chatID, shortenUTF16(b.String(), TelegramLimit), linkPreview{IsDisabled: true}})
 }
 
-// truncateUTF16 keeps s within limit UTF-16 code units, ending a cut text
+// shortenUTF16 keeps s within limit UTF-16 code units, ending a cut text
 // with an ellipsis and never splitting a surrogate pair.
-func truncateUTF16(s string, limit int) string {
+func shortenUTF16(s string, limit int) string {
 	if len(utf16.Encode([]rune(s))) <= limit {
 		return s
 	}
@@ -71,7 +71,7 @@ func SheetRow(at time.Time, fields []submission.Field) []string {
 	row := make([]string, 0, len(sorted)+1)
 	row = append(row, at.UTC().Format(time.RFC3339))
 	for _, f := range sorted {
-		row = append(row, truncate(f.Value, SheetCellLimit))
+		row = append(row, shorten(f.Value, SheetCellLimit))
 	}
 	return row
 }

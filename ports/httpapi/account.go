@@ -9,6 +9,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // accountJSON is GET /v1/account's account: who it is, what it is on and
@@ -45,7 +46,7 @@ func presentAccount(a application.AccountSummary) accountJSON {
 	u := a.Usage
 	return accountJSON{
 		ID: a.ID, Email: a.Email, EmailVerified: a.EmailVerified, Plan: string(a.Plan),
-		Entitlements: nonNil(a.Entitlements), Grants: nonNil(a.Grants),
+		Entitlements: portkit.NonNil(a.Entitlements), Grants: portkit.NonNil(a.Grants),
 		Usage: usageJSON{Month: u.Month.String(), Used: u.Used, Quota: u.Quota, Remaining: u.Remaining(), ResetsAt: u.ResetsAt()},
 	}
 }

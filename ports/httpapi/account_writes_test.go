@@ -19,7 +19,7 @@ func TestAccountWritesAreLimitedPerAccount(t *testing.T) {
 	r := gin.New()
 	r.Use(func(c *gin.Context) {
 		c.Set(sessionKey, application.Session{AccountID: c.GetHeader("X-Account")})
-	}, s.limitAccountWrites(newIPLimiter(1.0/60, 2)))
+	}, s.limitAccountWrites(burstOnly(1.0/60, 2)))
 	r.Any("/v1/*path", func(c *gin.Context) { c.Status(http.StatusOK) })
 	do := func(method, account string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, "/v1/forms/x", nil)

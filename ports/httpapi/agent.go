@@ -45,7 +45,7 @@ const MsgTooManyRegistrations = "Too many registrations from this network. Try a
 
 // agentAuth registers or signs in (POST /agent/auth); guardPasswordChecks
 // runs before it and gives it the per-account limiter (nil: no limit).
-func (s *Server) agentAuth(c *gin.Context, perAccount *ipLimiter) {
+func (s *Server) agentAuth(c *gin.Context, perAccount Limiter) {
 	var req agentAuthRequest
 	if !s.decodeJSON(c, &req) {
 		return

@@ -1,15 +1,14 @@
 package httpapi
 
 import (
-	"context"
-	"math"
 	"net/http"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // POST /agent/auth checks a password with Argon2id (19 MiB, a few
@@ -24,42 +23,17 @@ const MsgTooManyAuthAttempts = "Too many sign-in or registration attempts. Try a
 // MsgAuthBusy answers an attempt that found every password check slot taken.
 const MsgAuthBusy = "formd is busy checking other passwords. Try again in a moment."
 
-// authSlotWait is how long an attempt waits for a free password check slot.
-const authSlotWait = 2 * time.Second
-
-// passwordCheckSlots bounds concurrent password checks to the cores: more at
-// once only queues in the scheduler while each holds its memory.
-type passwordCheckSlots chan struct{}
-
-func newPasswordCheckSlots(n int) passwordCheckSlots { return make(passwordCheckSlots, max(n, 1)) }
-
-// acquire takes a slot, waiting at most wait; release gives it back.
-func (s passwordCheckSlots) acquire(ctx context.Context, wait time.Duration) bool {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case s <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (s passwordCheckSlots) release() { <-s }
-
 // guardPasswordChecks is the chain of POST /agent/auth: the per-IP limit, a
 // password check slot, then the handler with its per-account limit.
 func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
-	slots := newPasswordCheckSlots(runtime.GOMAXPROCS(0))
+	slots := portkit.NewPasswordCheckSlots(runtime.GOMAXPROCS(0))
 	chain := []gin.HandlerFunc{}
-	var perAccount *ipLimiter
+	var perAccount Limiter
 	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
-		perIP := newIPLimiter(perMinute/60, max(int(perMinute), 1))
-		perAccount = newIPLimiter(perMinute/120, max(int(perMinute/2), 1))
+		perIP := s.limiter(perMinute/60, max(int(perMinute), 1))
+		perAccount = s.limiter(perMinute/120, max(int(perMinute/2), 1))
 		chain = append(chain, func(c *gin.Context) {
-			if ok, wait := perIP.allow(clientKey(c.ClientIP()), time.Now()); !ok {
+			if ok, wait := perIP.Allow(clientKey(c.ClientIP()), time.Now()); !ok {
 				s.tooManyAuthAttempts(c, wait)
 				return
 			}
@@ -67,29 +41,29 @@ func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
 		})
 	}
 	chain = append(chain, func(c *gin.Context) {
-		if !slots.acquire(c.Request.Context(), authSlotWait) {
+		if !slots.Acquire(c.Request.Context(), portkit.PasswordCheckWait) {
 			c.Header("Retry-After", "1")
 			s.fail(c, http.StatusTooManyRequests, MsgAuthBusy)
 			return
 		}
-		defer slots.release()
+		defer slots.Release()
 		c.Next()
 	})
 	return append(chain, func(c *gin.Context) { s.agentAuth(c, perAccount) })
 }
 
 func (s *Server) tooManyAuthAttempts(c *gin.Context, wait time.Duration) {
-	c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	portkit.SetRetryAfter(c.Writer.Header(), wait)
 	s.fail(c, http.StatusTooManyRequests, MsgTooManyAuthAttempts)
 }
 
 // allowAccountAttempt takes a token of the account's bucket (keyed by the
 // address as typed, case-folded); nil limiter means no limit.
-func (s *Server) allowAccountAttempt(c *gin.Context, perAccount *ipLimiter, email string) bool {
+func (s *Server) allowAccountAttempt(c *gin.Context, perAccount Limiter, email string) bool {
 	if perAccount == nil {
 		return true
 	}
-	ok, wait := perAccount.allow(strings.ToLower(strings.TrimSpace(email)), time.Now())
+	ok, wait := perAccount.Allow(strings.ToLower(strings.TrimSpace(email)), time.Now())
 	if !ok {
 		s.tooManyAuthAttempts(c, wait)
 	}

@@ -1,14 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -18,7 +16,7 @@ import (
 func authEngine(t *testing.T, perMinute float64) *gin.Engine {
 	t.Helper()
 	return NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
-		Config{BaseURL: "https://forms.example.test", AuthAttemptsPerMinute: perMinute}).(*gin.Engine)
+		Config{BaseURL: "https://forms.example.test", AuthAttemptsPerMinute: perMinute, NewLimiter: burstOnly}).(*gin.Engine)
 }
 
 func postAuth(engine *gin.Engine, remote, body string) *httptest.ResponseRecorder {
@@ -76,25 +74,4 @@ func TestAgentAuthLimitsOff(t *testing.T) {
 			t.Fatalf("with the limit off: %d", rec.Code)
 		}
 	}
-}
-
-func TestPasswordCheckSlotsBoundConcurrency(t *testing.T) {
-	slots := newPasswordCheckSlots(2)
-	ctx := context.Background()
-	if !slots.acquire(ctx, time.Millisecond) || !slots.acquire(ctx, time.Millisecond) {
-		t.Fatal("two slots must be free")
-	}
-	if slots.acquire(ctx, 20*time.Millisecond) {
-		t.Fatal("a third check ran while two were running")
-	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(10 * time.Millisecond)
-		slots.release()
-		close(released)
-	}()
-	if !slots.acquire(ctx, 5*time.Second) {
-		t.Fatal("a waiting check must get the slot another gives back")
-	}
-	<-released
 }

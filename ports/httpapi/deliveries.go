@@ -1,48 +1,17 @@
 package httpapi
 
 import (
-	"encoding/base64"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/ports/portkit"
 )
-
-// deliveryJSON is one delivery of the log (schema Delivery). Target is the
-// recipient's domain or the webhook's host, never an address or URL.
-type deliveryJSON struct {
-	ID            string     `json:"id"`
-	FormID        string     `json:"formId"`
-	Kind          string     `json:"kind"`
-	Target        string     `json:"target"`
-	State         string     `json:"state"`
-	Attempts      int        `json:"attempts"`
-	LastError     string     `json:"lastError"`
-	NextAttemptAt *time.Time `json:"nextAttemptAt"`
-	CreatedAt     time.Time  `json:"createdAt"`
-	FinishedAt    *time.Time `json:"finishedAt"`
-}
-
-func presentDelivery(r application.DeliveryRecord) deliveryJSON {
-	return deliveryJSON{ID: r.ID, FormID: r.FormID, Kind: delivery.PublicKind(r.Kind), Target: r.Target, State: r.State,
-		Attempts: r.Attempts, LastError: r.LastError, NextAttemptAt: utc(r.NextAttemptAt), CreatedAt: r.CreatedAt.UTC(),
-		FinishedAt: utc(r.FinishedAt)}
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
 
 // deliveryEventJSON is one event of a delivery's stream (schema
 // DeliveryEvent): queued, an attempt's outcome, or a manual retry.
@@ -64,7 +33,7 @@ func presentDeliveryEvent(e application.HistoryEntry) deliveryEventJSON {
 	case delivery.Succeeded:
 		out.Attempt = ev.Attempt
 	case delivery.AttemptFailed:
-		out.Attempt, out.Error, out.NextAt = ev.Attempt, ev.Reason, utc(&ev.NextAt)
+		out.Attempt, out.Error, out.NextAt = ev.Attempt, ev.Reason, portkit.UTC(&ev.NextAt)
 	case delivery.GaveUp:
 		out.Attempt, out.Error = ev.Attempts, ev.Reason
 	}
@@ -73,27 +42,8 @@ func presentDeliveryEvent(e application.HistoryEntry) deliveryEventJSON {
 
 // deliveryPageJSON is a page of the log; NextCursor is absent on the last.
 type deliveryPageJSON struct {
-	Deliveries []deliveryJSON `json:"deliveries"`
-	NextCursor string         `json:"nextCursor,omitempty"`
-}
-
-// encodeCursor makes a page's position opaque: callers pass it back as it is.
-func encodeCursor(c application.DeliveryCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID))
-}
-
-func decodeCursor(s string) (*application.DeliveryCursor, error) {
-	bad := domain.Invalid("cursor", "cursor is not one this API gave out; pass nextCursor unchanged")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, bad
-	}
-	at, id, ok := strings.Cut(string(raw), "|")
-	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || uuid.Validate(id) != nil {
-		return nil, bad
-	}
-	return &application.DeliveryCursor{CreatedAt: t, ID: id}, nil
+	Deliveries []portkit.Delivery `json:"deliveries"`
+	NextCursor string             `json:"nextCursor,omitempty"`
 }
 
 func (s *Server) listDeliveries(c *gin.Context) {
@@ -111,7 +61,7 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		q.Limit = n
 	}
 	if raw := c.Query("cursor"); raw != "" {
-		after, err := decodeCursor(raw)
+		after, err := portkit.DecodeDeliveryCursor(raw)
 		if err != nil {
 			s.respondError(c, err)
 			return
@@ -123,12 +73,12 @@ func (s *Server) listDeliveries(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	out := deliveryPageJSON{Deliveries: make([]deliveryJSON, len(page.Deliveries))}
+	out := deliveryPageJSON{Deliveries: make([]portkit.Delivery, len(page.Deliveries))}
 	for i, d := range page.Deliveries {
-		out.Deliveries[i] = presentDelivery(d)
+		out.Deliveries[i] = portkit.PresentDelivery(d)
 	}
 	if page.Next != nil {
-		out.NextCursor = encodeCursor(*page.Next)
+		out.NextCursor = portkit.EncodeDeliveryCursor(*page.Next)
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -150,7 +100,7 @@ func (s *Server) getDelivery(c *gin.Context) {
 	for i, e := range d.Events {
 		events[i] = presentDeliveryEvent(e)
 	}
-	c.JSON(http.StatusOK, gin.H{"delivery": presentDelivery(d.Delivery), "events": events})
+	c.JSON(http.StatusOK, gin.H{"delivery": portkit.PresentDelivery(d.Delivery), "events": events})
 }
 
 func (s *Server) retryDelivery(c *gin.Context) {
@@ -164,5 +114,5 @@ func (s *Server) retryDelivery(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, gin.H{"delivery": presentDelivery(d)})
+	c.JSON(http.StatusAccepted, gin.H{"delivery": portkit.PresentDelivery(d)})
 }

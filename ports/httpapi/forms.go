@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // SessionCookie is the spec's session cookie name.
@@ -48,9 +48,9 @@ func (s *Server) listForms(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	out := make([]formJSON, len(forms))
+	out := make([]portkit.Form, len(forms))
 	for i, f := range forms {
-		out[i] = presentForm(f)
+		out[i] = portkit.PresentForm(f)
 	}
 	c.JSON(http.StatusOK, gin.H{"forms": out})
 }
@@ -60,7 +60,7 @@ func (s *Server) createForm(c *gin.Context) {
 	if !s.decodeJSON(c, &req) {
 		return
 	}
-	if req.WorkspaceID != nil && *req.WorkspaceID != "" && uuid.Validate(*req.WorkspaceID) != nil {
+	if req.WorkspaceID != nil && *req.WorkspaceID != "" && !isID(*req.WorkspaceID) {
 		s.respondError(c, domain.Invalid("workspaceId", "workspaceId must be a UUID"))
 		return
 	}
@@ -76,7 +76,7 @@ func (s *Server) createForm(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	body := presentForm(out.Form)
+	body := portkit.PresentForm(out.Form)
 	body.AccessKey = out.AccessKey
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusCreated, gin.H{"form": body})
@@ -96,11 +96,11 @@ func (s *Server) uuidParam(c *gin.Context, name string) (string, bool) {
 	return strings.ToLower(id), true
 }
 
-// isID reports whether s is an id as formd writes them: a UUID in its
-// canonical 36-character form. The other forms uuid.Validate takes (a
-// urn:uuid: prefix, braces, no hyphens) are not ids, and PostgreSQL refuses
-// some of them.
-func isID(s string) bool { return len(s) == 36 && uuid.Validate(s) == nil }
+// isID reports whether s is an id as formd writes them (portkit.ID).
+func isID(s string) bool {
+	_, ok := portkit.ID(s)
+	return ok
+}
 
 // idParamsAreIDs answers 404 for a route whose path parameter named like an
 // id ("formId", "tokenId") is not one, before any handler can hand the
@@ -139,7 +139,7 @@ func (s *Server) updateForm(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"form": presentForm(f)})
+	c.JSON(http.StatusOK, gin.H{"form": portkit.PresentForm(f)})
 }
 
 // formAcknowledgement answers a change made by a credential that may
@@ -168,29 +168,18 @@ func (s *Server) formEvents(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"events": out})
 }
 
-type verificationJSON struct {
-	FormID         string     `json:"formId"`
-	RecipientEmail string     `json:"recipientEmail"`
-	Status         string     `json:"status"`
-	ExpiresAt      *time.Time `json:"expiresAt,omitempty"`
-	DeliveryID     string     `json:"deliveryId,omitempty"`
-	NextStep       string     `json:"nextStep,omitempty"`
-}
-
-func presentVerification(formID string, v application.VerificationRecord) verificationJSON {
-	out := verificationJSON{FormID: formID, RecipientEmail: v.Email, Status: string(v.Status), DeliveryID: v.DeliveryID}
-	if !v.ExpiresAt.IsZero() {
-		t := v.ExpiresAt.UTC()
-		out.ExpiresAt = &t
-	}
-	if v.Status == "verified" {
-		out.NextStep = "The recipient is verified; live submissions are accepted."
-	} else if v.DeliveryID == "" {
-		out.NextStep = "No verification email was sent to " + v.Email + " (too many were sent for this form, to this address or by this account in the last hour); send one with POST /v1/forms/" + formID + "/recipient-verifications later."
-	} else {
-		out.NextStep = "Ask " + v.Email + " to follow the link in the verification email; resend it with POST /v1/forms/" + formID + "/recipient-verifications."
-	}
-	return out
+// presentVerification shows a form's recipient verification, naming the
+// route that sends a new link.
+func presentVerification(formID string, v application.VerificationRecord) portkit.RecipientVerification {
+	resend := "POST /v1/forms/" + formID + "/recipient-verifications"
+	return portkit.PresentRecipientVerification(formID, v, portkit.VerificationSteps{
+		NotSent: func(email string) string {
+			return "No verification email was sent to " + email + " (too many were sent for this form, to this address or by this account in the last hour); send one with " + resend + " later."
+		},
+		Sent: func(email string) string {
+			return "Ask " + email + " to follow the link in the verification email; resend it with " + resend + "."
+		},
+	})
 }
 
 func (s *Server) getRecipientVerification(c *gin.Context) {

@@ -6,92 +6,20 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
-// The HTTP shapes of forms. They are the API's contract (checked against
-// openapi.json), so they are their own types: the domain's settings may
-// change without changing what clients send and receive.
+// The HTTP shapes of forms as the API takes them. They are the API's
+// contract (checked against openapi.json), so they are their own types: the
+// domain's settings may change without changing what clients send. A form
+// is shown as portkit.Form, which the MCP tools show too.
 
-// formJSON is the spec's Form, plus the settings the spec leaves open
-// (documented in docs/decisions.md).
-type formJSON struct {
-	ID                string            `json:"id"`
-	WorkspaceID       string            `json:"workspaceId"`
-	Name              string            `json:"name"`
-	RecipientEmail    string            `json:"recipientEmail"`
-	RecipientVerified bool              `json:"recipientVerified"`
-	AccessKeyPrefix   string            `json:"accessKeyPrefix"`
-	AccessKey         string            `json:"accessKey,omitempty"`
-	AllowedDomains    []string          `json:"allowedDomains"`
-	SubjectDefault    string            `json:"subjectDefault"`
-	FromNameDefault   string            `json:"fromNameDefault"`
-	RedirectDefault   string            `json:"redirectDefault"`
-	ReplyToMode       string            `json:"replyToMode"`
-	ReplyToDefault    string            `json:"replyToDefault"`
-	Validation        validationJSON    `json:"validation"`
-	AllowedSenderIPs  []string          `json:"allowedSenderIps"`
-	UploadsEnabled    bool              `json:"uploadsEnabled"`
-	UploadLimits      uploadLimitsJSON  `json:"uploadLimits"`
-	Autoresponder     autoresponderJSON `json:"autoresponder"`
-	Captcha           captchaJSON       `json:"captcha"`
-	TestMode          bool              `json:"testMode"`
-	Version           int               `json:"version"`
-	CreatedAt         time.Time         `json:"createdAt"`
-	UpdatedAt         time.Time         `json:"updatedAt"`
-}
-
-// uploadLimitsJSON is a form's UploadLimits; a form shows its effective
-// limits (defaults filled), and a PATCH replaces them whole (an omitted
-// count or size is the default).
+// uploadLimitsJSON is a PATCH's UploadLimits; it replaces them whole (an
+// omitted count or size is the default).
 type uploadLimitsJSON struct {
 	MaxFiles         int      `json:"maxFiles"`
 	MaxFileBytes     int64    `json:"maxFileBytes"`
 	AllowedMimeTypes []string `json:"allowedMimeTypes"`
-}
-
-// validationJSON is the spec's FieldValidationSettings.
-type validationJSON struct {
-	Fields []fieldRuleJSON `json:"fields"`
-}
-
-// fieldRuleJSON is the spec's FieldValidationRule.
-type fieldRuleJSON struct {
-	Field     string        `json:"field"`
-	Required  bool          `json:"required,omitempty"`
-	Type      string        `json:"type,omitempty"`
-	MinLength *int          `json:"minLength,omitempty"`
-	MaxLength *int          `json:"maxLength,omitempty"`
-	Regex     string        `json:"regex,omitempty"`
-	File      *fileRuleJSON `json:"file,omitempty"`
-}
-
-type fileRuleJSON struct {
-	Required         bool     `json:"required,omitempty"`
-	AllowedMimeTypes []string `json:"allowedMimeTypes,omitempty"`
-}
-
-type autoresponderJSON struct {
-	Enabled bool   `json:"enabled"`
-	Subject string `json:"subject,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
-// captchaJSON is a form's captcha as the API shows it: never the secret,
-// only whether one is stored.
-type captchaJSON struct {
-	Provider  string   `json:"provider"`
-	SiteKey   string   `json:"siteKey,omitempty"`
-	MinScore  *float64 `json:"minScore,omitempty"`
-	HasSecret bool     `json:"hasSecret"`
-}
-
-func presentCaptcha(c form.Captcha) captchaJSON {
-	out := captchaJSON{Provider: c.Provider.Name(), SiteKey: c.SiteKey, HasSecret: c.SecretID != ""}
-	if c.Provider == form.CaptchaRecaptchaV3 {
-		score := c.MinScore
-		out.MinScore = &score
-	}
-	return out
 }
 
 // captchaRequest is the captcha of a PATCH: absent or null fields keep
@@ -103,77 +31,26 @@ type captchaRequest struct {
 	MinScore *float64 `json:"minScore"`
 }
 
-func presentForm(f application.FormRecord) formJSON {
-	st := f.Settings
-	return formJSON{
-		ID: f.ID, WorkspaceID: f.WorkspaceID, Name: st.Name, RecipientEmail: st.RecipientEmail,
-		RecipientVerified: f.RecipientVerified, AccessKeyPrefix: f.AccessKeyPrefix,
-		AllowedDomains: nonNil(st.AllowedDomains), SubjectDefault: st.SubjectDefault, FromNameDefault: st.FromNameDefault,
-		RedirectDefault: st.RedirectDefault, ReplyToMode: string(st.ReplyToMode), ReplyToDefault: st.ReplyToDefault,
-		Validation: presentValidation(st.Validation), AllowedSenderIPs: nonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
-		UploadLimits:  uploadLimitsJSON(st.UploadLimits.Effective()),
-		Autoresponder: autoresponderJSON(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
-		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
-	}
-}
-
-func presentValidation(v form.ValidationSettings) validationJSON {
-	var out validationJSON
-	if v.Fields != nil {
-		out.Fields = make([]fieldRuleJSON, len(v.Fields))
-	}
-	for i, r := range v.Fields {
-		out.Fields[i] = fieldRuleJSON{Field: r.Field, Required: r.Required, Type: r.Type,
-			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
-		if r.File != nil {
-			out.Fields[i].File = &fileRuleJSON{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
-		}
-	}
-	return out
-}
-
-func (v validationJSON) settings() form.ValidationSettings {
-	var out form.ValidationSettings
-	if v.Fields != nil {
-		out.Fields = make([]form.FieldRule, len(v.Fields))
-	}
-	for i, r := range v.Fields {
-		out.Fields[i] = form.FieldRule{Field: r.Field, Required: r.Required, Type: r.Type,
-			MinLength: r.MinLength, MaxLength: r.MaxLength, Regex: r.Regex}
-		if r.File != nil {
-			out.Fields[i].File = &form.FileRule{Required: r.File.Required, AllowedMimeTypes: r.File.AllowedMimeTypes}
-		}
-	}
-	return out
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // formRequest is CreateForm; on PATCH every field is optional and a missing
 // (or null) field keeps its value.
 type formRequest struct {
-	Name             *string            `json:"name"`
-	RecipientEmail   *string            `json:"recipientEmail"`
-	WorkspaceID      *string            `json:"workspaceId"`
-	WorkspaceName    *string            `json:"workspaceName"`
-	AllowedDomains   *[]string          `json:"allowedDomains"`
-	SubjectDefault   *string            `json:"subjectDefault"`
-	FromNameDefault  *string            `json:"fromNameDefault"`
-	RedirectDefault  *string            `json:"redirectDefault"`
-	ReplyToMode      *string            `json:"replyToMode"`
-	ReplyToDefault   *string            `json:"replyToDefault"`
-	Validation       *validationJSON    `json:"validation"`
-	AllowedSenderIPs *[]string          `json:"allowedSenderIps"`
-	UploadsEnabled   *bool              `json:"uploadsEnabled"`
-	UploadLimits     *uploadLimitsJSON  `json:"uploadLimits"`
-	Autoresponder    *autoresponderJSON `json:"autoresponder"`
-	Captcha          *captchaRequest    `json:"captcha"`
-	TestMode         *bool              `json:"testMode"`
+	Name             *string                `json:"name"`
+	RecipientEmail   *string                `json:"recipientEmail"`
+	WorkspaceID      *string                `json:"workspaceId"`
+	WorkspaceName    *string                `json:"workspaceName"`
+	AllowedDomains   *[]string              `json:"allowedDomains"`
+	SubjectDefault   *string                `json:"subjectDefault"`
+	FromNameDefault  *string                `json:"fromNameDefault"`
+	RedirectDefault  *string                `json:"redirectDefault"`
+	ReplyToMode      *string                `json:"replyToMode"`
+	ReplyToDefault   *string                `json:"replyToDefault"`
+	Validation       *portkit.Validation    `json:"validation"`
+	AllowedSenderIPs *[]string              `json:"allowedSenderIps"`
+	UploadsEnabled   *bool                  `json:"uploadsEnabled"`
+	UploadLimits     *uploadLimitsJSON      `json:"uploadLimits"`
+	Autoresponder    *portkit.Autoresponder `json:"autoresponder"`
+	Captcha          *captchaRequest        `json:"captcha"`
+	TestMode         *bool                  `json:"testMode"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -188,7 +65,7 @@ func (r formRequest) patch() form.Patch {
 		p.ReplyToMode = &m
 	}
 	if r.Validation != nil {
-		v := r.Validation.settings()
+		v := r.Validation.Settings()
 		p.Validation = &v
 	}
 	if r.Autoresponder != nil {

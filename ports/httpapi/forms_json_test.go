@@ -8,6 +8,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 var (
@@ -38,7 +39,7 @@ func TestFormJSONIsPinned(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 30, 0, 0, time.UTC)
 	rec := application.FormRecord{ID: "f1", AccountID: "a1", WorkspaceID: "w1", AccessKeyPrefix: "fk_12", Settings: shapeSettings,
 		RecipientVerified: true, Version: 3, CreatedAt: at, UpdatedAt: at.Add(time.Hour)}
-	got, err := json.Marshal(presentForm(rec))
+	got, err := json.Marshal(portkit.PresentForm(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestFormJSONIsPinned(t *testing.T) {
 		t.Fatalf("Form JSON\n got %s\nwant %s", got, want)
 	}
 	// Lists the form has none of are [] (the spec's arrays), never null.
-	empty, _ := json.Marshal(presentForm(application.FormRecord{}))
+	empty, _ := json.Marshal(portkit.PresentForm(application.FormRecord{}))
 	var m map[string]any
 	_ = json.Unmarshal(empty, &m)
 	if m["allowedDomains"] == nil || m["allowedSenderIps"] == nil {

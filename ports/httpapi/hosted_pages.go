@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // The hosted pages of plain HTML posts. The error page is reached by a link
@@ -100,7 +101,7 @@ func (s *Server) errorPage(c *gin.Context) {
 		}
 	}
 	requestID := c.Query("requestId")
-	if !safeRequestID.MatchString(requestID) {
+	if !portkit.IsSaneRequestID(requestID) {
 		requestID = ""
 	}
 	s.page(c, http.StatusOK, statusPageData{Title: "The form was not sent", Message: message, Details: details,

@@ -2,75 +2,13 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
-
-// integrationJSON is the API's Integration. Settings a type does not use
-// are left out; a webhook shows its secret's prefix, and its secret only
-// in the answer of the call that made it.
-type integrationJSON struct {
-	Type          string  `json:"type"`
-	Enabled       bool    `json:"enabled"`
-	TargetURL     *string `json:"targetUrl,omitempty"`
-	ChatID        *string `json:"chatId,omitempty"`
-	SpreadsheetID *string `json:"spreadsheetId,omitempty"`
-	SheetName     *string `json:"sheetName,omitempty"`
-	SecretPrefix  *string `json:"secretPrefix,omitempty"`
-	Secret        string  `json:"secret,omitempty"`
-	// Connect is a Telegram integration's one-time connect code, in the
-	// answer of the call that issued it.
-	Connect *connectJSON `json:"connect,omitempty"`
-	// SheetProven and Proof are a Google Sheets integration's: whether
-	// its spreadsheet is proven, and while not, the code to write where.
-	SheetProven *bool      `json:"sheetProven,omitempty"`
-	Proof       *proofJSON `json:"proof,omitempty"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
-}
-
-// connectJSON tells how to connect a Telegram chat: send command to the
-// bot from the chat (or open url, or groupUrl to add the bot to a group)
-// before expiresAt.
-type connectJSON struct {
-	Code      string    `json:"code"`
-	Command   string    `json:"command"`
-	URL       string    `json:"url,omitempty"`
-	GroupURL  string    `json:"groupUrl,omitempty"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
-
-// proofJSON is a Google Sheets proof: write code in range (cell A1 of a
-// sheet named formd), then save the integration again.
-type proofJSON struct {
-	Code  string `json:"code"`
-	Range string `json:"range"`
-}
-
-func presentIntegration(r application.IntegrationRecord) integrationJSON {
-	out := integrationJSON{Type: string(r.Type), Enabled: r.Enabled, Secret: r.Secret, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	if c := r.Connect; c != nil {
-		out.Connect = &connectJSON{Code: c.Code, Command: c.Command, URL: c.URL, GroupURL: c.GroupURL, ExpiresAt: c.ExpiresAt}
-	}
-	switch r.Type {
-	case form.IntegrationWebhook:
-		out.TargetURL, out.SecretPrefix = &r.TargetURL, &r.SecretPrefix
-	case form.IntegrationSlack, form.IntegrationDiscord:
-		out.TargetURL = &r.TargetURL
-	case form.IntegrationTelegram:
-		out.ChatID = &r.ChatID
-	case form.IntegrationGoogleSheets:
-		out.SpreadsheetID, out.SheetName, out.SheetProven = &r.SpreadsheetID, &r.SheetName, &r.SheetProven
-		if r.Proof != nil {
-			out.Proof = &proofJSON{Code: r.Proof.Code, Range: r.Proof.Range}
-		}
-	}
-	return out
-}
 
 // integrationUpdate is the spec's IntegrationUpdate: every field optional,
 // a missing or null one keeps its value. chatId is read only to be refused
@@ -93,9 +31,9 @@ func (s *Server) listIntegrations(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	out := make([]integrationJSON, len(list))
+	out := make([]portkit.Integration, len(list))
 	for i, r := range list {
-		out[i] = presentIntegration(r)
+		out[i] = portkit.PresentIntegration(r)
 	}
 	c.JSON(http.StatusOK, gin.H{"integrations": out})
 }
@@ -158,19 +96,7 @@ func (s *Server) testIntegration(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"delivery": presentDelivery(rec)})
-}
-
-// integrationAcknowledgement answers a change made by a credential that
-// may write forms but not read them: that the change is saved, and what
-// that one answer alone carries (a new webhook signing secret, a Telegram
-// connect code, a spreadsheet's proof code), not the settings.
-type integrationAcknowledgement struct {
-	Type      string       `json:"type"`
-	Secret    string       `json:"secret,omitempty"`
-	Connect   *connectJSON `json:"connect,omitempty"`
-	Proof     *proofJSON   `json:"proof,omitempty"`
-	UpdatedAt time.Time    `json:"updatedAt"`
+	c.JSON(http.StatusCreated, gin.H{"delivery": portkit.PresentDelivery(rec)})
 }
 
 // respondIntegration answers with one integration, or an acknowledgement
@@ -181,10 +107,8 @@ func (s *Server) respondIntegration(c *gin.Context, rec application.IntegrationR
 		c.Header("Cache-Control", "no-store")
 	}
 	if !sessionOf(c).ReadsForms() {
-		full := presentIntegration(rec)
-		c.JSON(http.StatusOK, gin.H{"integration": integrationAcknowledgement{Type: string(rec.Type), Secret: rec.Secret,
-			Connect: full.Connect, Proof: full.Proof, UpdatedAt: rec.UpdatedAt}})
+		c.JSON(http.StatusOK, gin.H{"integration": portkit.PresentIntegration(rec).Saved()})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"integration": presentIntegration(rec)})
+	c.JSON(http.StatusOK, gin.H{"integration": portkit.PresentIntegration(rec)})
 }

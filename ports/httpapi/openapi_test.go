@@ -21,6 +21,7 @@ import (
 	"github.com/formd/formd/domain/altcha"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // loadOpenAPI parses and validates the embedded document.
@@ -45,7 +46,7 @@ func (okPinger) Ping(context.Context) error { return nil }
 func testEngine(t *testing.T) *gin.Engine {
 	t.Helper()
 	h := NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
-		Config{BaseURL: "https://forms.example.test", SubmitRatePerIP: 1, SubmitBurstPerIP: 1})
+		Config{BaseURL: "https://forms.example.test", SubmitRatePerIP: 1, SubmitBurstPerIP: 1, NewLimiter: burstOnly})
 	engine, ok := h.(*gin.Engine)
 	if !ok {
 		t.Fatalf("NewServer returned %T, want *gin.Engine", h)
@@ -270,18 +271,18 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	})
 
 	t.Run("Form", func(t *testing.T) {
-		checkShape(t, "formJSON", schemaNamed(t, doc, "Form"), presentForm(record))
+		checkShape(t, "Form", schemaNamed(t, doc, "Form"), portkit.PresentForm(record))
 		fresh := record
 		fresh.Settings = form.Settings{Name: "New", RecipientEmail: "inbox@example.com"}.Normalize()
-		checkShape(t, "formJSON with defaults", schemaNamed(t, doc, "Form"), presentForm(fresh))
+		checkShape(t, "Form with defaults", schemaNamed(t, doc, "Form"), portkit.PresentForm(fresh))
 		checkShape(t, "GET /v1/forms", responseSchema(t, doc, "GET", "/v1/forms", 200, "application/json"),
-			gin.H{"forms": []formJSON{presentForm(record)}})
+			gin.H{"forms": []portkit.Form{portkit.PresentForm(record)}})
 		checkShape(t, "PATCH /v1/forms/{formId}", responseSchema(t, doc, "PATCH", "/v1/forms/{formId}", 200, "application/json"),
-			gin.H{"form": presentForm(record)})
+			gin.H{"form": portkit.PresentForm(record)})
 	})
 
 	t.Run("CreatedForm", func(t *testing.T) {
-		created := presentForm(record)
+		created := portkit.PresentForm(record)
 		created.AccessKey = "fdk_1a2b3c4d5e6f"
 		checkShape(t, "POST /v1/forms", responseSchema(t, doc, "POST", "/v1/forms", 201, "application/json"), gin.H{"form": created})
 		if err := schemaNamed(t, doc, "CreatedForm").VisitJSON(map[string]any{"id": record.ID, "name": "x",
@@ -362,9 +363,9 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 // exactly the documented field names.
 func TestOpenAPIRequestShapes(t *testing.T) {
 	doc := loadOpenAPI(t)
-	autoresponder := autoresponderJSON{Enabled: true, Subject: "s", Message: "m"}
-	validation := validationJSON{Fields: []fieldRuleJSON{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
-		MaxLength: intp(5), Regex: "^a", File: &fileRuleJSON{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
+	autoresponder := portkit.Autoresponder{Enabled: true, Subject: "s", Message: "m"}
+	validation := portkit.Validation{Fields: []portkit.FieldRule{{Field: "f", Required: true, Type: "url", MinLength: intp(0),
+		MaxLength: intp(5), Regex: "^a", File: &portkit.FileRule{Required: true, AllowedMimeTypes: []string{"image/*"}}}}}
 	s, mode, yes, list := "inbox@example.com", string(form.ReplyToSubmitter), true, []string{"example.com"}
 	ws := "5d1e9a2b-8c4f-4d6e-b1a7-3c2e9f0d4b22"
 	full := formRequest{Name: &s, RecipientEmail: &s, WorkspaceID: &ws, WorkspaceName: &s, AllowedDomains: &list,

@@ -31,9 +31,9 @@ type passwordResetAnswer struct {
 func (s *Server) guardPasswordResets(config Config) []gin.HandlerFunc {
 	chain := []gin.HandlerFunc{limitBody(16 << 10)}
 	if perMinute := config.AuthAttemptsPerMinute; perMinute > 0 {
-		perIP := newIPLimiter(perMinute/60, max(int(perMinute), 1))
+		perIP := s.limiter(perMinute/60, max(int(perMinute), 1))
 		chain = append(chain, func(c *gin.Context) {
-			if ok, wait := perIP.allow(clientKey(c.ClientIP()), time.Now()); !ok {
+			if ok, wait := perIP.Allow(clientKey(c.ClientIP()), time.Now()); !ok {
 				s.tooManyAuthAttempts(c, wait)
 				return
 			}

@@ -1,91 +1,48 @@
 package httpapi
 
 import (
-	"math"
 	"net/http"
-	"net/netip"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"golang.org/x/time/rate"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
-// ipLimiter is a per-process, per-IP token bucket: a first line of defence
-// against floods. It is not a quota (quotas live in PostgreSQL) and each
-// process keeps its own buckets.
-type ipLimiter struct {
-	mu      sync.Mutex
-	perSec  rate.Limit
-	burst   int
-	buckets map[string]*ipBucket
-	swept   time.Time
+// Limiter is a per-process token bucket per key (a client's address, an
+// account): a first line of defence against floods, not a quota (quotas
+// are counted in PostgreSQL), so each process keeps its own buckets.
+type Limiter interface {
+	// Allow takes a token of key's bucket at now; when the bucket is empty
+	// it says how long until it holds one again.
+	Allow(key string, now time.Time) (ok bool, wait time.Duration)
 }
 
-type ipBucket struct {
-	lim  *rate.Limiter
-	seen time.Time
+// NewLimiter makes the buckets of one limit: perSec tokens a second, in
+// bursts of burst. cmd/formd gives adapters/ratelimit's.
+type NewLimiter func(perSec float64, burst int) Limiter
+
+// limiter makes the buckets of a limit that is on. A limit configured with
+// nothing to count it would be a limit silently off, so that refuses to start.
+func (s *Server) limiter(perSec float64, burst int) Limiter {
+	if s.config.NewLimiter == nil {
+		panic("httpapi: a rate limit is configured but Config.NewLimiter is not set")
+	}
+	return s.config.NewLimiter(perSec, burst)
 }
 
-func newIPLimiter(perSec float64, burst int) *ipLimiter {
-	return &ipLimiter{perSec: rate.Limit(perSec), burst: burst, buckets: map[string]*ipBucket{}, swept: time.Now()}
-}
-
-// allow takes a token for ip; when none is left it says how long to wait.
-func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.swept) > time.Minute { // forget idle addresses
-		for k, b := range l.buckets {
-			if now.Sub(b.seen) > 10*time.Minute {
-				delete(l.buckets, k)
-			}
-		}
-		l.swept = now
-	}
-	b, ok := l.buckets[ip]
-	if !ok {
-		b = &ipBucket{lim: rate.NewLimiter(l.perSec, l.burst)}
-		l.buckets[ip] = b
-	}
-	b.seen = now
-	r := b.lim.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return false, d
-	}
-	return true, 0
-}
-
-// clientKey is the bucket of a client address: an IPv4 address itself, an
-// IPv6 address by its /64. One subscriber usually holds a whole /64, so
-// keying on the full address would give it 2^64 buckets.
-func clientKey(ip string) string {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip
-	}
-	addr = addr.Unmap()
-	if addr.Is4() {
-		return addr.String()
-	}
-	prefix, err := addr.Prefix(64)
-	if err != nil {
-		return ip
-	}
-	return prefix.String()
-}
+// clientKey is the bucket of a client's address (portkit.ClientKey).
+func clientKey(ip string) string { return portkit.ClientKey(ip) }
 
 // rateLimitSubmissions answers 429 with Retry-After once an IP's bucket is empty.
-func (s *Server) rateLimitSubmissions(l *ipLimiter) gin.HandlerFunc {
+func (s *Server) rateLimitSubmissions(l Limiter) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ok, wait := l.allow(clientKey(c.ClientIP()), time.Now())
+		ok, wait := l.Allow(clientKey(c.ClientIP()), time.Now())
 		if ok {
 			c.Next()
 			return
 		}
-		c.Header("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		portkit.SetRetryAfter(c.Writer.Header(), wait)
 		s.submitFailed(c, isJavaScriptClient(c.Request), http.StatusTooManyRequests, reasonRateLimited,
 			"Too many submissions from this address. Try again in a moment.", nil)
 	}
@@ -97,19 +54,19 @@ const MsgTooManyWrites = "Too many changes from this account. Try again in a mom
 // limitAccountWrites answers 429 with Retry-After once the caller's account
 // has spent its bucket of /v1 writes; reads are not counted. It runs after
 // authenticate, so the bucket is the account's whatever credential it uses.
-func (s *Server) limitAccountWrites(l *ipLimiter) gin.HandlerFunc {
+func (s *Server) limitAccountWrites(l Limiter) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		switch c.Request.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			c.Next()
 			return
 		}
-		ok, wait := l.allow(sessionOf(c).AccountID, time.Now())
+		ok, wait := l.Allow(sessionOf(c).AccountID, time.Now())
 		if ok {
 			c.Next()
 			return
 		}
-		retryAfter(c, wait)
+		portkit.SetRetryAfter(c.Writer.Header(), wait)
 		s.fail(c, http.StatusTooManyRequests, MsgTooManyWrites)
 	}
 }

@@ -6,16 +6,14 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Pinger reports whether the database answers (GET /healthz).
@@ -60,6 +58,9 @@ type Config struct {
 	TempDir string
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
+	// NewLimiter makes the buckets of the per-IP and per-account limits
+	// above; it must be set when any of them is on.
+	NewLimiter NewLimiter
 }
 
 // RegistrationLimiter is a token bucket per key whose token can be given
@@ -116,7 +117,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 		submit.Use(s.boundSubmissions(config.SubmissionsInFlight))
 	}
 	if config.SubmitRatePerIP > 0 {
-		submit.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
+		submit.Use(s.rateLimitSubmissions(s.limiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
 	submit.Use(minBodyRate(config.MinBodyBytesPerSecond, bodyRateWindow))
 	submit.POST("", s.submit)
@@ -124,14 +125,14 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	upload := r.Group(UploadPath, publicCORS(http.MethodGet))
 	upload.OPTIONS("", preflightAnswered)
 	if config.SubmitRatePerIP > 0 { // a reservation is a step of a submission: the same limit, its own bucket
-		upload.Use(s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
+		upload.Use(s.rateLimitSubmissions(s.limiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
 	upload.GET("", s.reserveUpload)
 	objects := r.Group("", publicCORS(http.MethodPut, http.MethodGet))
 	objects.OPTIONS(ObjectsPath, preflightAnswered)
 	puts := []gin.HandlerFunc{minBodyRate(config.MinBodyBytesPerSecond, bodyRateWindow)}
 	if config.SubmitRatePerIP > 0 { // an upload is a step of a submission: the same limit, its own bucket
-		puts = append([]gin.HandlerFunc{s.rateLimitSubmissions(newIPLimiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1)))}, puts...)
+		puts = append([]gin.HandlerFunc{s.rateLimitSubmissions(s.limiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1)))}, puts...)
 	}
 	objects.PUT(ObjectsPath, append(puts, s.receiveObject)...)
 	objects.GET(ObjectsPath, s.downloadObject)
@@ -150,7 +151,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 
 	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites, s.idParamsAreIDs)
 	if perMinute := config.APIWritesPerMinute; perMinute > 0 {
-		v1.Use(s.limitAccountWrites(newIPLimiter(perMinute/60, max(int(perMinute), 1))))
+		v1.Use(s.limitAccountWrites(s.limiter(perMinute/60, max(int(perMinute), 1))))
 	}
 	v1.GET("/account", s.getAccount)
 	v1.GET("/account/events", s.accountEvents)
@@ -175,19 +176,12 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 
 const requestIDKey = "requestId"
 
-var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{8,64}$`)
-
 // requestID gives every request an id: a sane incoming X-Request-Id is kept so
 // a proxy's id follows the request, otherwise a random one is made.
 func (s *Server) requestID(c *gin.Context) {
-	id := c.GetHeader("X-Request-Id")
-	if !safeRequestID.MatchString(id) {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id = "req_" + hex.EncodeToString(b[:])
-	}
+	id := portkit.RequestID(c.GetHeader(portkit.RequestIDHeader))
 	c.Set(requestIDKey, id)
-	c.Header("X-Request-Id", id)
+	c.Header(portkit.RequestIDHeader, id)
 	c.Next()
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // workspaceRoutes serve the caller's workspaces and their API tokens.
@@ -45,7 +46,7 @@ func presentToken(t application.TokenRecord) tokenJSON {
 		scopes[i] = string(s)
 	}
 	return tokenJSON{ID: t.ID, WorkspaceID: t.WorkspaceID, Name: t.Name, Prefix: t.Prefix, Scopes: scopes,
-		CreatedAt: t.CreatedAt.UTC(), LastUsedAt: utc(t.LastUsedAt), ExpiresAt: utc(t.ExpiresAt)}
+		CreatedAt: t.CreatedAt.UTC(), LastUsedAt: portkit.UTC(t.LastUsedAt), ExpiresAt: portkit.UTC(t.ExpiresAt)}
 }
 
 // tokenRequest is the API's CreateWorkspaceToken. expiresAt is read as text

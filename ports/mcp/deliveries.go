@@ -2,46 +2,13 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
-	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/ports/portkit"
 )
-
-// deliveryShape is one delivery of the log (the API's Delivery). Target is
-// the recipient's domain or the receiver's host, never an address or URL.
-type deliveryShape struct {
-	ID            string     `json:"id"`
-	FormID        string     `json:"formId"`
-	Kind          string     `json:"kind" jsonschema:"notification, autoresponder, webhook, slack, discord, telegram, google_sheets or recipient_verification"`
-	Target        string     `json:"target"`
-	State         string     `json:"state" jsonschema:"queued, retrying, succeeded or failed"`
-	Attempts      int        `json:"attempts"`
-	LastError     string     `json:"lastError"`
-	NextAttemptAt *time.Time `json:"nextAttemptAt"`
-	CreatedAt     time.Time  `json:"createdAt"`
-	FinishedAt    *time.Time `json:"finishedAt"`
-}
-
-func presentDelivery(r application.DeliveryRecord) deliveryShape {
-	return deliveryShape{ID: r.ID, FormID: r.FormID, Kind: delivery.PublicKind(r.Kind), Target: r.Target, State: r.State,
-		Attempts: r.Attempts, LastError: r.LastError, NextAttemptAt: utc(r.NextAttemptAt), CreatedAt: r.CreatedAt.UTC(),
-		FinishedAt: utc(r.FinishedAt)}
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
 
 type listDeliveriesInput struct {
 	FormID string `json:"formId" jsonschema:"the form's id"`
@@ -52,8 +19,8 @@ type listDeliveriesInput struct {
 }
 
 type deliveriesOutput struct {
-	Deliveries []deliveryShape `json:"deliveries" jsonschema:"newest first"`
-	NextCursor string          `json:"nextCursor,omitempty" jsonschema:"pass it as cursor for the next page; absent on the last page"`
+	Deliveries []portkit.Delivery `json:"deliveries" jsonschema:"newest first"`
+	NextCursor string             `json:"nextCursor,omitempty" jsonschema:"pass it as cursor for the next page; absent on the last page"`
 }
 
 type deliveryIDInput struct {
@@ -61,7 +28,7 @@ type deliveryIDInput struct {
 }
 
 type deliveryOutput struct {
-	Delivery deliveryShape `json:"delivery"`
+	Delivery portkit.Delivery `json:"delivery"`
 }
 
 func (s *Server) deliveryTools(srv *sdk.Server) {
@@ -78,7 +45,7 @@ func (s *Server) deliveryTools(srv *sdk.Server) {
 			}
 			q := application.ListDeliveries{Caller: caller, FormID: id, Kind: in.Kind, State: in.State, Limit: in.Limit}
 			if in.Cursor != "" {
-				if q.After, err = decodeCursor(in.Cursor); err != nil {
+				if q.After, err = portkit.DecodeDeliveryCursor(in.Cursor); err != nil {
 					return deliveriesOutput{}, err
 				}
 			}
@@ -86,12 +53,12 @@ func (s *Server) deliveryTools(srv *sdk.Server) {
 			if err != nil {
 				return deliveriesOutput{}, err
 			}
-			out := deliveriesOutput{Deliveries: make([]deliveryShape, len(page.Deliveries))}
+			out := deliveriesOutput{Deliveries: make([]portkit.Delivery, len(page.Deliveries))}
 			for i, d := range page.Deliveries {
-				out.Deliveries[i] = presentDelivery(d)
+				out.Deliveries[i] = portkit.PresentDelivery(d)
 			}
 			if page.Next != nil {
-				out.NextCursor = encodeCursor(*page.Next)
+				out.NextCursor = portkit.EncodeDeliveryCursor(*page.Next)
 			}
 			return out, nil
 		})
@@ -108,26 +75,6 @@ func (s *Server) deliveryTools(srv *sdk.Server) {
 			if err != nil {
 				return deliveryOutput{}, err
 			}
-			return deliveryOutput{Delivery: presentDelivery(d)}, nil
+			return deliveryOutput{Delivery: portkit.PresentDelivery(d)}, nil
 		})
-}
-
-// encodeCursor makes a page's position opaque, in the API's format, so a
-// cursor from either works in both.
-func encodeCursor(c application.DeliveryCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID))
-}
-
-func decodeCursor(s string) (*application.DeliveryCursor, error) {
-	bad := domain.Invalid("cursor", "cursor is not one this API gave out; pass nextCursor unchanged")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, bad
-	}
-	at, id, ok := strings.Cut(string(raw), "|")
-	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || uuid.Validate(id) != nil {
-		return nil, bad
-	}
-	return &application.DeliveryCursor{CreatedAt: t, ID: id}, nil
 }

@@ -3,15 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // formIDInput names one form.
@@ -22,11 +21,11 @@ type formIDInput struct {
 type listFormsInput struct{}
 
 type formsOutput struct {
-	Forms []formShape `json:"forms"`
+	Forms []portkit.Form `json:"forms"`
 }
 
 type formOutput struct {
-	Form formShape `json:"form"`
+	Form portkit.Form `json:"form"`
 }
 
 // savedShape acknowledges a change made by a credential that may write
@@ -39,8 +38,8 @@ type savedShape struct {
 // formChangeOutput is update_form's answer: the form as it now is, or only
 // an acknowledgement when the caller may not read forms.
 type formChangeOutput struct {
-	Form  *formShape  `json:"form,omitempty" jsonschema:"the form as it now is; absent when the credential may write forms but not read them"`
-	Saved *savedShape `json:"saved,omitempty" jsonschema:"set instead of form when the credential may write forms but not read them (no forms:read)"`
+	Form  *portkit.Form `json:"form,omitempty" jsonschema:"the form as it now is; absent when the credential may write forms but not read them"`
+	Saved *savedShape   `json:"saved,omitempty" jsonschema:"set instead of form when the credential may write forms but not read them (no forms:read)"`
 }
 
 // createFormInput is the API's CreateForm (the captcha is set afterwards,
@@ -91,9 +90,9 @@ func (s *Server) formTools(srv *sdk.Server) {
 			if err != nil {
 				return formsOutput{}, err
 			}
-			out := formsOutput{Forms: make([]formShape, len(forms))}
+			out := formsOutput{Forms: make([]portkit.Form, len(forms))}
 			for i, f := range forms {
-				out.Forms[i] = presentForm(f)
+				out.Forms[i] = portkit.PresentForm(f)
 			}
 			return out, nil
 		})
@@ -104,12 +103,16 @@ func (s *Server) formTools(srv *sdk.Server) {
 			"follows the link (a person must do that); dry runs work at once. The account's own email must be verified first. Needs forms:write."},
 		func(ctx context.Context, caller application.Session, in createFormInput) (formOutput, error) {
 			workspaceID := deref(in.WorkspaceID)
-			if workspaceID != "" && uuid.Validate(workspaceID) != nil {
-				return formOutput{}, domain.Invalid("workspaceId", "workspaceId must be a UUID")
+			if workspaceID != "" {
+				id, ok := portkit.ID(workspaceID)
+				if !ok {
+					return formOutput{}, domain.Invalid("workspaceId", "workspaceId must be a UUID")
+				}
+				workspaceID = id
 			}
 			p := in.patch()
 			created, err := s.app.Commands.CreateForm.Handle(ctx, application.CreateForm{
-				Caller: caller, RequestID: requestIDOf(ctx), WorkspaceID: strings.ToLower(workspaceID),
+				Caller: caller, RequestID: requestIDOf(ctx), WorkspaceID: workspaceID,
 				WorkspaceName: deref(in.WorkspaceName),
 				Settings: form.Settings{Name: in.Name, RecipientEmail: in.RecipientEmail,
 					AllowedDomains: deref(p.AllowedDomains), SubjectDefault: deref(p.SubjectDefault),
@@ -121,7 +124,7 @@ func (s *Server) formTools(srv *sdk.Server) {
 			if err != nil {
 				return formOutput{}, err
 			}
-			out := presentForm(created.Form)
+			out := portkit.PresentForm(created.Form)
 			out.AccessKey = created.AccessKey
 			return formOutput{Form: out}, nil
 		})
@@ -147,7 +150,7 @@ func (s *Server) formTools(srv *sdk.Server) {
 			if !caller.ReadsForms() {
 				return formChangeOutput{Saved: &savedShape{ID: f.ID, UpdatedAt: f.UpdatedAt}}, nil
 			}
-			shape := presentForm(f)
+			shape := portkit.PresentForm(f)
 			return formChangeOutput{Form: &shape}, nil
 		})
 

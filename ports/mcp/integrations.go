@@ -2,68 +2,13 @@ package mcp
 
 import (
 	"context"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
-
-// integrationShape is the API's Integration: settings a type does not use
-// are left out; a webhook shows its secret's prefix, and its secret only in
-// the answer of the call that made it.
-type integrationShape struct {
-	Type          string        `json:"type"`
-	Enabled       bool          `json:"enabled"`
-	TargetURL     *string       `json:"targetUrl,omitempty"`
-	ChatID        *string       `json:"chatId,omitempty"`
-	SpreadsheetID *string       `json:"spreadsheetId,omitempty"`
-	SheetName     *string       `json:"sheetName,omitempty"`
-	SecretPrefix  *string       `json:"secretPrefix,omitempty"`
-	Secret        string        `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once: the receiver verifies the webhook-signature header with it (Standard Webhooks)"`
-	Connect       *connectShape `json:"connect,omitempty" jsonschema:"telegram without a connected chat: how to connect one, shown only this once"`
-	SheetProven   *bool         `json:"sheetProven,omitempty" jsonschema:"google_sheets: whether the spreadsheet is proven; rows are appended only then"`
-	Proof         *proofShape   `json:"proof,omitempty" jsonschema:"google_sheets while unproven: write code in the cell range names, then configure the integration again"`
-	CreatedAt     time.Time     `json:"createdAt"`
-	UpdatedAt     time.Time     `json:"updatedAt"`
-}
-
-// connectShape tells how to connect a Telegram chat to the form.
-type connectShape struct {
-	Code      string    `json:"code" jsonschema:"the one-time connect code"`
-	Command   string    `json:"command" jsonschema:"what someone in the chat sends to the bot: /start and the code"`
-	URL       string    `json:"url,omitempty" jsonschema:"the bot's link that sends the command from a private chat"`
-	GroupURL  string    `json:"groupUrl,omitempty" jsonschema:"the bot's link that adds it to a group with the code"`
-	ExpiresAt time.Time `json:"expiresAt" jsonschema:"when the code stops working"`
-}
-
-// proofShape is a Google Sheets proof.
-type proofShape struct {
-	Code  string `json:"code" jsonschema:"the form's proof code for this spreadsheet"`
-	Range string `json:"range" jsonschema:"the cell to write it in: A1 of a sheet named formd"`
-}
-
-func presentIntegration(r application.IntegrationRecord) integrationShape {
-	out := integrationShape{Type: string(r.Type), Enabled: r.Enabled, Secret: r.Secret, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	if c := r.Connect; c != nil {
-		out.Connect = &connectShape{Code: c.Code, Command: c.Command, URL: c.URL, GroupURL: c.GroupURL, ExpiresAt: c.ExpiresAt}
-	}
-	switch r.Type {
-	case form.IntegrationWebhook:
-		out.TargetURL, out.SecretPrefix = &r.TargetURL, &r.SecretPrefix
-	case form.IntegrationSlack, form.IntegrationDiscord:
-		out.TargetURL = &r.TargetURL
-	case form.IntegrationTelegram:
-		out.ChatID = &r.ChatID
-	case form.IntegrationGoogleSheets:
-		out.SpreadsheetID, out.SheetName, out.SheetProven = &r.SpreadsheetID, &r.SheetName, &r.SheetProven
-		if r.Proof != nil {
-			out.Proof = &proofShape{Code: r.Proof.Code, Range: r.Proof.Range}
-		}
-	}
-	return out
-}
 
 const integrationTypes = "webhook, slack, discord, telegram or google_sheets"
 
@@ -81,20 +26,8 @@ type configureIntegrationInput struct {
 // it now is (its target URL masked), or only an acknowledgement when the
 // caller may not read forms.
 type integrationOutput struct {
-	Integration *integrationShape `json:"integration,omitempty" jsonschema:"the integration as it now is; absent when the credential may write forms but not read them"`
-	Saved       *integrationSaved `json:"saved,omitempty" jsonschema:"set instead of integration when the credential may write forms but not read them (no forms:read)"`
-}
-
-// integrationSaved acknowledges a change made by a credential that may
-// write forms but not read them, with what that one answer alone carries
-// (a new webhook's secret, a Telegram connect code, a spreadsheet's proof
-// code), as the JSON API's acknowledgement does.
-type integrationSaved struct {
-	Type      string        `json:"type"`
-	Secret    string        `json:"secret,omitempty" jsonschema:"a new webhook's signing secret (whsec_…), shown only this once"`
-	Connect   *connectShape `json:"connect,omitempty" jsonschema:"telegram without a connected chat: how to connect one, shown only this once"`
-	Proof     *proofShape   `json:"proof,omitempty" jsonschema:"google_sheets while unproven: write code in the cell range names, then configure the integration again"`
-	UpdatedAt time.Time     `json:"updatedAt"`
+	Integration *portkit.Integration      `json:"integration,omitempty" jsonschema:"the integration as it now is; absent when the credential may write forms but not read them"`
+	Saved       *portkit.IntegrationSaved `json:"saved,omitempty" jsonschema:"set instead of integration when the credential may write forms but not read them (no forms:read)"`
 }
 
 type testIntegrationInput struct {
@@ -126,10 +59,10 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			if err != nil {
 				return integrationOutput{}, err
 			}
-			shape := presentIntegration(rec)
+			shape := portkit.PresentIntegration(rec)
 			if !caller.ReadsForms() {
-				return integrationOutput{Saved: &integrationSaved{Type: shape.Type, Secret: shape.Secret, Connect: shape.Connect,
-					Proof: shape.Proof, UpdatedAt: shape.UpdatedAt}}, nil
+				saved := shape.Saved()
+				return integrationOutput{Saved: &saved}, nil
 			}
 			return integrationOutput{Integration: &shape}, nil
 		})
@@ -151,6 +84,6 @@ func (s *Server) integrationTools(srv *sdk.Server) {
 			if err != nil {
 				return deliveryOutput{}, err
 			}
-			return deliveryOutput{Delivery: presentDelivery(d)}, nil
+			return deliveryOutput{Delivery: portkit.PresentDelivery(d)}, nil
 		})
 }

@@ -16,17 +16,15 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Path is where the MCP endpoint answers.
@@ -58,12 +56,21 @@ type Server struct {
 	config   Config
 	next     http.Handler
 	protocol http.Handler
+	access   portkit.AccessLog
 }
 
 // NewHandler builds the MCP server in front of next: it answers Path and
 // passes every other request on.
 func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
 	s := &Server{app: app, log: log, config: config, next: next}
+	s.access = portkit.AccessLog{Log: log,
+		Route: func(*http.Request) (string, string) { return Path, Path },
+		Failed: func(w http.ResponseWriter, _ *http.Request, requestID string) {
+			writeError(w, http.StatusInternalServerError, application.MsgInternal, requestID)
+		}}
+	if config.Requests != nil {
+		s.access.Observe = config.Requests.ObserveRequest
+	}
 	tools := s.newTools()
 	s.protocol = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return tools }, &sdk.StreamableHTTPOptions{
 		Stateless: true,
@@ -103,76 +110,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.next.ServeHTTP(w, r)
 		return
 	}
-	start := time.Now()
-	id := r.Header.Get("X-Request-Id")
-	if !safeRequestID.MatchString(id) {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id = "req_" + hex.EncodeToString(b[:])
-	}
-	w.Header().Set("X-Request-Id", id)
 	w.Header().Set("Cache-Control", "no-store")
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-	sw := &statusWriter{ResponseWriter: w}
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic while serving request", "requestId", id, "panic", p)
-			if sw.status == 0 {
-				writeError(sw, http.StatusInternalServerError, application.MsgInternal, id)
-			}
+	s.access.Serve(w, r, func(w http.ResponseWriter, r *http.Request) {
+		session, ok := s.authenticate(w, r, requestIDOf(r.Context()))
+		if !ok {
+			return
 		}
-		// Never headers or bodies: they carry the credential and form data.
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("requestId", id),
-			slog.String("method", r.Method), slog.String("route", Path), slog.Int("status", sw.status),
-			slog.Duration("duration", time.Since(start)))
-		if s.config.Requests != nil {
-			s.config.Requests.ObserveRequest(Path, r.Method, sw.status, time.Since(start))
-		}
-	}()
-	session, ok := s.authenticate(sw, r, id)
-	if !ok {
-		return
-	}
-	s.protocol.ServeHTTP(sw, withRemoteIP(r.WithContext(context.WithValue(r.Context(), callerKey{}, session))))
+		s.protocol.ServeHTTP(w, withRemoteIP(r.WithContext(context.WithValue(r.Context(), callerKey{}, session))))
+	})
 }
-
-// safeRequestID is an incoming X-Request-Id formd keeps, as /v1 does.
-var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{8,64}$`)
-
-type requestIDKey struct{}
 
 // requestIDOf is the id of the HTTP request a tool call came in.
-func requestIDOf(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
-// statusWriter remembers the status for the log and the metrics.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush lets the SDK stream an answer through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap gives http.ResponseController the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func requestIDOf(ctx context.Context) string { return portkit.RequestIDOf(ctx) }

@@ -2,13 +2,12 @@ package mcp
 
 import (
 	"context"
-	"strings"
 
-	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // addTool registers a tool whose handler runs as the caller of the HTTP
@@ -42,8 +41,9 @@ var (
 // idOf reads an id argument, lower-cased (ids are case-insensitive);
 // anything but a UUID is not found, as an unknown id is on /v1.
 func idOf(id string) (string, error) {
-	if uuid.Validate(id) != nil || len(id) != 36 {
+	id, ok := portkit.ID(id)
+	if !ok {
 		return "", domain.ErrNotFound
 	}
-	return strings.ToLower(id), nil
+	return id, nil
 }

@@ -2,44 +2,27 @@ package mcp
 
 import (
 	"context"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/portkit"
 )
 
-// verificationShape is a form's recipient verification, as
-// GET /v1/forms/{formId}/recipient-verification shows it.
-type verificationShape struct {
-	FormID         string     `json:"formId"`
-	RecipientEmail string     `json:"recipientEmail"`
-	Status         string     `json:"status" jsonschema:"pending until the recipient follows the link, then verified"`
-	ExpiresAt      *time.Time `json:"expiresAt,omitempty" jsonschema:"when the latest link stops working"`
-	DeliveryID     string     `json:"deliveryId,omitempty" jsonschema:"the verification email in the delivery log"`
-	NextStep       string     `json:"nextStep" jsonschema:"what has to happen next, and who does it"`
-}
-
 type verificationOutput struct {
-	Verification verificationShape `json:"verification"`
+	Verification portkit.RecipientVerification `json:"verification"`
 }
 
-func presentVerification(formID string, v application.VerificationRecord) verificationShape {
-	out := verificationShape{FormID: formID, RecipientEmail: v.Email, Status: string(v.Status), DeliveryID: v.DeliveryID}
-	if !v.ExpiresAt.IsZero() {
-		t := v.ExpiresAt.UTC()
-		out.ExpiresAt = &t
-	}
-	if v.Status == "verified" {
-		out.NextStep = "The recipient is verified; live submissions are accepted."
-	} else if v.DeliveryID == "" {
-		out.NextStep = "No verification email was sent to " + v.Email + " (too many were sent for this form, to this address or by this account in the last hour); " +
+// verificationSteps name the tool that sends a new link.
+var verificationSteps = portkit.VerificationSteps{
+	NotSent: func(email string) string {
+		return "No verification email was sent to " + email + " (too many were sent for this form, to this address or by this account in the last hour); " +
 			"call resend_recipient_verification later."
-	} else {
-		out.NextStep = "A person must act: ask " + v.Email + " to open the link in the verification email and press its button. " +
+	},
+	Sent: func(email string) string {
+		return "A person must act: ask " + email + " to open the link in the verification email and press its button. " +
 			"No tool can do it; resend_recipient_verification sends a new link."
-	}
-	return out
+	},
 }
 
 func (s *Server) verificationTools(srv *sdk.Server) {
@@ -55,7 +38,7 @@ func (s *Server) verificationTools(srv *sdk.Server) {
 			if err != nil {
 				return verificationOutput{}, err
 			}
-			return verificationOutput{Verification: presentVerification(id, v)}, nil
+			return verificationOutput{Verification: portkit.PresentRecipientVerification(id, v, verificationSteps)}, nil
 		})
 
 	addTool(s, srv, &sdk.Tool{Name: "resend_recipient_verification", Title: "Resend the recipient's verification email", Annotations: sends,
@@ -71,6 +54,6 @@ func (s *Server) verificationTools(srv *sdk.Server) {
 			if err != nil {
 				return verificationOutput{}, err
 			}
-			return verificationOutput{Verification: presentVerification(id, v)}, nil
+			return verificationOutput{Verification: portkit.PresentRecipientVerification(id, v, verificationSteps)}, nil
 		})
 }

@@ -1,16 +1,13 @@
 package web
 
 import (
-	"encoding/base64"
 	"net/http"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // deliveryRow is one delivery as the log and its page show it.
@@ -60,8 +57,8 @@ func (s *Server) showDeliveries(w http.ResponseWriter, r *http.Request, v *visit
 		Filter: deliveryFilter{State: query.Get("state"), Kind: query.Get("kind")}}
 	q := application.ListDeliveries{Caller: v.Session, FormID: f.ID, State: page.Filter.State, Kind: page.Filter.Kind}
 	if raw := query.Get("after"); raw != "" {
-		after, ok := decodeDeliveryCursor(raw)
-		if !ok {
+		after, err := portkit.DecodeDeliveryCursor(raw)
+		if err != nil {
 			s.errorPage(w, r, http.StatusBadRequest, "That page of the log does not exist. Go back to the first page.")
 			return
 		}
@@ -84,29 +81,10 @@ func (s *Server) showDeliveries(w http.ResponseWriter, r *http.Request, v *visit
 	}
 	if found.Next != nil {
 		older := r.URL.Query()
-		older.Set("after", encodeDeliveryCursor(*found.Next))
+		older.Set("after", portkit.EncodeDeliveryCursor(*found.Next))
 		page.Older = Prefix + "/forms/" + f.ID + "/deliveries?" + older.Encode()
 	}
 	s.render(w, r, http.StatusOK, "form-deliveries", view{Title: f.Name + ": deliveries", Section: "forms", Visitor: v, Data: page})
-}
-
-// encodeDeliveryCursor and decodeDeliveryCursor keep a page's position in
-// the address of the next page's link.
-func encodeDeliveryCursor(c application.DeliveryCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID))
-}
-
-func decodeDeliveryCursor(s string) (*application.DeliveryCursor, bool) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, false
-	}
-	at, id, ok := strings.Cut(string(raw), "|")
-	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || uuid.Validate(id) != nil {
-		return nil, false
-	}
-	return &application.DeliveryCursor{CreatedAt: t, ID: id}, true
 }
 
 // deliveryEvent is one event of a delivery's stream, for people.
@@ -138,11 +116,7 @@ type deliveryPage struct {
 
 // deliveryIDOf reads the delivery id of the path; false for anything but a UUID.
 func deliveryIDOf(r *http.Request) (string, bool) {
-	id := r.PathValue("deliveryID")
-	if uuid.Validate(id) != nil || len(id) != 36 {
-		return "", false
-	}
-	return strings.ToLower(id), true
+	return portkit.ID(r.PathValue("deliveryID"))
 }
 
 func (s *Server) showDelivery(w http.ResponseWriter, r *http.Request, v *visitor) {

@@ -2,14 +2,13 @@ package web
 
 import (
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // dashboardIntegrationTypes are the integrations the dashboard configures,
@@ -184,7 +183,7 @@ func (s *Server) testIntegration(w http.ResponseWriter, r *http.Request, v *visi
 		RequestID: requestIDOf(r), FormID: f.ID, Type: t})
 	var tooMany *domain.TooManyRequestsError
 	if errors.As(err, &tooMany) {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(tooMany.RetryAfter.Seconds())))))
+		portkit.SetRetryAfter(w.Header(), tooMany.RetryAfter)
 		s.drawIntegrations(w, r, v, f, http.StatusTooManyRequests, integrationsPage{}, &integrationCard{Type: t, Errors: fieldErrors{"": tooMany.Message}}, "")
 		return
 	}

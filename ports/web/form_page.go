@@ -2,23 +2,17 @@ package web
 
 import (
 	"net/http"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // formIDOf reads the form id of the path, lower-cased; anything but a UUID
 // is not found, as an unknown id is.
 func formIDOf(r *http.Request) (string, bool) {
-	id := r.PathValue("formID")
-	if uuid.Validate(id) != nil || len(id) != 36 {
-		return "", false
-	}
-	return strings.ToLower(id), true
+	return portkit.ID(r.PathValue("formID"))
 }
 
 // tab is one entry of a form's tabs; a tab without Path is still to come.

@@ -1,13 +1,14 @@
 package web
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Signing in and registering check a password with Argon2id (19 MiB, a few
@@ -16,30 +17,6 @@ import (
 // a per-account attempt limit (per process), and at most as many checks at
 // once as formd has cores. The dashboard has its own buckets and slots, so
 // the API and the dashboard each allow the configured rate.
-
-// passwordCheckSlots bounds concurrent password checks.
-type passwordCheckSlots chan struct{}
-
-func newPasswordCheckSlots(n int) passwordCheckSlots { return make(passwordCheckSlots, max(n, 1)) }
-
-// slotWait is how long an attempt waits for a free password check slot.
-const slotWait = 2 * time.Second
-
-// acquire takes a slot, waiting at most slotWait; release gives it back.
-func (p passwordCheckSlots) acquire(ctx context.Context) bool {
-	t := time.NewTimer(slotWait)
-	defer t.Stop()
-	select {
-	case p <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (p passwordCheckSlots) release() { <-p }
 
 // Messages of a refused attempt, shown above the form.
 const (
@@ -55,7 +32,7 @@ const (
 func (s *Server) allowAttempt(r *http.Request, email string) (bool, string) {
 	now := time.Now()
 	if l := s.config.SignInPerIP; l != nil {
-		if ok, _ := l.Allow(clientKey(s.proxies.clientIP(r)), now); !ok {
+		if ok, _ := l.Allow(portkit.AddrKey(s.proxies.clientIP(r)), now); !ok {
 			return false, msgTooManyAttempts
 		}
 	}
@@ -120,14 +97,4 @@ func (t trustedProxies) clientIP(r *http.Request) netip.Addr {
 		}
 	}
 	return peer
-}
-
-// clientKey buckets IPv6 clients by their /64 (one host usually holds one),
-// IPv4 clients by their address.
-func clientKey(a netip.Addr) string {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.String()
-	}
-	return a.String()
 }

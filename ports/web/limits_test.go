@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"net/netip"
 	"testing"
 )
 
@@ -30,15 +29,5 @@ func TestClientIPTrustsOnlyTheConfiguredProxies(t *testing.T) {
 		if got := proxies.clientIP(r); got.String() != tc.want {
 			t.Errorf("peer %s, forwarded %q: client %s, want %s", tc.peer, tc.forwarded, got, tc.want)
 		}
-	}
-}
-
-func TestIPv6ClientsShareTheirSlash64sBucket(t *testing.T) {
-	a, b := clientKey(netip.MustParseAddr("2001:db8:1:2::1")), clientKey(netip.MustParseAddr("2001:db8:1:2:ffff::9"))
-	if a != b || a != "2001:db8:1:2::/64" {
-		t.Errorf("keys %q and %q, want both 2001:db8:1:2::/64", a, b)
-	}
-	if k := clientKey(netip.MustParseAddr("203.0.113.5")); k != "203.0.113.5" {
-		t.Errorf("IPv4 key %q", k)
 	}
 }

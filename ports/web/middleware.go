@@ -1,14 +1,10 @@
 package web
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
-	"time"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // ContentSecurityPolicy allows the dashboard's own files only: no inline
@@ -19,71 +15,31 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // maxFormBody bounds a dashboard form post.
 const maxFormBody = 64 << 10
 
-type requestIDKey struct{}
-
-var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{8,64}$`)
-
 // requestIDOf is the request's id: a sane incoming X-Request-Id, else a new one.
-func requestIDOf(r *http.Request) string {
-	id, _ := r.Context().Value(requestIDKey{}).(string)
-	return id
-}
-
-// statusWriter remembers the status for the access log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
+func requestIDOf(r *http.Request) string { return portkit.RequestIDOf(r.Context()) }
 
 // serve gives every dashboard response its request id and security headers,
 // bounds form posts, logs one line, and turns a panic into a 500 page.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	id := r.Header.Get("X-Request-Id")
-	if !safeRequestID.MatchString(id) {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id = "req_" + hex.EncodeToString(b[:])
-	}
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-	h := w.Header()
-	h.Set("X-Request-Id", id)
-	setSecurityHeaders(h, !strings.HasPrefix(r.URL.Path, Prefix+"/static/"))
+	setSecurityHeaders(w.Header(), !strings.HasPrefix(r.URL.Path, Prefix+"/static/"))
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
 	}
-	sw := &statusWriter{ResponseWriter: w}
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic while serving request", "requestId", id, "panic", p)
-			if sw.status == 0 {
-				s.errorPage(sw, r, http.StatusInternalServerError, "")
-			}
-		}
-		took := time.Since(start)
-		// Never the query or a body: they may carry tokens.
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("requestId", id),
-			slog.String("method", r.Method), slog.String("route", r.Pattern), slog.Int("status", sw.status),
-			slog.Duration("duration", took))
-		if s.config.Requests != nil {
-			s.config.Requests.ObserveRequest(routeOf(r.Pattern), r.Method, sw.status, took)
-		}
-	}()
-	s.mux.ServeHTTP(sw, r)
+	s.access.Serve(w, r, s.mux.ServeHTTP)
+}
+
+// accessLog logs a dashboard request by the route its mux matched; the
+// metrics count it by the route's path.
+func (s *Server) accessLog() portkit.AccessLog {
+	a := portkit.AccessLog{Log: s.log,
+		Route: func(r *http.Request) (string, string) { return r.Pattern, routeOf(r.Pattern) },
+		Failed: func(w http.ResponseWriter, r *http.Request, _ string) {
+			s.errorPage(w, r, http.StatusInternalServerError, "")
+		}}
+	if s.config.Requests != nil {
+		a.Observe = s.config.Requests.ObserveRequest
+	}
+	return a
 }
 
 // setSecurityHeaders sets the headers of every dashboard response; pages

@@ -2,13 +2,12 @@ package web
 
 import (
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // passwordResetForm is the forgotten-password page's form, as typed.
@@ -44,7 +43,7 @@ func (s *Server) requestPasswordReset(w http.ResponseWriter, r *http.Request, cs
 	err := s.app.Commands.RequestPasswordReset.Handle(r.Context(), application.RequestPasswordReset{Email: in.Email, RequestID: requestIDOf(r)})
 	var tooMany *domain.TooManyRequestsError
 	if errors.As(err, &tooMany) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(tooMany.RetryAfter.Seconds()))))
+		portkit.SetRetryAfter(w.Header(), tooMany.RetryAfter)
 		again(http.StatusTooManyRequests, fieldErrors{"": tooMany.Message})
 		return
 	}

@@ -2,13 +2,12 @@ package web
 
 import (
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // registerForm is the registration page's form, as typed (never the password).
@@ -50,22 +49,22 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 	}
 	giveBack := func() {}
 	if l := s.config.Registrations; l != nil {
-		ok, wait, back := l.Take(clientKey(s.proxies.clientIP(r)), time.Now())
+		ok, wait, back := l.Take(portkit.AddrKey(s.proxies.clientIP(r)), time.Now())
 		if !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			portkit.SetRetryAfter(w.Header(), wait)
 			again(http.StatusTooManyRequests, fieldErrors{"": msgTooManyRegistrations})
 			return
 		}
 		giveBack = back
 	}
-	if !s.slots.acquire(r.Context()) {
+	if !s.slots.Acquire(r.Context(), portkit.PasswordCheckWait) {
 		giveBack()
 		again(http.StatusTooManyRequests, fieldErrors{"": msgBusy})
 		return
 	}
 	out, err := s.app.Commands.Register.Handle(r.Context(), application.Register{
 		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r)})
-	s.slots.release()
+	s.slots.Release()
 	if !application.TellsAccountExists(out, err) {
 		giveBack()
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Prefix is where the dashboard lives; its assets are under Prefix+"/static/".
@@ -75,7 +76,8 @@ type Server struct {
 	pages   *pages
 	mux     *http.ServeMux
 	next    http.Handler
-	slots   passwordCheckSlots
+	slots   portkit.PasswordCheckSlots
+	access  portkit.AccessLog
 }
 
 // NewHandler builds the dashboard in front of next (the JSON API): it
@@ -88,8 +90,9 @@ func NewHandler(app *application.Application, log *slog.Logger, config Config, n
 		proxies: parseTrustedProxies(config.TrustedProxies, log),
 		pages:   mustParsePages(),
 		mux:     http.NewServeMux(),
-		slots:   newPasswordCheckSlots(runtime.GOMAXPROCS(0)),
+		slots:   portkit.NewPasswordCheckSlots(runtime.GOMAXPROCS(0)),
 	}
+	s.access = s.accessLog()
 	s.routes()
 	return s
 }

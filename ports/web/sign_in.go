@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // signInForm is the sign-in page's form, as typed (never the password).
@@ -35,13 +36,13 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, csrf string) {
 		again(http.StatusTooManyRequests, fieldErrors{"": msg})
 		return
 	}
-	if !s.slots.acquire(r.Context()) {
+	if !s.slots.Acquire(r.Context(), portkit.PasswordCheckWait) {
 		again(http.StatusTooManyRequests, fieldErrors{"": msgBusy})
 		return
 	}
 	out, err := s.app.Commands.SignIn.Handle(r.Context(), application.SignIn{
 		Email: form.Email, Password: r.PostFormValue("password"), RequestID: requestIDOf(r)})
-	s.slots.release()
+	s.slots.Release()
 	if err != nil {
 		if errors.Is(err, application.ErrWrongCredentials) {
 			again(http.StatusUnauthorized, fieldErrors{"": application.ErrWrongCredentials.Message})

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // workspaceTokens is one workspace with its API tokens.
@@ -70,11 +69,12 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, v *visitor)
 		in.Errors = problems
 		s.showTokens(w, r, v, http.StatusBadRequest, tokensPage{Form: in}, "")
 	}
-	if uuid.Validate(in.WorkspaceID) != nil {
+	workspaceID, ok := portkit.ID(in.WorkspaceID)
+	if !ok {
 		again(fieldErrors{"workspaceId": "Choose a workspace."})
 		return
 	}
-	cmd := application.CreateWorkspaceToken{Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: strings.ToLower(in.WorkspaceID),
+	cmd := application.CreateWorkspaceToken{Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: workspaceID,
 		Name: in.Name, Scopes: r.PostForm["scopes"]}
 	if in.ExpiresOn != "" {
 		day, err := time.Parse(time.DateOnly, in.ExpiresOn)
@@ -100,13 +100,14 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, v *visitor)
 
 // revokeToken deletes a token: it stops working at once, in every process.
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, v *visitor) {
-	ws, token := r.PathValue("workspaceID"), r.PathValue("tokenID")
-	if uuid.Validate(ws) != nil || uuid.Validate(token) != nil {
+	ws, wsOK := portkit.ID(r.PathValue("workspaceID"))
+	token, tokenOK := portkit.ID(r.PathValue("tokenID"))
+	if !wsOK || !tokenOK {
 		s.errorPage(w, r, http.StatusNotFound, "")
 		return
 	}
 	err := s.app.Commands.RevokeWorkspaceToken.Handle(r.Context(), application.RevokeWorkspaceToken{
-		Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: strings.ToLower(ws), TokenID: strings.ToLower(token)})
+		Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: ws, TokenID: token})
 	if err != nil {
 		s.failed(w, r, err)
 		return
