@@ -170,7 +170,7 @@ func queueOutcomes(b *pgx.Batch, attempts []application.Attempt, now time.Time) 
 		}
 		ids, subs, forms, kinds = append(ids, q.DeliveryID), append(subs, q.SubmissionID), append(forms, q.FormID), append(kinds, q.Kind)
 		vers, tests = append(vers, q.VerificationID), append(tests, q.Test)
-		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, truncate(reason, 500))
+		statuses, errs = append(statuses, delivery.Status(a.Outcome)), append(errs, domain.Truncate(reason, 500))
 		numbers, nexts = append(numbers, int32(a.Number)), append(nexts, next)
 		var done *time.Time
 		if delivery.Final(a.Outcome) {

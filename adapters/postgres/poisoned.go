@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"github.com/formd/formd/domain"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 
@@ -28,6 +29,6 @@ func (PoisonedMessages) Record(ctx context.Context, p application.PoisonedMessag
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO poisoned_messages (consumer_group, topic, message_uuid, payload, reason)
 		VALUES ($1, $2, $3, coalesce($4, ''::bytea), $5)`,
-		p.Group, p.Topic, p.MessageID, p.Payload, truncate(p.Reason, 2000))
+		p.Group, p.Topic, p.MessageID, p.Payload, domain.Truncate(p.Reason, 2000))
 	return err
 }
