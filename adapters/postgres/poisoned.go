@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"github.com/formd/formd/domain"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
 )
 
 // PoisonedMessages implements application.PoisonedMessages: the
