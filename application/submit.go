@@ -137,33 +137,23 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	return out, err
 }
 
+// handle routes the submission to its form and asks the domain for a
+// decision; it asks again on fresh data when a cached form refused it, when
+// the form's captcha secret was replaced, or when the form changed before
+// the commit.
 func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
-	h.uploads.sniffParts(cmd.Files)
-	env, data := submission.Split(cmd.Fields)
-	key := env.AccessKey
-	if cmd.PathAccessKey != "" {
-		key = cmd.PathAccessKey
-	}
 	if cmd.FormID != "" && !cmd.DryRun {
 		return SubmitOutcome{}, errors.New("application: only a dry run may name its form by id")
 	}
-	if key == "" && cmd.FormID == "" {
-		return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, true), false)
+	h.uploads.sniffParts(cmd.Files)
+	s := newSubmitting(cmd)
+	if !s.facts.Request.NamesForm {
+		return SubmitOutcome{}, s.refuse(submission.Decide(s.facts), false)
 	}
-	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer,
-		RemoteIP: cmd.RemoteIP, Files: files(cmd.Files), JSONClient: cmd.JSONClient, DryRun: cmd.DryRun}
-	fresh := false
-	keyHash := HashSecret(key)
-	var refused *FormRecord // the cached form a first judgement refused
-	var refusal submission.Verdict
-	var captcha captchaMemo
-	var in *resolved // the fields once upload keys became files, for the form they were resolved for
-	var inForm string
-	scanned := false // the multipart parts went to the malware scanner
 	for attempt := 0; ; attempt++ {
-		rec, err := h.route(ctx, cmd, keyHash, fresh)
+		rec, err := h.route(ctx, s)
 		if errors.Is(err, domain.ErrNotFound) {
-			return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, false), false)
+			return SubmitOutcome{}, s.refuse(submission.Decide(s.facts), false)
 		}
 		if err != nil {
 			return SubmitOutcome{}, err
@@ -174,7 +164,7 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return SubmitOutcome{}, err
 			}
 		}
-		if attempt == 0 && refused == nil {
+		if attempt == 0 {
 			// Before any work for the form: a flood of one form must not
 			// take the process's judging and commits from the others.
 			if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
@@ -184,8 +174,8 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		// Judging is not free (a form's regex rules may spend the whole
 		// matching budget): the same version of the form, with the same
 		// entitlements looked up a moment ago, would refuse the same way.
-		if refused != nil && rec.ID == refused.ID && rec.Version == refused.Version {
-			return SubmitOutcome{}, rejection(cmd, data, refusal, refused.RecipientVerified)
+		if s.refusedBy != nil && rec.ID == s.refusedBy.ID && rec.Version == s.refusedBy.Version {
+			return SubmitOutcome{}, s.refuse(s.refusal, s.refusedBy.RecipientVerified)
 		}
 		if cmd.IdempotencyKey != "" && !cmd.DryRun && !test { // a test's key only names it in the inbox
 			prior, err := h.store.IdempotentResponse(ctx, rec.ID, cmd.IdempotencyKey)
@@ -193,74 +183,138 @@ func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 				return SubmitOutcome{}, err
 			}
 			if prior != nil {
-				return replay(cmd, key, data, prior)
+				return replay(cmd, s.key, s.data, prior)
 			}
 		}
-		if in == nil || inForm != rec.ID {
-			r, err := h.uploads.resolveKeys(ctx, rec.ID, cmd.Fields)
-			if err != nil {
-				return SubmitOutcome{}, err
-			}
-			in, inForm = &r, rec.ID
-			if len(r.files) > 0 { // upload keys left the fields: split and judge what is left (most posts have none)
-				env, data = submission.Split(r.fields)
-				req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
-			}
+		if err := h.resolveUploads(ctx, s, rec.ID); err != nil {
+			return SubmitOutcome{}, err
 		}
-		v, err := h.judge(ctx, req, rec, &captcha, fresh, test)
+		d, err := h.decide(ctx, s, rec, test)
 		if errors.Is(err, errStaleCaptcha) {
-			fresh = true // the cached form names a captcha secret that was replaced: read it again
+			s.fresh = true // the cached form names a captcha secret that was replaced: read it again
 			continue
 		}
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
-		if v.Err() != nil && !fresh {
-			fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
-			refused, refusal = &rec, v
+		if d.Refusal() != nil && !s.fresh {
+			s.fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
+			s.refusedBy, s.refusal = &rec, d
 			continue
 		}
-		if v.Err() != nil {
-			return SubmitOutcome{}, rejection(cmd, data, v, rec.RecipientVerified)
+		if d.Refusal() != nil {
+			return SubmitOutcome{}, s.refuse(d, rec.RecipientVerified)
 		}
 		// Scanning costs clamd a pass over every byte: only files every
 		// gate accepted (the form takes uploads, the account may) go.
-		if !scanned {
-			scanned = true
+		if !s.scanned {
+			s.scanned = true
 			if bad := h.uploads.scanParts(ctx, cmd.Files); bad != nil {
-				return SubmitOutcome{}, rejection(cmd, data, submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
+				return SubmitOutcome{}, s.rejection(submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
 			}
 		}
-		if cmd.DryRun {
-			return SubmitOutcome{Response: dryRunResponse(cmd, data, v, rec.RecipientVerified)}, nil
+		switch {
+		case cmd.DryRun:
+			return SubmitOutcome{Response: dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified)}, nil
+		case test:
+			return h.acceptTest(ctx, s, rec, d)
 		}
-		if test {
-			return h.acceptTest(ctx, cmd, rec, env, data, *in)
-		}
-		out, err := h.accept(ctx, cmd, key, rec, env, data, *in)
+		out, err := h.accept(ctx, s, rec, d)
 		if errors.Is(err, domain.ErrConcurrency) && attempt < maxStaleRetries {
-			fresh = true // the form changed since it was read: judge again
+			s.fresh = true // the form changed since it was read: judge again
 			continue
 		}
-		var exhausted *QuotaExhaustedError
-		if errors.As(err, &exhausted) { // every gate passed, but the commit found no room
-			return SubmitOutcome{}, rejection(cmd, data, submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
-		}
-		var taken *UploadUnavailableError
-		if errors.As(err, &taken) { // another submission consumed an upload key between judging and commit
-			return SubmitOutcome{}, rejection(cmd, data, submission.UploadUnavailable(cmd.DryRun, fieldOfKey(in.files, taken.Key)), rec.RecipientVerified)
-		}
-		return out, err
+		return out, s.refusedAtCommit(err, rec)
 	}
+}
+
+// submitting is one submission on its way through handle: what it carries
+// and what earlier attempts at it found.
+type submitting struct {
+	cmd     Submit
+	key     string // the access key, the path's winning over the body's
+	keyHash []byte
+	// facts are what the domain decides from; their request's fields are
+	// the post's once its upload keys became files.
+	facts submission.Facts
+	env   submission.Envelope
+	data  []submission.Field // the custom fields, echoed and delivered
+	// fresh reads the form past the cache: a refusal or a lost race is
+	// judged again on the form as committed.
+	fresh bool
+	// refusedBy is the cached form a first decision refused, and refusal
+	// that decision.
+	refusedBy *FormRecord
+	refusal   submission.Decision
+	captcha   captchaMemo
+	// in is the post once its upload keys became files, for the form inForm.
+	in      *resolved
+	inForm  string
+	scanned bool // the multipart parts went to the malware scanner
+}
+
+func newSubmitting(cmd Submit) *submitting {
+	env, data := submission.Split(cmd.Fields)
+	key := env.AccessKey
+	if cmd.PathAccessKey != "" {
+		key = cmd.PathAccessKey
+	}
+	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer, RemoteIP: cmd.RemoteIP,
+		Files: files(cmd.Files), JSONClient: cmd.JSONClient, DryRun: cmd.DryRun, NamesForm: key != "" || cmd.FormID != ""}
+	return &submitting{cmd: cmd, key: key, keyHash: HashSecret(key), facts: submission.Facts{Request: req}, env: env, data: data}
+}
+
+// refuse is the error of a decision that refused the submission.
+func (s *submitting) refuse(d submission.Decision, recipientVerified bool) error {
+	return s.rejection(d.Verdict(), recipientVerified)
+}
+
+func (s *submitting) rejection(v submission.Verdict, recipientVerified bool) error {
+	return rejection(s.cmd, s.data, v, recipientVerified)
+}
+
+// refusedAtCommit is the refusal of a submission every gate accepted but
+// its commit could not take: the monthly quota was used up, or another
+// submission consumed one of its upload keys since it was judged. Other
+// errors pass as they are.
+func (s *submitting) refusedAtCommit(err error, rec FormRecord) error {
+	var exhausted *QuotaExhaustedError
+	var taken *UploadUnavailableError
+	switch {
+	case errors.As(err, &exhausted):
+		return s.rejection(submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
+	case errors.As(err, &taken):
+		return s.rejection(submission.UploadUnavailable(s.cmd.DryRun, fieldOfKey(s.in.files, taken.Key)), rec.RecipientVerified)
+	}
+	return err
 }
 
 // route finds the form a submission is for: by its access key, or by id
 // for an owner's dry run.
-func (h *SubmitHandler) route(ctx context.Context, cmd Submit, keyHash []byte, fresh bool) (FormRecord, error) {
-	if cmd.FormID != "" {
-		return h.forms.FormByID(ctx, cmd.FormID)
+func (h *SubmitHandler) route(ctx context.Context, s *submitting) (FormRecord, error) {
+	if s.cmd.FormID != "" {
+		return h.forms.FormByID(ctx, s.cmd.FormID)
 	}
-	return h.forms.FormByAccessKey(ctx, keyHash, fresh)
+	return h.forms.FormByAccessKey(ctx, s.keyHash, s.fresh)
+}
+
+// resolveUploads turns the post's upload keys into files for the form
+// formID, once per form; the fields that are left are split and judged.
+func (h *SubmitHandler) resolveUploads(ctx context.Context, s *submitting, formID string) error {
+	if s.in != nil && s.inForm == formID {
+		return nil
+	}
+	r, err := h.uploads.resolveKeys(ctx, formID, s.cmd.Fields)
+	if err != nil {
+		return err
+	}
+	s.in, s.inForm = &r, formID
+	if len(r.files) > 0 { // most posts have none
+		s.env, s.data = submission.Split(r.fields)
+		req := &s.facts.Request
+		req.Fields, req.Envelope, req.Files = r.fields, s.env, files(append(slices.Clip(s.cmd.Files), r.files...))
+	}
+	return nil
 }
 
 // fieldOfKey names the field an upload key was sent in.
@@ -273,33 +327,43 @@ func fieldOfKey(files []UploadedFile, key string) string {
 	return "attachment"
 }
 
-// judge looks up the entitlements the domain may consult for this request
-// (none for a plain browser post) and has the domain judge it. When the
-// judgement reaches a captcha, the token is verified (once per request) and
-// the domain judges again with the outcome.
-func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh, test bool) (submission.Verdict, error) {
-	ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, submission.FeaturesJudged(req, rec.Settings)...)
-	if err != nil {
-		return submission.Verdict{}, err
-	}
-	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
-	if req.DryRun || test { // a live submission's quota is taken by its commit; a dry run's or a test's is only read
-		u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
-		if err != nil {
-			return submission.Verdict{}, err
+// decide asks the domain for its decision on the submission to rec and
+// answers what it asks: the entitlements it consults (none for a plain
+// browser post), the quota usage a dry run or a test reads, and the
+// captcha token's verification, made once per request.
+func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecord, test bool) (submission.Decision, error) {
+	facts := s.facts
+	facts.Request.Test = test
+	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
+	facts.Integrations = rec.Integrations
+	for {
+		d := submission.Decide(facts)
+		q, asks := d.Question()
+		if !asks {
+			return d, nil
 		}
-		target.Usage = &u
-	}
-	v := submission.Judge(req, target, ent)
-	if check, ok := v.CaptchaCheck(); ok {
-		outcome, err := captcha.outcome(ctx, h.captchas, rec, check, req.RemoteIP, fresh)
-		if err != nil {
-			return submission.Verdict{}, err
+		if facts.Entitlements == nil {
+			ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, q.Features...)
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Entitlements = &ent
 		}
-		req.Captcha = &outcome
-		v = submission.Judge(req, target, ent)
+		if q.Usage {
+			u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Form.Usage = &u
+		}
+		if q.Captcha != nil {
+			outcome, err := s.captcha.outcome(ctx, h.captchas, rec, *q.Captcha, facts.Request.RemoteIP, s.fresh)
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Request.Captcha = &outcome
+		}
 	}
-	return v, nil
 }
 
 // usage is the account's quota usage in the month of now.

@@ -27,6 +27,13 @@ type Request struct {
 	JSONClient bool
 	// DryRun evaluates every gate and reports each; nothing is committed.
 	DryRun bool
+	// Test is a test submission: judged like a live one, but its quota is
+	// only read, as a dry run's is, since nothing is committed.
+	Test bool
+	// NamesForm says the request names a form (an access key, or a form id
+	// for an owner's dry run); one that names none is refused as missing
+	// its access key, one whose form is not found as naming an unknown one.
+	NamesForm bool
 	// Captcha is the outcome of the verification a previous judgement
 	// asked for (Verdict.CaptchaCheck); nil until it was made.
 	Captcha *CaptchaOutcome
