@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// handingOffSubmitHandler is the submit use case handing off through handOff.
+func handingOffSubmitHandler(forms *fakeForms, store SubmissionStore, handOff *DeliveryHandOff) SubmitCommand {
+	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{},
+		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), handOff)
+}
+
 // A submission whose deliveries fit in the workers' free slots commits them
 // claimed for a lease and hands them, with its sealed payload, to the
 // workers; its slots stay taken until an outcome is recorded.
@@ -13,8 +19,7 @@ func TestASubmissionHandsItsDeliveriesToTheWorkersWithItsPayload(t *testing.T) {
 	handOff := NewDeliveryHandOff()
 	work := handOff.Open(4)
 	store := &fakeStore{}
-	h := newTestSubmitHandler(&fakeForms{cached: liveForm(1), fresh: liveForm(1)}, store)
-	h.handOff = handOff
+	h := handingOffSubmitHandler(&fakeForms{cached: liveForm(1), fresh: liveForm(1)}, store, handOff)
 	out, err := h.Handle(context.Background(), post("https://example.com"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +50,7 @@ func TestASubmissionHandsNothingOffWithoutRoomOrWithoutACommit(t *testing.T) {
 	full := NewDeliveryHandOff()
 	work := full.Open(0)
 	store := &fakeStore{}
-	h := newTestSubmitHandler(forms, store)
-	h.handOff = full
+	h := handingOffSubmitHandler(forms, store, full)
 	if _, err := h.Handle(context.Background(), post("https://example.com")); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +61,7 @@ func TestASubmissionHandsNothingOffWithoutRoomOrWithoutACommit(t *testing.T) {
 	roomy := NewDeliveryHandOff()
 	work = roomy.Open(4)
 	failing := &failingStore{err: errors.New("connection reset")}
-	h = newTestSubmitHandler(forms, &fakeStore{})
-	h.store, h.handOff = failing, roomy
+	h = handingOffSubmitHandler(forms, failing, roomy)
 	if _, err := h.Handle(context.Background(), post("https://example.com")); err == nil {
 		t.Fatal("a failed commit answered success")
 	}

@@ -139,9 +139,9 @@ func (s *hookedStore) Accept(ctx context.Context, a AcceptedSubmission) (*Stored
 
 func TestASubmissionCountsAsInProgressUntilItsCommitReturnsEvenIfItPanics(t *testing.T) {
 	store := &hookedStore{}
-	h := newTestSubmitHandler(&fakeForms{cached: liveForm(1), fresh: liveForm(1)}, &store.fakeStore)
-	h.store = store
-	load := h.handOff.Intake()
+	handOff := NewDeliveryHandOff()
+	h := handingOffSubmitHandler(&fakeForms{cached: liveForm(1), fresh: liveForm(1)}, store, handOff)
+	load := handOff.Intake()
 	var during int64
 	store.during = func() { during = load.InProgress() }
 	if _, err := h.Handle(context.Background(), post("https://example.com")); err != nil {

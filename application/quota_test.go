@@ -47,7 +47,7 @@ func (s *fullStore) Accept(_ context.Context, a AcceptedSubmission) (*StoredResp
 	return nil, &QuotaExhaustedError{Usage: account.Usage{Plan: account.PlanFree, Quota: 1000, Used: 1000, Month: a.Charge.Month}}
 }
 
-func quotaHandler(store SubmissionStore, plans AccountPlans, floods FormFloodLimits, m Metrics) *SubmitHandler {
+func quotaHandler(store SubmissionStore, plans AccountPlans, floods FormFloodLimits, m Metrics) SubmitCommand {
 	f := liveForm(1, "example.com")
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, plans, plainSealer{}, lenHasher{}, &seqIDs{},
 		fixedClock{}, freeAutoresponders{}, floods, testQuotas, m, noCaptchas(), noUploads(), newMemoryTestInbox(), NewDeliveryHandOff())

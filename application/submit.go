@@ -73,7 +73,6 @@ type SubmitHandler struct {
 	autoresponders AutoresponderLimits
 	floods         FormFloodLimits
 	quotas         account.Quotas
-	metrics        Metrics
 	captchas       *CaptchaChecks
 	uploads        *UploadIntake
 	tests          *TestInbox
@@ -82,12 +81,13 @@ type SubmitHandler struct {
 	handOff *DeliveryHandOff
 }
 
-// NewSubmitHandler builds the handler; every dependency is required, and
-// every plan needs a quota of at least one. While no delivery workers have
+// NewSubmitHandler builds the use case wrapped in its decorators (see
+// SubmitCommand); every dependency is required, and every plan needs a
+// quota of at least one. While no delivery workers have
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) *SubmitHandler {
+	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
 		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
 		handOff == nil {
@@ -98,9 +98,10 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 			panic("application: the " + string(p) + " plan has no monthly quota")
 		}
 	}
-	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads, tests: tests,
+	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
+		autoresponders: autoresponders, floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
 		handOff: handOff}
+	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: handOff.Intake()}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a
@@ -114,34 +115,12 @@ const MsgFormFlooded = "Too many submissions to this form right now. Try again i
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
 const maxStaleRetries = 3
 
-// Handle judges the submission and, for a live one the gates accept, commits
-// it with its deliveries before returning.
-func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
-	h.handOff.intake.Begin()
-	defer h.handOff.intake.End() // deferred: a panic must not leave intake counted saturated
-	out, err := h.handle(ctx, cmd)
-	var rejected *SubmissionRejected
-	var flooded *domain.TooManyRequestsError
-	switch {
-	case errors.As(err, &rejected):
-		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, rejected.Gate)
-	case errors.As(err, &flooded):
-		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, FloodGate)
-	case err != nil:
-		h.metrics.Submitted(cmd.DryRun, SubmissionError, "")
-	case out.Replayed:
-		h.metrics.Submitted(cmd.DryRun, SubmissionReplayed, "")
-	default:
-		h.metrics.Submitted(cmd.DryRun, SubmissionAccepted, "")
-	}
-	return out, err
-}
-
-// handle routes the submission to its form and asks the domain for a
+// Handle routes the submission to its form and asks the domain for a
 // decision; it asks again on fresh data when a cached form refused it, when
 // the form's captcha secret was replaced, or when the form changed before
-// the commit.
-func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
+// the commit. A live submission the gates accept is committed with its
+// deliveries before Handle returns.
+func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
 	if cmd.FormID != "" && !cmd.DryRun {
 		return SubmitOutcome{}, errors.New("application: only a dry run may name its form by id")
 	}

@@ -88,7 +88,7 @@ func liveForm(version int, allowed ...string) FormRecord {
 			ReplyToMode: form.ReplyToSubmitter}.Normalize()}
 }
 
-func newTestSubmitHandler(forms *fakeForms, store *fakeStore) *SubmitHandler {
+func newTestSubmitHandler(forms *fakeForms, store *fakeStore) SubmitCommand {
 	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), NewDeliveryHandOff())
 }
 

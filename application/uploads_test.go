@@ -225,7 +225,7 @@ func (s *takenStore) Accept(context.Context, AcceptedSubmission) (*StoredRespons
 	return nil, &UploadUnavailableError{Key: testKey}
 }
 
-func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) *SubmitHandler {
+func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) SubmitCommand {
 	f := uploadForm()
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, uploadsEntitled{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
 		freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), intake, newMemoryTestInbox(), NewDeliveryHandOff())
