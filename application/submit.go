@@ -78,7 +78,7 @@ type SubmitHandler struct {
 	tests          *TestInbox
 	// handOff takes the deliveries whose commit claimed them for this
 	// process's delivery workers.
-	handOff *DeliveryHandOff
+	handOff DeliveryHandOff
 }
 
 // NewSubmitHandler builds the use case wrapped in its decorators (see
@@ -87,10 +87,10 @@ type SubmitHandler struct {
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) SubmitCommand {
+	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
 		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
-		handOff == nil {
+		handOff == nil || intake == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {
@@ -101,7 +101,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
 		autoresponders: autoresponders, floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
 		handOff: handOff}
-	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: handOff.Intake()}
+	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: intake}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a

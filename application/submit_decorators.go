@@ -9,13 +9,6 @@ type SubmitCommand interface {
 	Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error)
 }
 
-// IntakeCounter counts the submissions this process is handling.
-type IntakeCounter interface {
-	// Begin counts a submission in; End counts it out.
-	Begin()
-	End()
-}
-
 // countedIntake counts each submission in progress while the use case
 // handles it.
 type countedIntake struct {

@@ -129,6 +129,8 @@ var applicationSet = wire.NewSet(
 	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
 	provideDeliveryHandOff,
+	wire.Bind(new(application.DeliveryHandOff), new(*events.DeliveryHandOff)),
+	provideIntakeCounter,
 	application.NewCaptchaChecks,
 	application.NewUploadIntake,
 	application.NewReserveUploadHandler,
@@ -202,12 +204,15 @@ func provideDeliveryStore(pool *pgxpool.Pool, store *postgres.EventStore, retent
 // submissions give them the deliveries their commits claimed, and whose
 // intake load they give way to from an average of FORMD_DELIVERY_GIVE_WAY_AT
 // submissions in progress; /metrics serves that load.
-func provideDeliveryHandOff(deliver *application.DeliverHandler, cfg Config, metrics *prometheus.Metrics) *application.DeliveryHandOff {
-	h := deliver.HandOff()
-	h.Intake().GiveWayAt(cfg.DeliveryGiveWayAt)
+func provideDeliveryHandOff(cfg Config, metrics *prometheus.Metrics) *events.DeliveryHandOff {
+	h := events.NewDeliveryHandOff(cfg.DeliveryGiveWayAt)
 	metrics.WatchIntake(h.Intake())
 	return h
 }
+
+// provideIntakeCounter counts the submissions in progress into the load
+// the delivery workers give way to.
+func provideIntakeCounter(h *events.DeliveryHandOff) application.IntakeCounter { return h.Intake() }
 
 func provideFailedPayloadRetention(cfg Config) application.FailedPayloadRetention {
 	return application.FailedPayloadRetention(cfg.FailedPayloadRetention)
@@ -512,8 +517,8 @@ type Service struct {
 type RouterFactory func() (*events.Router, error)
 
 func provideRouterFactory(app *application.Application, subscribe events.Subscribe, due events.DeliveriesDue,
-	decode events.Decode, logger watermill.LoggerAdapter) RouterFactory {
-	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger) }
+	decode events.Decode, logger watermill.LoggerAdapter, handOff *events.DeliveryHandOff) RouterFactory {
+	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger, handOff) }
 }
 
 func newLogger(level string) *slog.Logger {
