@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -137,60 +136,39 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
-		test := !cmd.DryRun && (cmd.Test || rec.Settings.TestMode)
-		if cmd.Test && !cmd.DryRun && !rec.Settings.TestMode {
-			if err := authorizeTest(cmd.Tester, rec); err != nil {
-				return SubmitOutcome{}, err
-			}
+		test, err := h.admit(s, rec, attempt == 0)
+		if err != nil {
+			return SubmitOutcome{}, err
 		}
-		if attempt == 0 {
-			// Before any work for the form: a flood of one form must not
-			// take the process's judging and commits from the others.
-			if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
-				return SubmitOutcome{}, &domain.TooManyRequestsError{Message: MsgFormFlooded, RetryAfter: wait}
-			}
+		if err := s.refusedAgain(rec); err != nil {
+			return SubmitOutcome{}, err
 		}
-		// Judging is not free (a form's regex rules may spend the whole
-		// matching budget): the same version of the form, with the same
-		// entitlements looked up a moment ago, would refuse the same way.
-		if s.refusedBy != nil && rec.ID == s.refusedBy.ID && rec.Version == s.refusedBy.Version {
-			return SubmitOutcome{}, s.refuse(s.refusal, s.refusedBy.RecipientVerified)
+		prior, err := h.prior(ctx, s, rec.ID, test)
+		if err != nil {
+			return SubmitOutcome{}, err
 		}
-		if cmd.IdempotencyKey != "" && !cmd.DryRun && !test { // a test's key only names it in the inbox
-			prior, err := h.store.IdempotentResponse(ctx, rec.ID, cmd.IdempotencyKey)
-			if err != nil {
-				return SubmitOutcome{}, err
-			}
-			if prior != nil {
-				return replay(cmd, s.key, s.data, prior)
-			}
+		if prior != nil {
+			return replay(cmd, s.key, s.data, prior)
 		}
 		if err := h.resolveUploads(ctx, s, rec.ID); err != nil {
 			return SubmitOutcome{}, err
 		}
 		d, err := h.decide(ctx, s, rec, test)
-		if errors.Is(err, errStaleCaptcha) {
+		switch {
+		case errors.Is(err, errStaleCaptcha):
 			s.fresh = true // the cached form names a captcha secret that was replaced: read it again
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return SubmitOutcome{}, err
-		}
-		if d.Refusal() != nil && !s.fresh {
+		case d.Refusal() != nil && !s.fresh:
 			s.fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
 			s.refusedBy, s.refusal = &rec, d
 			continue
-		}
-		if d.Refusal() != nil {
+		case d.Refusal() != nil:
 			return SubmitOutcome{}, s.refuse(d, rec.RecipientVerified)
 		}
-		// Scanning costs clamd a pass over every byte: only files every
-		// gate accepted (the form takes uploads, the account may) go.
-		if !s.scanned {
-			s.scanned = true
-			if bad := h.uploads.scanParts(ctx, cmd.Files); bad != nil {
-				return SubmitOutcome{}, s.rejection(submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
-			}
+		if bad := h.scanOnce(ctx, s); bad != nil {
+			return SubmitOutcome{}, s.rejection(submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
 		}
 		switch {
 		case cmd.DryRun:
@@ -207,65 +185,47 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 	}
 }
 
-// submitting is one submission on its way through handle: what it carries
-// and what earlier attempts at it found.
-type submitting struct {
-	cmd     Submit
-	key     string // the access key, the path's winning over the body's
-	keyHash []byte
-	// facts are what the domain decides from; their request's fields are
-	// the post's once its upload keys became files.
-	facts submission.Facts
-	env   submission.Envelope
-	data  []submission.Field // the custom fields, echoed and delivered
-	// fresh reads the form past the cache: a refusal or a lost race is
-	// judged again on the form as committed.
-	fresh bool
-	// refusedBy is the cached form a first decision refused, and refusal
-	// that decision.
-	refusedBy *FormRecord
-	refusal   submission.Decision
-	captcha   captchaMemo
-	// in is the post once its upload keys became files, for the form inForm.
-	in      *resolved
-	inForm  string
-	scanned bool // the multipart parts went to the malware scanner
-}
-
-func newSubmitting(cmd Submit) *submitting {
-	env, data := submission.Split(cmd.Fields)
-	key := env.AccessKey
-	if cmd.PathAccessKey != "" {
-		key = cmd.PathAccessKey
+// admit lets the submission to rec in before any work is done for it: a
+// test submission needs a credential that may test the form, and on the
+// first attempt the form's flood limit must have room, so that a flood of
+// one form does not take the process's judging and commits from the
+// others. test reports whether it is a test submission.
+func (h *SubmitHandler) admit(s *submitting, rec FormRecord, first bool) (test bool, err error) {
+	cmd := s.cmd
+	test = !cmd.DryRun && (cmd.Test || rec.Settings.TestMode)
+	if cmd.Test && !cmd.DryRun && !rec.Settings.TestMode {
+		if err := authorizeTest(cmd.Tester, rec); err != nil {
+			return test, err
+		}
 	}
-	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer, RemoteIP: cmd.RemoteIP,
-		Files: files(cmd.Files), JSONClient: cmd.JSONClient, DryRun: cmd.DryRun, NamesForm: key != "" || cmd.FormID != ""}
-	return &submitting{cmd: cmd, key: key, keyHash: HashSecret(key), facts: submission.Facts{Request: req}, env: env, data: data}
-}
-
-// refuse is the error of a decision that refused the submission.
-func (s *submitting) refuse(d submission.Decision, recipientVerified bool) error {
-	return s.rejection(d.Verdict(), recipientVerified)
-}
-
-func (s *submitting) rejection(v submission.Verdict, recipientVerified bool) error {
-	return rejection(s.cmd, s.data, v, recipientVerified)
-}
-
-// refusedAtCommit is the refusal of a submission every gate accepted but
-// its commit could not take: the monthly quota was used up, or another
-// submission consumed one of its upload keys since it was judged. Other
-// errors pass as they are.
-func (s *submitting) refusedAtCommit(err error, rec FormRecord) error {
-	var exhausted *QuotaExhaustedError
-	var taken *UploadUnavailableError
-	switch {
-	case errors.As(err, &exhausted):
-		return s.rejection(submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
-	case errors.As(err, &taken):
-		return s.rejection(submission.UploadUnavailable(s.cmd.DryRun, fieldOfKey(s.in.files, taken.Key)), rec.RecipientVerified)
+	if first {
+		if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
+			return test, &domain.TooManyRequestsError{Message: MsgFormFlooded, RetryAfter: wait}
+		}
 	}
-	return err
+	return test, nil
+}
+
+// prior is the stored response of an earlier request with the submission's
+// Idempotency-Key; nil when there is none. A test's key only names it in
+// the inbox, and a dry run commits nothing to compare with.
+func (h *SubmitHandler) prior(ctx context.Context, s *submitting, formID string, test bool) (*StoredResponse, error) {
+	if s.cmd.IdempotencyKey == "" || s.cmd.DryRun || test {
+		return nil, nil
+	}
+	return h.store.IdempotentResponse(ctx, formID, s.cmd.IdempotencyKey)
+}
+
+// scanOnce has the malware scanner scan the multipart parts, once per
+// request, and returns the first it refused. Scanning costs clamd a pass
+// over every byte: only files every gate accepted (the form takes uploads,
+// the account may) go.
+func (h *SubmitHandler) scanOnce(ctx context.Context, s *submitting) *submission.File {
+	if s.scanned {
+		return nil
+	}
+	s.scanned = true
+	return h.uploads.scanParts(ctx, s.cmd.Files)
 }
 
 // route finds the form a submission is for: by its access key, or by id
@@ -275,35 +235,6 @@ func (h *SubmitHandler) route(ctx context.Context, s *submitting) (FormRecord, e
 		return h.forms.FormByID(ctx, s.cmd.FormID)
 	}
 	return h.forms.FormByAccessKey(ctx, s.keyHash, s.fresh)
-}
-
-// resolveUploads turns the post's upload keys into files for the form
-// formID, once per form; the fields that are left are split and judged.
-func (h *SubmitHandler) resolveUploads(ctx context.Context, s *submitting, formID string) error {
-	if s.in != nil && s.inForm == formID {
-		return nil
-	}
-	r, err := h.uploads.resolveKeys(ctx, formID, s.cmd.Fields)
-	if err != nil {
-		return err
-	}
-	s.in, s.inForm = &r, formID
-	if len(r.files) > 0 { // most posts have none
-		s.env, s.data = submission.Split(r.fields)
-		req := &s.facts.Request
-		req.Fields, req.Envelope, req.Files = r.fields, s.env, files(append(slices.Clip(s.cmd.Files), r.files...))
-	}
-	return nil
-}
-
-// fieldOfKey names the field an upload key was sent in.
-func fieldOfKey(files []UploadedFile, key string) string {
-	for _, f := range files {
-		if f.Key == key {
-			return f.Field
-		}
-	}
-	return "attachment"
 }
 
 // decide asks the domain for its decision on the submission to rec and
