@@ -78,9 +78,9 @@ func Decide(f Facts) Decision {
 }
 
 // unfinished is the verdict of a decision that waits for a lookup: it
-// refuses (fail closed) as one waiting for a captcha does.
+// refuses (fail closed) until the lookup is answered.
 func unfinished(r Request) Verdict {
-	return Verdict{dryRun: r.DryRun, pending: &CaptchaCheck{}}
+	return Verdict{dryRun: r.DryRun, unjudged: true}
 }
 
 // Question is what the decision waits for; false when it is final.

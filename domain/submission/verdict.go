@@ -60,6 +60,9 @@ type Verdict struct {
 	until  time.Time
 	// pending is the captcha verification judgement waits for.
 	pending *CaptchaCheck
+	// unjudged is a decision's verdict before the lookups it asked for
+	// (Question): no gate ran.
+	unjudged bool
 }
 
 // Gates are the outcomes in the order the gates were checked.
@@ -73,8 +76,12 @@ func (v Verdict) DryRun() bool { return v.dryRun }
 
 // Err is nil for an accepted submission, else a *RejectedError naming the
 // first gate that failed. An unfinished verdict (one waiting for a captcha
-// verification) is refused by the captcha gate: it never reads as accepted.
+// verification) is refused by the captcha gate, and one waiting for a
+// lookup by none: it never reads as accepted.
 func (v Verdict) Err() error {
+	if v.unjudged {
+		return &RejectedError{Message: MsgUnjudged}
+	}
 	if v.pending != nil {
 		return &RejectedError{Gate: GateCaptcha, Message: MsgCaptchaUnavailable}
 	}
