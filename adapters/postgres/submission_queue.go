@@ -45,7 +45,7 @@ type SubmissionStore struct {
 	leaders sync.WaitGroup // lanes being committed; Close waits for them
 	commits CommitObserver
 	// claimant is the process that a submission's handed-off deliveries
-	// are written claimed by (application.DeliveryHandOff, ports/events): the delivery
+	// are written claimed by (application.DeliveryHandOff): the delivery
 	// store's, whose heartbeat keeps its claims.
 	claimant string
 }
