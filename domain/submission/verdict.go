@@ -43,9 +43,9 @@ type Request struct {
 type Target struct {
 	Settings          form.Settings
 	RecipientVerified bool
-	// Usage is the account's quota usage this month, for a dry run. A live
-	// submission has none: its quota is taken when it is committed, where a
-	// refusal becomes OverQuota.
+	// Usage is the account's quota usage this month, for a dry run or a
+	// test (Decide asks for it). A live submission has none: its quota is
+	// taken when it is committed, where a refusal becomes OverQuota.
 	Usage *account.Usage
 }
 
