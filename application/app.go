@@ -21,7 +21,7 @@ type Commands struct {
 	CreateForm                  *CreateFormHandler
 	UpdateForm                  *UpdateFormHandler
 	ResendRecipientVerification *ResendRecipientVerificationHandler
-	Submit                      *SubmitHandler
+	Submit                      SubmitCommand
 	// GrantFeature, RevokeFeature and SetPlan are the operator's `formd
 	// grant`, `formd revoke` and `formd plan set`.
 	GrantFeature  *GrantFeatureHandler

@@ -32,7 +32,6 @@ type DeliverHandler struct {
 	log           *slog.Logger
 	metrics       Metrics
 	render        *Renderer
-	handOff       *DeliveryHandOff
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
@@ -46,13 +45,8 @@ func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbou
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, tx: tx,
 		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics,
-		render: NewRenderer(settings, secrets, sealer, links, clock), handOff: NewDeliveryHandOff()}
+		render: NewRenderer(settings, secrets, sealer, links, clock)}
 }
-
-// HandOff is where this process's submissions hand the deliveries their
-// commits claimed to the delivery workers, and how the workers count their
-// slots.
-func (h *DeliverHandler) HandOff() *DeliveryHandOff { return h.handOff }
 
 // Handles reports whether this handler performs deliveries of kind.
 func (h *DeliverHandler) Handles(kind string) bool {

@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
-
-	"github.com/formd/formd/domain"
 )
 
 // ErrUnauthenticated means no valid credential came with a control-plane call.
@@ -25,28 +22,8 @@ const (
 // API and the MCP server: a broken input names its field. ok is false for
 // a failure of formd's own, whose detail stays in the log.
 func PublicMessage(err error) (msg string, ok bool) {
-	var invalid *domain.InvalidInputError
-	var forbidden *domain.ForbiddenError
-	var tooMany *domain.TooManyRequestsError
-	var denied *domain.PermissionDeniedError
-	switch {
-	case errors.As(err, &invalid):
-		if invalid.Field != "" && !strings.Contains(invalid.Message, invalid.Field) {
-			return invalid.Field + ": " + invalid.Message, true
-		}
-		return invalid.Message, true
-	case errors.As(err, &forbidden):
-		return forbidden.Message, true
-	case errors.As(err, &denied):
-		return denied.Message, true
-	case errors.As(err, &tooMany):
-		return tooMany.Message, true
-	case errors.Is(err, domain.ErrNotFound):
-		return MsgNotFound, true
-	case errors.Is(err, ErrUnauthenticated):
-		return MsgUnauthenticated, true
-	}
-	return "", false
+	f := Classify(err)
+	return f.Message, f.Kind != KindInternal
 }
 
 // RetryAfter is a transient failure whose receiver asked for the next

@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -73,24 +72,24 @@ type SubmitHandler struct {
 	autoresponders AutoresponderLimits
 	floods         FormFloodLimits
 	quotas         account.Quotas
-	metrics        Metrics
 	captchas       *CaptchaChecks
 	uploads        *UploadIntake
 	tests          *TestInbox
 	// handOff takes the deliveries whose commit claimed them for this
 	// process's delivery workers.
-	handOff *DeliveryHandOff
+	handOff DeliveryHandOff
 }
 
-// NewSubmitHandler builds the handler; every dependency is required, and
-// every plan needs a quota of at least one. While no delivery workers have
+// NewSubmitHandler builds the use case wrapped in its decorators (see
+// SubmitCommand); every dependency is required, and every plan needs a
+// quota of at least one. While no delivery workers have
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff *DeliveryHandOff) *SubmitHandler {
+	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
 		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
-		handOff == nil {
+		handOff == nil || intake == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
 	for _, p := range account.Plans {
@@ -98,9 +97,10 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 			panic("application: the " + string(p) + " plan has no monthly quota")
 		}
 	}
-	return &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, metrics: metrics, captchas: captchas, uploads: uploads, tests: tests,
+	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
+		autoresponders: autoresponders, floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
 		handOff: handOff}
+	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: intake}
 }
 
 // FloodGate names a refusal by the per-form flood limit in metrics: not a
@@ -114,192 +114,166 @@ const MsgFormFlooded = "Too many submissions to this form right now. Try again i
 // maxStaleRetries bounds re-evaluation when the form changes under a submission.
 const maxStaleRetries = 3
 
-// Handle judges the submission and, for a live one the gates accept, commits
-// it with its deliveries before returning.
+// Handle routes the submission to its form and asks the domain for a
+// decision; it asks again on fresh data when a cached form refused it, when
+// the form's captcha secret was replaced, or when the form changed before
+// the commit. A live submission the gates accept is committed with its
+// deliveries before Handle returns.
 func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
-	h.handOff.intake.Begin()
-	defer h.handOff.intake.End() // deferred: a panic must not leave intake counted saturated
-	out, err := h.handle(ctx, cmd)
-	var rejected *SubmissionRejected
-	var flooded *domain.TooManyRequestsError
-	switch {
-	case errors.As(err, &rejected):
-		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, rejected.Gate)
-	case errors.As(err, &flooded):
-		h.metrics.Submitted(cmd.DryRun, SubmissionRefused, FloodGate)
-	case err != nil:
-		h.metrics.Submitted(cmd.DryRun, SubmissionError, "")
-	case out.Replayed:
-		h.metrics.Submitted(cmd.DryRun, SubmissionReplayed, "")
-	default:
-		h.metrics.Submitted(cmd.DryRun, SubmissionAccepted, "")
-	}
-	return out, err
-}
-
-func (h *SubmitHandler) handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
-	h.uploads.sniffParts(cmd.Files)
-	env, data := submission.Split(cmd.Fields)
-	key := env.AccessKey
-	if cmd.PathAccessKey != "" {
-		key = cmd.PathAccessKey
-	}
 	if cmd.FormID != "" && !cmd.DryRun {
 		return SubmitOutcome{}, errors.New("application: only a dry run may name its form by id")
 	}
-	if key == "" && cmd.FormID == "" {
-		return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, true), false)
+	h.uploads.sniffParts(cmd.Files)
+	s := newSubmitting(cmd)
+	if !s.facts.Request.NamesForm {
+		return SubmitOutcome{}, s.refuse(submission.Decide(s.facts), false)
 	}
-	req := submission.Request{Fields: cmd.Fields, Envelope: env, Origin: cmd.Origin, Referer: cmd.Referer,
-		RemoteIP: cmd.RemoteIP, Files: files(cmd.Files), JSONClient: cmd.JSONClient, DryRun: cmd.DryRun}
-	fresh := false
-	keyHash := HashSecret(key)
-	var refused *FormRecord // the cached form a first judgement refused
-	var refusal submission.Verdict
-	var captcha captchaMemo
-	var in *resolved // the fields once upload keys became files, for the form they were resolved for
-	var inForm string
-	scanned := false // the multipart parts went to the malware scanner
 	for attempt := 0; ; attempt++ {
-		rec, err := h.route(ctx, cmd, keyHash, fresh)
+		rec, err := h.route(ctx, s)
 		if errors.Is(err, domain.ErrNotFound) {
-			return SubmitOutcome{}, rejection(cmd, data, submission.NoForm(cmd.DryRun, false), false)
+			return SubmitOutcome{}, s.refuse(submission.Decide(s.facts), false)
 		}
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
-		test := !cmd.DryRun && (cmd.Test || rec.Settings.TestMode)
-		if cmd.Test && !cmd.DryRun && !rec.Settings.TestMode {
-			if err := authorizeTest(cmd.Tester, rec); err != nil {
-				return SubmitOutcome{}, err
-			}
-		}
-		if attempt == 0 && refused == nil {
-			// Before any work for the form: a flood of one form must not
-			// take the process's judging and commits from the others.
-			if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
-				return SubmitOutcome{}, &domain.TooManyRequestsError{Message: MsgFormFlooded, RetryAfter: wait}
-			}
-		}
-		// Judging is not free (a form's regex rules may spend the whole
-		// matching budget): the same version of the form, with the same
-		// entitlements looked up a moment ago, would refuse the same way.
-		if refused != nil && rec.ID == refused.ID && rec.Version == refused.Version {
-			return SubmitOutcome{}, rejection(cmd, data, refusal, refused.RecipientVerified)
-		}
-		if cmd.IdempotencyKey != "" && !cmd.DryRun && !test { // a test's key only names it in the inbox
-			prior, err := h.store.IdempotentResponse(ctx, rec.ID, cmd.IdempotencyKey)
-			if err != nil {
-				return SubmitOutcome{}, err
-			}
-			if prior != nil {
-				return replay(cmd, key, data, prior)
-			}
-		}
-		if in == nil || inForm != rec.ID {
-			r, err := h.uploads.resolveKeys(ctx, rec.ID, cmd.Fields)
-			if err != nil {
-				return SubmitOutcome{}, err
-			}
-			in, inForm = &r, rec.ID
-			if len(r.files) > 0 { // upload keys left the fields: split and judge what is left (most posts have none)
-				env, data = submission.Split(r.fields)
-				req.Fields, req.Envelope, req.Files = r.fields, env, files(append(slices.Clip(cmd.Files), r.files...))
-			}
-		}
-		v, err := h.judge(ctx, req, rec, &captcha, fresh, test)
-		if errors.Is(err, errStaleCaptcha) {
-			fresh = true // the cached form names a captcha secret that was replaced: read it again
-			continue
-		}
+		test, err := h.admit(s, rec, attempt == 0)
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
-		if v.Err() != nil && !fresh {
-			fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
-			refused, refusal = &rec, v
+		if err := s.refusedAgain(rec); err != nil {
+			return SubmitOutcome{}, err
+		}
+		prior, err := h.prior(ctx, s, rec.ID, test)
+		if err != nil {
+			return SubmitOutcome{}, err
+		}
+		if prior != nil {
+			return replay(cmd, s.key, s.data, prior)
+		}
+		if err := h.resolveUploads(ctx, s, rec.ID); err != nil {
+			return SubmitOutcome{}, err
+		}
+		d, err := h.decide(ctx, s, rec, test)
+		switch {
+		case errors.Is(err, errStaleCaptcha):
+			s.fresh = true // the cached form names a captcha secret that was replaced: read it again
 			continue
+		case err != nil:
+			return SubmitOutcome{}, err
+		case d.Refusal() != nil && !s.fresh:
+			s.fresh = true // a cached form may be stale: judge a rejection on fresh data, if it changed
+			s.refusedBy, s.refusal = &rec, d
+			continue
+		case d.Refusal() != nil:
+			return SubmitOutcome{}, s.refuse(d, rec.RecipientVerified)
 		}
-		if v.Err() != nil {
-			return SubmitOutcome{}, rejection(cmd, data, v, rec.RecipientVerified)
+		if bad := h.scanOnce(ctx, s); bad != nil {
+			return SubmitOutcome{}, s.rejection(submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
 		}
-		// Scanning costs clamd a pass over every byte: only files every
-		// gate accepted (the form takes uploads, the account may) go.
-		if !scanned {
-			scanned = true
-			if bad := h.uploads.scanParts(ctx, cmd.Files); bad != nil {
-				return SubmitOutcome{}, rejection(cmd, data, submission.UploadRefused(cmd.DryRun, *bad), rec.RecipientVerified)
-			}
+		switch {
+		case cmd.DryRun:
+			return SubmitOutcome{Response: dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified)}, nil
+		case test:
+			return h.acceptTest(ctx, s, rec, d)
 		}
-		if cmd.DryRun {
-			return SubmitOutcome{Response: dryRunResponse(cmd, data, v, rec.RecipientVerified)}, nil
-		}
-		if test {
-			return h.acceptTest(ctx, cmd, rec, env, data, *in)
-		}
-		out, err := h.accept(ctx, cmd, key, rec, env, data, *in)
+		out, err := h.accept(ctx, s, rec, d)
 		if errors.Is(err, domain.ErrConcurrency) && attempt < maxStaleRetries {
-			fresh = true // the form changed since it was read: judge again
+			s.fresh = true // the form changed since it was read: judge again
 			continue
 		}
-		var exhausted *QuotaExhaustedError
-		if errors.As(err, &exhausted) { // every gate passed, but the commit found no room
-			return SubmitOutcome{}, rejection(cmd, data, submission.OverQuota(exhausted.Usage), rec.RecipientVerified)
-		}
-		var taken *UploadUnavailableError
-		if errors.As(err, &taken) { // another submission consumed an upload key between judging and commit
-			return SubmitOutcome{}, rejection(cmd, data, submission.UploadUnavailable(cmd.DryRun, fieldOfKey(in.files, taken.Key)), rec.RecipientVerified)
-		}
-		return out, err
+		return out, s.refusedAtCommit(err, rec)
 	}
+}
+
+// admit lets the submission to rec in before any work is done for it: a
+// test submission needs a credential that may test the form, and on the
+// first attempt the form's flood limit must have room, so that a flood of
+// one form does not take the process's judging and commits from the
+// others. test reports whether it is a test submission.
+func (h *SubmitHandler) admit(s *submitting, rec FormRecord, first bool) (test bool, err error) {
+	cmd := s.cmd
+	test = !cmd.DryRun && (cmd.Test || rec.Settings.TestMode)
+	if cmd.Test && !cmd.DryRun && !rec.Settings.TestMode {
+		if err := authorizeTest(cmd.Tester, rec); err != nil {
+			return test, err
+		}
+	}
+	if first {
+		if ok, wait := h.floods.Allow(rec.ID, h.clock.Now()); !ok {
+			return test, &domain.TooManyRequestsError{Message: MsgFormFlooded, RetryAfter: wait}
+		}
+	}
+	return test, nil
+}
+
+// prior is the stored response of an earlier request with the submission's
+// Idempotency-Key; nil when there is none. A test's key only names it in
+// the inbox, and a dry run commits nothing to compare with.
+func (h *SubmitHandler) prior(ctx context.Context, s *submitting, formID string, test bool) (*StoredResponse, error) {
+	if s.cmd.IdempotencyKey == "" || s.cmd.DryRun || test {
+		return nil, nil
+	}
+	return h.store.IdempotentResponse(ctx, formID, s.cmd.IdempotencyKey)
+}
+
+// scanOnce has the malware scanner scan the multipart parts, once per
+// request, and returns the first it refused. Scanning costs clamd a pass
+// over every byte: only files every gate accepted (the form takes uploads,
+// the account may) go.
+func (h *SubmitHandler) scanOnce(ctx context.Context, s *submitting) *submission.File {
+	if s.scanned {
+		return nil
+	}
+	s.scanned = true
+	return h.uploads.scanParts(ctx, s.cmd.Files)
 }
 
 // route finds the form a submission is for: by its access key, or by id
 // for an owner's dry run.
-func (h *SubmitHandler) route(ctx context.Context, cmd Submit, keyHash []byte, fresh bool) (FormRecord, error) {
-	if cmd.FormID != "" {
-		return h.forms.FormByID(ctx, cmd.FormID)
+func (h *SubmitHandler) route(ctx context.Context, s *submitting) (FormRecord, error) {
+	if s.cmd.FormID != "" {
+		return h.forms.FormByID(ctx, s.cmd.FormID)
 	}
-	return h.forms.FormByAccessKey(ctx, keyHash, fresh)
+	return h.forms.FormByAccessKey(ctx, s.keyHash, s.fresh)
 }
 
-// fieldOfKey names the field an upload key was sent in.
-func fieldOfKey(files []UploadedFile, key string) string {
-	for _, f := range files {
-		if f.Key == key {
-			return f.Field
+// decide asks the domain for its decision on the submission to rec and
+// answers what it asks: the entitlements it consults (none for a plain
+// browser post), the quota usage a dry run or a test reads, and the
+// captcha token's verification, made once per request.
+func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecord, test bool) (submission.Decision, error) {
+	facts := s.facts
+	facts.Request.Test = test
+	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
+	facts.Integrations = rec.Integrations
+	for {
+		d := submission.Decide(facts)
+		q, asks := d.Question()
+		if !asks {
+			return d, nil
+		}
+		if facts.Entitlements == nil {
+			ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, q.Features...)
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Entitlements = &ent
+		}
+		if q.Usage {
+			u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Form.Usage = &u
+		}
+		if q.Captcha != nil {
+			outcome, err := s.captcha.outcome(ctx, h.captchas, rec, *q.Captcha, facts.Request.RemoteIP, s.fresh)
+			if err != nil {
+				return submission.Decision{}, err
+			}
+			facts.Request.Captcha = &outcome
 		}
 	}
-	return "attachment"
-}
-
-// judge looks up the entitlements the domain may consult for this request
-// (none for a plain browser post) and has the domain judge it. When the
-// judgement reaches a captcha, the token is verified (once per request) and
-// the domain judges again with the outcome.
-func (h *SubmitHandler) judge(ctx context.Context, req submission.Request, rec FormRecord, captcha *captchaMemo, fresh, test bool) (submission.Verdict, error) {
-	ent, err := heldEntitlements(ctx, h.ent, rec.AccountID, submission.FeaturesJudged(req, rec.Settings)...)
-	if err != nil {
-		return submission.Verdict{}, err
-	}
-	target := submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
-	if req.DryRun || test { // a live submission's quota is taken by its commit; a dry run's or a test's is only read
-		u, err := h.usage(ctx, rec.AccountID, h.clock.Now())
-		if err != nil {
-			return submission.Verdict{}, err
-		}
-		target.Usage = &u
-	}
-	v := submission.Judge(req, target, ent)
-	if check, ok := v.CaptchaCheck(); ok {
-		outcome, err := captcha.outcome(ctx, h.captchas, rec, check, req.RemoteIP, fresh)
-		if err != nil {
-			return submission.Verdict{}, err
-		}
-		req.Captcha = &outcome
-		v = submission.Judge(req, target, ent)
-	}
-	return v, nil
 }
 
 // usage is the account's quota usage in the month of now.

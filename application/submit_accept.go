@@ -12,14 +12,13 @@ import (
 	"github.com/formd/formd/domain/submission"
 )
 
-// accept seals what the domain's delivery plan sends and commits the
-// submission with its queued deliveries.
-func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec FormRecord, env submission.Envelope, data []submission.Field,
-	in resolved) (SubmitOutcome, error) {
+// accept seals what the decision's plan sends and commits the submission
+// with its queued deliveries.
+func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecord, d submission.Decision) (SubmitOutcome, error) {
+	cmd, key, data, in := s.cmd, s.key, s.data, *s.in
 	now := h.clock.Now()
-	st := rec.Settings
 	submissionID := h.ids.New()
-	plan := submission.PlanDeliveries(st, env).WithIntegrations(rec.Integrations)
+	plan := d.Plan()
 	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
 	var slot AutoresponderSlot
 	if _, ok := plan.Autoresponder(); ok {
@@ -40,7 +39,7 @@ func (h *SubmitHandler) accept(ctx context.Context, cmd Submit, key string, rec 
 	for _, f := range data {
 		hashes[f.Name] = h.hasher.HashValue(rec.ID, f.Name, f.Value)
 	}
-	redirect := submission.Redirect(st, env, cmd.JSONClient)
+	redirect := d.Redirect()
 	stored := StoredResponse{Response: resp, Redirect: redirect}
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
 		stored.RequestHash = requestHash(key, cmd.Fields, cmd.Files...)
@@ -150,19 +149,17 @@ func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan
 // acceptTest answers a test submission that every gate accepted: nothing
 // is committed, queued, counted or sent; each planned delivery is rendered
 // into the form's test inbox, and the answer is a live one's, marked test.
-func (h *SubmitHandler) acceptTest(ctx context.Context, cmd Submit, rec FormRecord, env submission.Envelope, data []submission.Field,
-	in resolved) (SubmitOutcome, error) {
+func (h *SubmitHandler) acceptTest(ctx context.Context, s *submitting, rec FormRecord, d submission.Decision) (SubmitOutcome, error) {
 	now := h.clock.Now()
 	submissionID := h.ids.New()
 	// No autoresponder slot is taken: no mail goes out.
-	plan := submission.PlanDeliveries(rec.Settings, env).WithIntegrations(rec.Integrations)
-	resp, _, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
+	resp, _, queued, payload := h.planned(s.cmd, rec, d.Plan(), s.data, *s.in, submissionID, now)
 	resp.Test = true
-	resp.Body.Data = echo(data)
-	if err := h.tests.record(ctx, rec.ID, submissionID, cmd.IdempotencyKey, resp, queued, payload); err != nil {
+	resp.Body.Data = echo(s.data)
+	if err := h.tests.record(ctx, rec.ID, submissionID, s.cmd.IdempotencyKey, resp, queued, payload); err != nil {
 		return SubmitOutcome{}, err
 	}
-	return SubmitOutcome{Response: resp, Redirect: submission.Redirect(rec.Settings, env, cmd.JSONClient)}, nil
+	return SubmitOutcome{Response: resp, Redirect: d.Redirect()}, nil
 }
 
 // payloadOf is the sealed content: the plan and the fields it carries.

@@ -29,11 +29,9 @@ func autoresponderForm() FormRecord {
 // when the commit reports it held, the answer names no autoresponder and
 // the workers are handed none.
 func TestAnAutoresponderWhoseSlotIsHeldIsNeitherAnsweredNorHandedOff(t *testing.T) {
-	handOff := NewDeliveryHandOff()
-	work := handOff.Open(4)
+	handOff := &slots{free: 4}
 	store := &heldSlotStore{}
-	h := newTestSubmitHandler(&fakeForms{cached: autoresponderForm(), fresh: autoresponderForm()}, &store.fakeStore)
-	h.store, h.handOff = store, handOff
+	h := handingOffSubmitHandler(&fakeForms{cached: autoresponderForm(), fresh: autoresponderForm()}, store, handOff, uncounted{})
 	out, err := h.Handle(context.Background(), post("https://example.com"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +47,13 @@ func TestAnAutoresponderWhoseSlotIsHeldIsNeitherAnsweredNorHandedOff(t *testing.
 		t.Fatalf("response %+v; want the email delivery and no autoresponder", out.Response)
 	}
 	var handed []string
-	for len(work) > 0 {
-		handed = append(handed, (<-work).Kind)
+	for _, d := range handOff.handed {
+		handed = append(handed, d.Kind)
 	}
 	if len(handed) != 1 || handed[0] != delivery.KindEmail {
 		t.Fatalf("handed %v to the workers, want the email alone", handed)
 	}
-	if free := handOff.Free(); free != 3 {
+	if free := handOff.free; free != 3 {
 		t.Fatalf("%d slots free, want 3: the held autoresponder's slot is given back", free)
 	}
 }

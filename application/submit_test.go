@@ -88,8 +88,8 @@ func liveForm(version int, allowed ...string) FormRecord {
 			ReplyToMode: form.ReplyToSubmitter}.Normalize()}
 }
 
-func newTestSubmitHandler(forms *fakeForms, store *fakeStore) *SubmitHandler {
-	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), NewDeliveryHandOff())
+func newTestSubmitHandler(forms *fakeForms, store *fakeStore) SubmitCommand {
+	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
 }
 
 func post(origin string) Submit {
@@ -169,7 +169,7 @@ func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
 			ent := &countingEntitlements{}
-			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), NewDeliveryHandOff())
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
 			_, err := h.Handle(context.Background(), cmd)
 			var rejected *SubmissionRejected
 			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {

@@ -225,10 +225,10 @@ func (s *takenStore) Accept(context.Context, AcceptedSubmission) (Acceptance, er
 	return Acceptance{}, &UploadUnavailableError{Key: testKey}
 }
 
-func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) *SubmitHandler {
+func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) SubmitCommand {
 	f := uploadForm()
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, uploadsEntitled{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
-		freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), intake, newMemoryTestInbox(), NewDeliveryHandOff())
+		freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), intake, newMemoryTestInbox(), noHandOff(), uncounted{})
 }
 
 func postWithKey(key string) Submit {

@@ -227,7 +227,7 @@ var _ = Describe("The delivery log", Ordered, func() {
 		Eventually(func() int { return db.PayloadCount(submissionID) }).WithTimeout(10 * time.Second).Should(BeZero())
 
 		By("refusing to retry a delivery that did not fail")
-		ExpectError(f.Post(lf.Token, "/v1/deliveries/"+webhookID+"/retry", nil), http.StatusBadRequest,
+		ExpectError(f.Post(lf.Token, "/v1/deliveries/"+webhookID+"/retry", nil), http.StatusForbidden,
 			"Only a failed delivery can be retried", "succeeded")
 	})
 
@@ -247,7 +247,7 @@ var _ = Describe("The delivery log", Ordered, func() {
 		Eventually(func() int { return db.PayloadCount(goneSubmission) }).WithTimeout(10 * time.Second).Should(BeZero())
 		Expect(db.Events(`event_type = 'submission.redacted.v1' AND stream_id = $1`, goneSubmission)).To(HaveLen(1))
 
-		ExpectError(f.Post(lf.Token, "/v1/deliveries/"+goneID+"/retry", nil), http.StatusBadRequest,
+		ExpectError(f.Post(lf.Token, "/v1/deliveries/"+goneID+"/retry", nil), http.StatusForbidden,
 			"the submission's data was deleted after 7 days")
 		row, _ := db.Delivery(goneID)
 		Expect(row.Status).To(Equal("failed"))

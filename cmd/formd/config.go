@@ -91,7 +91,7 @@ type Config struct {
 	DeliveryWorkers int `env:"FORMD_DELIVERY_WORKERS" envDefault:"16"`
 	// DeliveryGiveWayAt is the average of submissions in progress in one
 	// process from which its delivery senders give way to them
-	// (application.IntakeLoad); 0: never.
+	// (events.IntakeLoad); 0: never.
 	DeliveryGiveWayAt int `env:"FORMD_DELIVERY_GIVE_WAY_AT" envDefault:"40"`
 	// FailedPayloadRetention is how long a submission with a failed delivery
 	// keeps its sealed payload, so the delivery can be retried by hand.

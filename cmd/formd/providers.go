@@ -132,6 +132,8 @@ var applicationSet = wire.NewSet(
 	application.NewResendRecipientVerificationHandler,
 	application.NewSubmitHandler,
 	provideDeliveryHandOff,
+	wire.Bind(new(application.DeliveryHandOff), new(*events.DeliveryHandOff)),
+	provideIntakeCounter,
 	application.NewCaptchaChecks,
 	application.NewUploadIntake,
 	application.NewReserveUploadHandler,

@@ -5,18 +5,22 @@ import (
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/ports/events"
 )
 
 // provideDeliveryHandOff is the delivery workers' hand-off, through which
 // submissions give them the deliveries their commits claimed, and whose
 // intake load they give way to from an average of FORMD_DELIVERY_GIVE_WAY_AT
 // submissions in progress; /metrics serves that load.
-func provideDeliveryHandOff(deliver *application.DeliverHandler, cfg Config, metrics *prometheus.Metrics) *application.DeliveryHandOff {
-	h := deliver.HandOff()
-	h.Intake().GiveWayAt(cfg.DeliveryGiveWayAt)
+func provideDeliveryHandOff(cfg Config, metrics *prometheus.Metrics) *events.DeliveryHandOff {
+	h := events.NewDeliveryHandOff(cfg.DeliveryGiveWayAt)
 	metrics.WatchIntake(h.Intake())
 	return h
 }
+
+// provideIntakeCounter counts the submissions in progress into the load
+// the delivery workers give way to.
+func provideIntakeCounter(h *events.DeliveryHandOff) application.IntakeCounter { return h.Intake() }
 
 // provideMailer keeps one idle SMTP connection per delivery worker, so each
 // worker sends its claimed batch over one connection; they are closed with

@@ -43,6 +43,6 @@ func provideDeliveriesDue(wakers *watermillpg.Wakers) events.DeliveriesDue {
 type RouterFactory func() (*events.Router, error)
 
 func provideRouterFactory(app *application.Application, subscribe events.Subscribe, due events.DeliveriesDue,
-	decode events.Decode, logger watermill.LoggerAdapter) RouterFactory {
-	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger) }
+	decode events.Decode, logger watermill.LoggerAdapter, handOff *events.DeliveryHandOff) RouterFactory {
+	return func() (*events.Router, error) { return events.NewRouter(app, subscribe, due, decode, logger, handOff) }
 }

@@ -100,6 +100,16 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mailSettings := provideMailSettings(cfg)
 	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, clock)
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
+	deliveryHandOff := provideDeliveryHandOff(cfg, metrics)
+	intakeCounter := provideIntakeCounter(deliveryHandOff)
+	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
+	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
+	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
+	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
+	deliveryQueue := postgres.NewDeliveryQueue()
+	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
+	poisonedMessages := postgres.NewPoisonedMessages()
+	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
 	mailer, cleanup4, err := provideMailer(cfg)
 	if err != nil {
 		cleanup3()
@@ -116,15 +126,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks)
-	deliveryHandOff := provideDeliveryHandOff(deliverHandler, cfg, metrics)
-	submitHandler := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, autoresponderLimits, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake, applicationTestInbox, deliveryHandOff)
-	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
-	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
-	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
-	deliveryQueue := postgres.NewDeliveryQueue()
-	queueDeliveryHandler := application.NewQueueDeliveryHandler(deliveryQueue)
-	poisonedMessages := postgres.NewPoisonedMessages()
-	recordPoisonedMessageHandler := application.NewRecordPoisonedMessageHandler(poisonedMessages)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	integrationProofs := postgres.NewIntegrationProofs(pool)
 	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
@@ -148,7 +149,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		CreateForm:                  createFormHandler,
 		UpdateForm:                  updateFormHandler,
 		ResendRecipientVerification: resendRecipientVerificationHandler,
-		Submit:                      submitHandler,
+		Submit:                      submitCommand,
 		GrantFeature:                grantFeatureHandler,
 		RevokeFeature:               revokeFeatureHandler,
 		SetPlan:                     setPlanHandler,
@@ -217,7 +218,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	subscribe := provideSubscribe(pool, transport, wakers, loggerAdapter)
 	deliveriesDue := provideDeliveriesDue(wakers)
 	decode := provideDecode()
-	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
+	router, err := events.NewRouter(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter, deliveryHandOff)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -225,7 +226,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter)
+	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter, deliveryHandOff)
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
 	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits)
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits)

@@ -54,6 +54,7 @@ const (
 	MsgUploadsDisabled     = "File uploads are not enabled for this form; send the form without file fields."
 	MsgUploadsNotEntitled  = "File uploads need a paid or manually granted entitlement (file_uploads); send the form without file fields."
 	MsgValidationFailed    = "Submission validation failed."
+	MsgUnjudged            = "The submission was not judged: what its gates consult was not looked up."
 )
 
 // MaxCCRecipients bounds the ccemail list.

@@ -27,6 +27,13 @@ type Request struct {
 	JSONClient bool
 	// DryRun evaluates every gate and reports each; nothing is committed.
 	DryRun bool
+	// Test is a test submission: judged like a live one, but its quota is
+	// only read, as a dry run's is, since nothing is committed.
+	Test bool
+	// NamesForm says the request names a form (an access key, or a form id
+	// for an owner's dry run); one that names none is refused as missing
+	// its access key, one whose form is not found as naming an unknown one.
+	NamesForm bool
 	// Captcha is the outcome of the verification a previous judgement
 	// asked for (Verdict.CaptchaCheck); nil until it was made.
 	Captcha *CaptchaOutcome
@@ -36,9 +43,9 @@ type Request struct {
 type Target struct {
 	Settings          form.Settings
 	RecipientVerified bool
-	// Usage is the account's quota usage this month, for a dry run. A live
-	// submission has none: its quota is taken when it is committed, where a
-	// refusal becomes OverQuota.
+	// Usage is the account's quota usage this month, for a dry run or a
+	// test (Decide asks for it). A live submission has none: its quota is
+	// taken when it is committed, where a refusal becomes OverQuota.
 	Usage *account.Usage
 }
 
@@ -53,6 +60,9 @@ type Verdict struct {
 	until  time.Time
 	// pending is the captcha verification judgement waits for.
 	pending *CaptchaCheck
+	// unjudged is a decision's verdict before the lookups it asked for
+	// (Question): no gate ran.
+	unjudged bool
 }
 
 // Gates are the outcomes in the order the gates were checked.
@@ -66,8 +76,12 @@ func (v Verdict) DryRun() bool { return v.dryRun }
 
 // Err is nil for an accepted submission, else a *RejectedError naming the
 // first gate that failed. An unfinished verdict (one waiting for a captcha
-// verification) is refused by the captcha gate: it never reads as accepted.
+// verification) is refused by the captcha gate, and one waiting for a
+// lookup by none: it never reads as accepted.
 func (v Verdict) Err() error {
+	if v.unjudged {
+		return &RejectedError{Message: MsgUnjudged}
+	}
 	if v.pending != nil {
 		return &RejectedError{Gate: GateCaptcha, Message: MsgCaptchaUnavailable}
 	}

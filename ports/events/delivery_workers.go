@@ -16,7 +16,6 @@ type deliveryRounds interface {
 	Claim(ctx context.Context, limit int) ([]application.DueDelivery, error)
 	Attempt(ctx context.Context, d application.DueDelivery) (application.Attempt, error)
 	Record(ctx context.Context, attempts []application.Attempt) error
-	HandOff() *application.DeliveryHandOff
 }
 
 // claimPerSender is how many claimed deliveries a process holds per
@@ -30,7 +29,7 @@ const claimPerSender = 16
 var idleWait = time.Second
 
 // giveWayAtMost is how long a sender gives way to saturated intake before
-// an attempt (application.IntakeLoad), so deliveries go on however long
+// an attempt (IntakeLoad), so deliveries go on however long
 // intake stays saturated: each sender makes an attempt per giveWayAtMost
 // and its attempt's own time, which keeps mail flowing at a useful rate
 // under a sustained burst (see docs/performance.md). (A variable so tests
@@ -61,10 +60,10 @@ const recordTimeout = 30 * time.Second
 // recorded (within their deadline), and what was claimed but not attempted
 // is left to DeliveryStore.Leave.
 func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger) {
-	runDeliveryPipeline(ctx, r.deliver, r.due, n, log)
+	runDeliveryPipeline(ctx, r.deliver, r.handOff, r.due, n, log)
 }
 
-func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, n int, log *slog.Logger) {
+func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *DeliveryHandOff, due DeliveriesDue, n int, log *slog.Logger) {
 	if n <= 0 {
 		return
 	}
@@ -72,7 +71,6 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 	// The hand-off counts the slots of deliveries out (claimed, or handed
 	// off by a submission's commit, and not yet recorded) and holds the
 	// work; outcomes holds as many as can be out, so no send blocks.
-	handOff := rounds.HandOff()
 	work := handOff.Open(capacity)
 	outcomes := make(chan application.Attempt, 2*capacity)
 
@@ -116,7 +114,7 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, due Deliver
 // free slots, claiming again at once while claims come back full (more may
 // be due) and otherwise when woken. A submission's deliveries that its
 // commit handed off need no claim, and no wake-up.
-func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, handOff *application.DeliveryHandOff, log *slog.Logger) {
+func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, handOff *DeliveryHandOff, log *slog.Logger) {
 	for ctx.Err() == nil {
 		want := handOff.Free()
 		if want <= 0 {
@@ -158,7 +156,7 @@ var recordLinger = 10 * time.Millisecond
 // in one transaction (a group commit of outcomes), waiting up to
 // recordLinger for a small group to grow, until outcomes closes, and frees
 // their slots.
-func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan application.Attempt, handOff *application.DeliveryHandOff,
+func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan application.Attempt, handOff *DeliveryHandOff,
 	most int, log *slog.Logger) {
 	linger := time.NewTimer(recordLinger)
 	linger.Stop()

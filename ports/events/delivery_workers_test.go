@@ -28,14 +28,12 @@ type rounds struct {
 	attempt    func(id string) // called inside Attempt, outside the lock
 	record     func(n int)     // called inside Record, outside the lock, with the call's number
 	recordings int
-	handOff    *application.DeliveryHandOff
+	handOff    *DeliveryHandOff
 }
 
 func newRounds(n int) *rounds {
-	return &rounds{queue: ids(n), handOff: application.NewDeliveryHandOff()}
+	return &rounds{queue: ids(n), handOff: NewDeliveryHandOff(DefaultGiveWayAt)}
 }
-
-func (r *rounds) HandOff() *application.DeliveryHandOff { return r.handOff }
 
 func (r *rounds) Claim(_ context.Context, limit int) ([]application.DueDelivery, error) {
 	r.mu.Lock()
@@ -127,7 +125,7 @@ func run(t *testing.T, r *rounds, w *wakes, n int) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runDeliveryPipeline(ctx, r, w.due, n, quietLog())
+		runDeliveryPipeline(ctx, r, r.handOff, w.due, n, quietLog())
 	}()
 	stopped := false
 	stop = func() {

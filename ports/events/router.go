@@ -53,13 +53,17 @@ type Router struct {
 	*message.Router
 	deliver *application.DeliverHandler
 	due     DeliveriesDue
+	// handOff is where this process's submissions hand their committed
+	// deliveries to its delivery workers.
+	handOff *DeliveryHandOff
 }
 
 // NewRouter subscribes each handler as its own consumer group. A message a
 // handler fails on for good is recorded and acknowledged (see poison), so no
 // message holds up its group; any other failure is retried, as a database
 // outage should be.
-func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, decodeEvent Decode, logger watermill.LoggerAdapter) (*Router, error) {
+func NewRouter(app *application.Application, subscribe Subscribe, due DeliveriesDue, decodeEvent Decode, logger watermill.LoggerAdapter,
+	handOff *DeliveryHandOff) (*Router, error) {
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
 	if err != nil {
 		return nil, err
@@ -91,7 +95,7 @@ func NewRouter(app *application.Application, subscribe Subscribe, due Deliveries
 		}
 		return queue.Handle(msg.Context(), application.QueueDelivery{Queued: q})
 	})
-	return &Router{Router: r, deliver: app.Commands.Deliver, due: due}, nil
+	return &Router{Router: r, deliver: app.Commands.Deliver, due: due, handOff: handOff}, nil
 }
 
 // decode reads a message's envelope. A message that cannot be read never

@@ -73,7 +73,7 @@ func startRouter(t *testing.T, rec *recorder) message.Publisher {
 		err := json.Unmarshal(e.Data, &q)
 		return q, err
 	}
-	r, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger)
+	r, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger, NewDeliveryHandOff(DefaultGiveWayAt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestTheRouterReadsOnlyTheConsumedTopics(t *testing.T) {
 		RecordPoisonedMessage: application.NewRecordPoisonedMessageHandler(&recorder{}),
 	}}
 	decodeEvent := func(context.Context, application.EventMessage) (any, error) { return nil, nil }
-	if _, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger); err != nil {
+	if _, err := NewRouter(app, subscribe, func() <-chan struct{} { return nil }, decodeEvent, logger, NewDeliveryHandOff(DefaultGiveWayAt)); err != nil {
 		t.Fatal(err)
 	}
 	if len(read) == 0 {

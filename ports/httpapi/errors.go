@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -43,44 +42,84 @@ func (s *Server) internalError(c *gin.Context) {
 	s.fail(c, http.StatusInternalServerError, application.MsgInternal)
 }
 
-// statusOf maps application and domain errors to a status and a message the
-// caller may see. Unknown errors are 500s whose detail stays in the log.
-func statusOf(err error) (int, string) {
-	msg, ok := application.PublicMessage(err)
-	if !ok {
-		return http.StatusInternalServerError, ""
-	}
-	var forbidden *domain.ForbiddenError
-	var tooMany *domain.TooManyRequestsError
-	var denied *domain.PermissionDeniedError
-	switch {
-	case errors.As(err, &forbidden):
-		return http.StatusBadRequest, msg
-	case errors.As(err, &denied):
-		return http.StatusForbidden, msg
-	case errors.As(err, &tooMany):
-		return http.StatusTooManyRequests, msg
-	case errors.Is(err, domain.ErrNotFound):
-		return http.StatusNotFound, msg
-	case errors.Is(err, application.ErrUnauthenticated):
-		return http.StatusUnauthorized, msg
-	}
-	return http.StatusBadRequest, msg // a broken input
+// statusOfKind is the status each kind of failure (application.Classify)
+// answers with. A forbidden call is 403 only on a control-plane route whose
+// errors the spec leaves open (forbiddenStatus).
+var statusOfKind = map[application.ErrorKind]int{
+	application.KindInternal:         http.StatusInternalServerError,
+	application.KindInvalid:          http.StatusBadRequest,
+	application.KindForbidden:        http.StatusForbidden,
+	application.KindPermissionDenied: http.StatusForbidden,
+	application.KindTooManyRequests:  http.StatusTooManyRequests,
+	application.KindNotFound:         http.StatusNotFound,
+	application.KindUnauthenticated:  http.StatusUnauthorized,
+	application.KindRefused:          http.StatusBadRequest,
+	application.KindRefusedUntil:     http.StatusTooManyRequests,
 }
+
+// specListedRoutes are the control-plane routes whose errors the spec's
+// table lists: a refusal there answers with a status it lists (400).
+var specListedRoutes = map[string]bool{
+	"GET /v1/forms":  true,
+	"POST /v1/forms": true,
+	"GET /v1/forms/:formId/recipient-verification":   true,
+	"POST /v1/forms/:formId/recipient-verifications": true,
+	"PATCH /v1/forms/:formId/integrations/:type":     true,
+	"POST /v1/forms/:formId/integrations/:type/test": true,
+}
+
+// statusOf is the status of err on route (method and path pattern), with
+// its kind and the message the caller may see. Unknown errors are 500s
+// whose detail stays in the log.
+func statusOf(err error, route string) (int, application.Failure) {
+	f := application.Classify(err)
+	status := statusOfKind[f.Kind]
+	if f.Kind == application.KindForbidden {
+		status = forbiddenStatus(route)
+	}
+	return status, f
+}
+
+// forbiddenStatus is 403 on the control plane, where the spec leaves a
+// route's other errors open; the public routes, and the control-plane
+// routes the spec lists the errors of, answer 400.
+func forbiddenStatus(route string) int {
+	_, path, _ := strings.Cut(route, " ")
+	if strings.HasPrefix(path, "/v1/") && !specListedRoutes[route] {
+		return http.StatusForbidden
+	}
+	return http.StatusBadRequest
+}
+
+// routeOf is c's route as statusOf knows it: method and path pattern.
+func routeOf(c *gin.Context) string { return c.Request.Method + " " + c.FullPath() }
 
 // respondError writes err as an ErrorResponse.
 func (s *Server) respondError(c *gin.Context, err error) {
-	status, msg := statusOf(err)
+	status, f := statusOf(err, routeOf(c))
 	if status == http.StatusInternalServerError {
 		s.log.Error("request failed", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)
 		s.internalError(c)
 		return
 	}
-	var tooMany *domain.TooManyRequestsError
-	if errors.As(err, &tooMany) {
-		c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(tooMany.RetryAfter.Seconds())))))
+	if wait, ok := retryAfterOf(err); ok {
+		retryAfter(c, wait)
 	}
-	s.fail(c, status, msg)
+	s.fail(c, status, f.Message)
+}
+
+// retryAfterOf is how long the caller should wait before trying again
+// (Retry-After), for a rate limit or a refusal that lasts until a time.
+func retryAfterOf(err error) (time.Duration, bool) {
+	var tooMany *domain.TooManyRequestsError
+	var rejected *application.SubmissionRejected
+	switch {
+	case errors.As(err, &tooMany):
+		return tooMany.RetryAfter, true
+	case errors.As(err, &rejected) && !rejected.Until.IsZero():
+		return time.Until(rejected.Until), true
+	}
+	return 0, false
 }
 
 // decodeJSON reads a JSON object body into v, answering 400/413 itself on

@@ -12,7 +12,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -130,33 +129,9 @@ func (s *Server) submit(c *gin.Context) {
 		DryRun: dryRunRequested(c.Request), JSONClient: jsClient, IdempotencyKey: idem, RequestID: requestIDOf(c),
 		Test: test, Tester: tester,
 	})
-	var rejected *application.SubmissionRejected
-	var tooMany *domain.TooManyRequestsError
 	switch {
-	case errors.As(err, &rejected) && !rejected.Until.IsZero():
-		// A refusal that lasts until a time whatever is submitted (the
-		// monthly quota): 429, and when to try again.
-		retryAfter(c, time.Until(rejected.Until))
-		s.submitFailed(c, jsClient, http.StatusTooManyRequests, rejected.Gate, rejected.Response.Message, &rejected.Response)
-	case errors.As(err, &rejected):
-		s.submitFailed(c, jsClient, http.StatusBadRequest, rejected.Gate, rejected.Response.Message, &rejected.Response)
-	case errors.Is(err, application.ErrTestNeedsCredential):
-		c.Header("WWW-Authenticate", "Bearer")
-		s.submitFailed(c, jsClient, http.StatusUnauthorized, reasonInvalid, application.MsgTestNeedsCredential, nil)
-	case errors.As(err, &tooMany): // the per-form flood limit
-		retryAfter(c, tooMany.RetryAfter)
-		s.submitFailed(c, jsClient, http.StatusTooManyRequests, reasonFormFlooded, tooMany.Message, nil)
 	case err != nil:
-		status, msg := statusOf(err)
-		if status == http.StatusInternalServerError {
-			s.respondError(c, err)
-			return
-		}
-		reason := reasonInvalid
-		if errors.Is(err, application.ErrIdempotencyMismatch) {
-			reason = reasonIdempotencyKey
-		}
-		s.submitFailed(c, jsClient, status, reason, msg, nil)
+		s.submitRefused(c, jsClient, err)
 	case jsClient:
 		c.JSON(http.StatusOK, out.Response)
 	default:
@@ -166,6 +141,35 @@ func (s *Server) submit(c *gin.Context) {
 		}
 		c.Redirect(http.StatusSeeOther, target)
 	}
+}
+
+// submitRefused answers a submission the use case did not accept, by its
+// kind (statusOf): a refusal by a gate with the gate's response, the
+// others with their message, and what the hosted error page is told.
+func (s *Server) submitRefused(c *gin.Context, jsClient bool, err error) {
+	status, f := statusOf(err, routeOf(c))
+	if status == http.StatusInternalServerError {
+		s.respondError(c, err)
+		return
+	}
+	if wait, ok := retryAfterOf(err); ok {
+		retryAfter(c, wait)
+	}
+	if errors.Is(err, application.ErrUnauthenticated) {
+		c.Header("WWW-Authenticate", "Bearer")
+	}
+	reason := reasonInvalid
+	var resp *application.SubmissionResponse
+	var rejected *application.SubmissionRejected
+	switch {
+	case errors.As(err, &rejected):
+		reason, resp = rejected.Gate, &rejected.Response
+	case f.Kind == application.KindTooManyRequests: // the per-form flood limit
+		reason = reasonFormFlooded
+	case errors.Is(err, application.ErrIdempotencyMismatch):
+		reason = reasonIdempotencyKey
+	}
+	s.submitFailed(c, jsClient, status, reason, f.Message, resp)
 }
 
 // fileIntake is what a multipart post to the form with pathKey (or the

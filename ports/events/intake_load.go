@@ -1,4 +1,4 @@
-package application
+package events
 
 import (
 	"context"
@@ -60,8 +60,8 @@ func NewIntakeLoad(giveWayAt int) *IntakeLoad {
 // GiveWayAt changes the threshold (0: never give way).
 func (l *IntakeLoad) GiveWayAt(n int) { l.at.Store(int64(max(n, 0))) }
 
-// Begin counts a submission in progress (SubmitHandler.Handle); End
-// counts it out.
+// Begin counts a submission in progress (application.IntakeCounter);
+// End counts it out.
 func (l *IntakeLoad) Begin() { l.progress.Add(1) }
 
 // End counts a submission out: see Begin.

@@ -1,8 +1,9 @@
-package application
+package events
 
 import (
 	"sync"
-	"time"
+
+	"github.com/formd/formd/application"
 )
 
 // DeliveryHandOff carries the deliveries that a submission's own commit
@@ -22,7 +23,7 @@ type DeliveryHandOff struct {
 	free int
 	// work is the workers' channel while they run: nil before Open and
 	// after Close.
-	work  chan DueDelivery
+	work  chan application.DueDelivery
 	freed chan struct{}
 	// intake counts this process's submissions in progress, for the
 	// workers to give way to while intake is saturated.
@@ -30,9 +31,10 @@ type DeliveryHandOff struct {
 }
 
 // NewDeliveryHandOff builds a hand-off with no slots: nothing is reserved
-// until the delivery workers open it.
-func NewDeliveryHandOff() *DeliveryHandOff {
-	return &DeliveryHandOff{freed: make(chan struct{}, 1), intake: NewIntakeLoad(DefaultGiveWayAt)}
+// until the delivery workers open it. Its delivery workers give way to
+// intake from an average of giveWayAt submissions in progress (0: never).
+func NewDeliveryHandOff(giveWayAt int) *DeliveryHandOff {
+	return &DeliveryHandOff{freed: make(chan struct{}, 1), intake: NewIntakeLoad(giveWayAt)}
 }
 
 // Intake is the load of this process's submissions, which the delivery
@@ -45,11 +47,11 @@ func (h *DeliveryHandOff) Intake() *IntakeLoad { return h.intake }
 // asks for the slots free when it starts (Free) and takes what it got
 // (Take), while submissions may reserve some of the same slots meanwhile,
 // so up to twice the capacity can be out, and no hand-off ever blocks.
-func (h *DeliveryHandOff) Open(capacity int) <-chan DueDelivery {
+func (h *DeliveryHandOff) Open(capacity int) <-chan application.DueDelivery {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.free = capacity
-	h.work = make(chan DueDelivery, 2*capacity)
+	h.work = make(chan application.DueDelivery, 2*capacity)
 	return h.work
 }
 
@@ -121,7 +123,7 @@ func (h *DeliveryHandOff) Freed() <-chan struct{} { return h.freed }
 // Hand gives the workers deliveries for slots reserved earlier. Once the
 // hand-off is closed they are not attempted here: their slots no longer
 // matter, and their claims are released when the process leaves.
-func (h *DeliveryHandOff) Hand(due ...DueDelivery) {
+func (h *DeliveryHandOff) Hand(due ...application.DueDelivery) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.work == nil {
@@ -131,7 +133,3 @@ func (h *DeliveryHandOff) Hand(due ...DueDelivery) {
 		h.work <- d
 	}
 }
-
-// handOffDeadline is when an attempt at a delivery claimed at claimedAt
-// must end: half the lease, as for a claimed one (DeliverHandler.Claim).
-func handOffDeadline(claimedAt time.Time) time.Time { return claimedAt.Add(DeliveryLease / 2) }

@@ -1,4 +1,4 @@
-package application
+package events
 
 import (
 	"context"
@@ -123,39 +123,5 @@ func TestGivingWayEndsAtItsBoundOrWithItsContext(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("giving way went on after its context ended")
-	}
-}
-
-// hookedStore runs during's hook while a submission is being committed.
-type hookedStore struct {
-	fakeStore
-	during func()
-}
-
-func (s *hookedStore) Accept(ctx context.Context, a AcceptedSubmission) (Acceptance, error) {
-	s.during()
-	return s.fakeStore.Accept(ctx, a)
-}
-
-func TestASubmissionCountsAsInProgressUntilItsCommitReturnsEvenIfItPanics(t *testing.T) {
-	store := &hookedStore{}
-	h := newTestSubmitHandler(&fakeForms{cached: liveForm(1), fresh: liveForm(1)}, &store.fakeStore)
-	h.store = store
-	load := h.handOff.Intake()
-	var during int64
-	store.during = func() { during = load.InProgress() }
-	if _, err := h.Handle(context.Background(), post("https://example.com")); err != nil {
-		t.Fatal(err)
-	}
-	if during != 1 || load.InProgress() != 0 {
-		t.Fatalf("in progress while committing %d, after %d; want 1, then 0", during, load.InProgress())
-	}
-	store.during = func() { panic("the store failed") }
-	func() {
-		defer func() { _ = recover() }()
-		_, _ = h.Handle(context.Background(), post("https://example.com"))
-	}()
-	if got := load.InProgress(); got != 0 {
-		t.Fatalf("in progress after a panicking commit %d; want 0, or senders would give way for ever", got)
 	}
 }

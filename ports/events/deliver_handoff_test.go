@@ -1,0 +1,44 @@
+package events
+
+import (
+	"testing"
+
+	"github.com/formd/formd/application"
+)
+
+// Reserve takes all of what it asks for or nothing; Take may overdraw (a
+// claim that asked for the slots free before submissions reserved some);
+// after Close nothing is reserved or handed.
+func TestTheHandOffCountsSlots(t *testing.T) {
+	h := NewDeliveryHandOff(DefaultGiveWayAt)
+	if h.Reserve(1) {
+		t.Fatal("reserved before the workers opened the hand-off")
+	}
+	work := h.Open(3)
+	if !h.Reserve(2) || h.Reserve(2) || h.Free() != 1 {
+		t.Fatalf("after reserving 2 of 3 and asking 2 more: %d free; want 1 and the second refused", h.Free())
+	}
+	h.Take(3)
+	if h.Free() != -2 || h.Reserve(1) {
+		t.Fatalf("after a claim took 3: %d free; want -2 and no reservation", h.Free())
+	}
+	h.Release(5)
+	select {
+	case <-h.Freed():
+	default:
+		t.Fatal("a release did not signal the claimer")
+	}
+	h.Hand(application.DueDelivery{}, application.DueDelivery{})
+	h.Close()
+	h.Hand(application.DueDelivery{})
+	if h.Reserve(1) || h.Free() != 0 {
+		t.Fatal("reserved after Close")
+	}
+	n := 0
+	for range work {
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("the closed work channel gave %d deliveries; want the 2 handed before Close", n)
+	}
+}
