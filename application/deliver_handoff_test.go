@@ -48,7 +48,7 @@ func (uncounted) End()   {}
 
 // handingOffSubmitHandler is the submit use case handing off through handOff.
 func handingOffSubmitHandler(forms *fakeForms, store SubmissionStore, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
-	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{},
+	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
 		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), handOff, intake)
 }
 

@@ -28,14 +28,6 @@ type FormFloodLimits interface {
 	Allow(formID string, now time.Time) (ok bool, retryAfter time.Duration)
 }
 
-// AutoresponderLimits allows one autoresponder per address per form per hour,
-// counted in the database so every process shares it. Reserve takes the
-// address's slot for this request and reports whether it got it; a retry of
-// the same request gets it again.
-type AutoresponderLimits interface {
-	Reserve(ctx context.Context, formID, addressHash, requestID string, now time.Time) (bool, error)
-}
-
 // ValueHasher makes keyed hashes of field values, so events can say whether
 // two submissions carried the same value without ever holding it.
 type ValueHasher interface {

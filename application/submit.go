@@ -69,12 +69,11 @@ type SubmitHandler struct {
 	ids    IDs
 	clock  Clock
 
-	autoresponders AutoresponderLimits
-	floods         FormFloodLimits
-	quotas         account.Quotas
-	captchas       *CaptchaChecks
-	uploads        *UploadIntake
-	tests          *TestInbox
+	floods   FormFloodLimits
+	quotas   account.Quotas
+	captchas *CaptchaChecks
+	uploads  *UploadIntake
+	tests    *TestInbox
 	// handOff takes the deliveries whose commit claimed them for this
 	// process's delivery workers.
 	handOff DeliveryHandOff
@@ -85,10 +84,10 @@ type SubmitHandler struct {
 // quota of at least one. While no delivery workers have
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
-	ids IDs, clock Clock, autoresponders AutoresponderLimits, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
+	ids IDs, clock Clock, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
 	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		autoresponders == nil || floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
+		floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
 		handOff == nil || intake == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
@@ -98,7 +97,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		autoresponders: autoresponders, floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
+		floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
 		handOff: handOff}
 	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: intake}
 }

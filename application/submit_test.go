@@ -52,13 +52,6 @@ func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*Stored
 	return nil, nil
 }
 
-// freeAutoresponders never holds an autoresponder back.
-type freeAutoresponders struct{}
-
-func (freeAutoresponders) Reserve(context.Context, string, string, string, time.Time) (bool, error) {
-	return true, nil
-}
-
 type noEntitlements struct{}
 
 func (noEntitlements) Has(context.Context, string, string) (bool, error) { return false, nil }
@@ -89,7 +82,7 @@ func liveForm(version int, allowed ...string) FormRecord {
 }
 
 func newTestSubmitHandler(forms *fakeForms, store *fakeStore) SubmitCommand {
-	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
 }
 
 func post(origin string) Submit {
@@ -169,7 +162,7 @@ func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
 			ent := &countingEntitlements{}
-			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, freeAutoresponders{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
 			_, err := h.Handle(context.Background(), cmd)
 			var rejected *SubmissionRejected
 			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {

@@ -192,3 +192,25 @@ func CommitOn(path string, s *SubmissionStore, ctx context.Context, subs []appli
 	}
 	return out, nil
 }
+
+// AutoresponderLimits takes autoresponder slots one at a time with the
+// commit's statement, for tests of the slot rule.
+type AutoresponderLimits struct{ pool *pgxpool.Pool }
+
+// NewAutoresponderLimits builds the limits on pool.
+func NewAutoresponderLimits(pool *pgxpool.Pool) *AutoresponderLimits {
+	return &AutoresponderLimits{pool: pool}
+}
+
+// Reserve runs the commit's statement (takeSlots) for one slot: the slot is taken when it is free, older than the
+// window, or already this request's, so two processes racing for one
+// address cannot both win.
+func (l *AutoresponderLimits) Reserve(ctx context.Context, formID, addressHash, requestID string, now time.Time) (bool, error) {
+	c := slotClaims{forms: []string{formID}, addresses: []string{addressHash}, requests: []string{requestID}, at: []time.Time{now}}
+	rows, err := l.pool.Query(ctx, takeSlots, c.args()...)
+	if err != nil {
+		return false, err
+	}
+	taken, err := pgx.CollectRows(rows, func(pgx.CollectableRow) (bool, error) { return true, nil })
+	return len(taken) > 0, err
+}

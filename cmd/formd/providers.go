@@ -38,8 +38,6 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.DeliveryQueue), new(*postgres.DeliveryQueue)),
 	postgres.NewPoisonedMessages,
 	wire.Bind(new(application.PoisonedMessages), new(*postgres.PoisonedMessages)),
-	postgres.NewAutoresponderLimits,
-	wire.Bind(new(application.AutoresponderLimits), new(*postgres.AutoresponderLimits)),
 	postgres.NewSpentChallenges,
 	postgres.NewExpiredRecords,
 	wire.Bind(new(application.IdempotencyKeyRecords), new(*postgres.ExpiredRecords)),
