@@ -42,7 +42,7 @@ func (s *Server) guardPasswordChecks(config Config) []gin.HandlerFunc {
 	}
 	chain = append(chain, func(c *gin.Context) {
 		if !slots.Acquire(c.Request.Context(), portkit.PasswordCheckWait) {
-			c.Header("Retry-After", "1")
+			portkit.SetRetryAfter(c.Writer.Header(), time.Second)
 			s.fail(c, http.StatusTooManyRequests, MsgAuthBusy)
 			return
 		}

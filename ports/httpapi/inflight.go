@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/formd/formd/ports/portkit"
 )
 
 // boundSubmissions answers 429 with Retry-After while limit submissions are
@@ -23,7 +26,7 @@ func (s *Server) boundSubmissions(limit int) gin.HandlerFunc {
 			defer func() { <-slots }()
 			c.Next()
 		default:
-			c.Header("Retry-After", "1")
+			portkit.SetRetryAfter(c.Writer.Header(), time.Second)
 			s.submitFailed(c, isJavaScriptClient(c.Request), http.StatusTooManyRequests, reasonBusy,
 				reasonTexts[reasonBusy], nil)
 		}

@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"errors"
-	"math"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // Addresses of the hosted pages for plain HTML posts.
@@ -187,10 +186,9 @@ func (s *Server) fileIntake(c *gin.Context, pathKey string) *fileIntake {
 	}
 }
 
-// retryAfter sets Retry-After to wait in whole seconds, at least one.
-func retryAfter(c *gin.Context, wait time.Duration) {
-	c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-}
+// retryAfter sets Retry-After to wait (portkit.SetRetryAfter: whole
+// seconds, at least one).
+func retryAfter(c *gin.Context, wait time.Duration) { portkit.SetRetryAfter(c.Writer.Header(), wait) }
 
 // submitFailed answers a refused submission: JSON for JavaScript clients, a
 // 303 to the hosted error page for plain HTML posts. The page is told a
