@@ -31,7 +31,8 @@ func Invalid(field, format string, args ...any) error {
 var ErrNotFound = errors.New("not found")
 
 // ForbiddenError means the caller is known but may not do this yet (for example an
-// unverified account creating a form). Ports map it to 400 with its message.
+// unverified account creating a form). Ports answer it with its message: 403 on
+// control-plane routes whose errors the spec leaves open, else 400.
 type ForbiddenError struct{ Message string }
 
 func (e *ForbiddenError) Error() string { return e.Message }
