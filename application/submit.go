@@ -245,7 +245,9 @@ func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecor
 	facts.Request.Test = test
 	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
 	facts.Integrations = rec.Integrations
-	for {
+	// Each answer settles what was asked, so a decision asks at most once
+	// for each of its three lookups; a fourth question would be a loop.
+	for range 4 {
 		d := submission.Decide(facts)
 		q, asks := d.Question()
 		if !asks {
@@ -273,6 +275,7 @@ func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecor
 			facts.Request.Captcha = &outcome
 		}
 	}
+	return submission.Decision{}, errors.New("application: the submission's decision kept asking for what it was given")
 }
 
 // usage is the account's quota usage in the month of now.
