@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,18 +12,15 @@ import (
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
 
-// The unit-of-work suite: what every application.Transactor must guarantee,
-// in the style of hallgren/eventsourcing's core/testsuite. Each aggregate
-// round-trips through its stream (and its read model); concurrent commands
-// on one stream both land, the loser after a retry on fresh state; a save
-// against a version that moved on is refused; a failed command leaves
-// nothing behind.
+// What every application.Transactor must guarantee is application/uowtest's
+// suite (uow_suite_test.go); these tests add what only PostgreSQL's keeps:
+// the read models and the Watermill messages written in the same
+// transaction.
 
 // uowEnv is one fresh database with a transactor and the read side on it.
 type uowEnv struct {
@@ -88,10 +83,13 @@ func (e uowEnv) loadForm(t *testing.T, id string) *form.Form {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestUnitOfWorkFormRoundTrip(t *testing.T) {
+// The read models the API reads back at once follow each aggregate's
+// stream in the unit of work's own transaction.
+func TestUnitOfWorkReadModelsFollowTheStreams(t *testing.T) {
 	t.Parallel()
 	e := newUoWEnv(t)
 	accountID, formID := e.seedForm(t)
+	wsID, verificationID := uuid.NewString(), uuid.NewString()
 	e.run(t, func(tx application.Tx) error {
 		f, err := tx.LoadForm(e.ctx, formID)
 		if err != nil {
@@ -105,29 +103,9 @@ func TestUnitOfWorkFormRoundTrip(t *testing.T) {
 		if err := f.MarkRecipientVerified("owner@example.com", time.Now()); err != nil {
 			return err
 		}
-		return tx.SaveForm(e.ctx, f)
-	})
-	f := e.loadForm(t, formID)
-	s := f.Settings()
-	if f.Version() != 3 || f.AccountID() != accountID || !f.RecipientVerified() || s.Name != "Contact" ||
-		len(s.AllowedDomains) != 1 || len(s.Validation.Fields) != 1 || s.Validation.Fields[0].Type != "email" {
-		t.Fatalf("reloaded form: version %d, account %s, verified %v, settings %+v", f.Version(), f.AccountID(), f.RecipientVerified(), s)
-	}
-	rec, err := e.read.FormByID(e.ctx, formID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Version != 3 || !rec.RecipientVerified || rec.Settings.Validation.Fields[0].Field != "email" || rec.Settings.AllowedDomains[0] != "example.com" {
-		t.Fatalf("forms read model %+v does not follow the stream", rec)
-	}
-}
-
-func TestUnitOfWorkAccountRoundTrip(t *testing.T) {
-	t.Parallel()
-	e := newUoWEnv(t)
-	accountID, _ := e.seedForm(t)
-	wsID := uuid.NewString()
-	e.run(t, func(tx application.Tx) error {
+		if err := tx.SaveForm(e.ctx, f); err != nil {
+			return err
+		}
 		a, err := tx.LoadAccount(e.ctx, accountID)
 		if err != nil {
 			return err
@@ -135,48 +113,12 @@ func TestUnitOfWorkAccountRoundTrip(t *testing.T) {
 		if err := a.AddWorkspace(wsID, "Side", time.Now()); err != nil {
 			return err
 		}
-		return tx.SaveAccount(e.ctx, a)
-	})
-	var a *account.Account
-	e.run(t, func(tx application.Tx) (err error) {
-		a, err = tx.LoadAccount(e.ctx, accountID)
-		return err
-	})
-	if a.Version() != 3 || !a.EmailVerified() || !a.HasWorkspace(wsID) || a.Email() != accountID+"@example.com" {
-		t.Fatalf("reloaded account: version %d, verified %v, has workspace %v, email %s", a.Version(), a.EmailVerified(), a.HasWorkspace(wsID), a.Email())
-	}
-	rec, err := e.read.AccountByEmail(e.ctx, accountID+"@example.com")
-	if err != nil || rec.ID != accountID || !rec.EmailVerified {
-		t.Fatalf("accounts read model %+v, %v", rec, err)
-	}
-	// The email is unique across accounts: a second registration is refused.
-	err = e.tx.InTx(e.ctx, testMetadata("dup"), func(tx application.Tx) error {
-		b, err := account.Register(account.Registration{AccountID: uuid.NewString(), Email: accountID + "@example.com", WorkspaceID: uuid.NewString()}, time.Now())
-		if err != nil {
+		if err := tx.SaveAccount(e.ctx, a); err != nil {
 			return err
 		}
-		return tx.SaveAccount(e.ctx, b)
-	})
-	if !errors.Is(err, account.ErrEmailTaken) {
-		t.Fatalf("second registration of one email = %v, want ErrEmailTaken", err)
-	}
-}
-
-func TestUnitOfWorkVerificationRoundTrip(t *testing.T) {
-	t.Parallel()
-	e := newUoWEnv(t)
-	accountID, formID := e.seedForm(t)
-	id, hash := uuid.NewString(), "cd"+accountID[:8]
-	e.run(t, func(tx application.Tx) error {
-		v, err := verification.Request(verification.Requested{VerificationID: id, Kind: verification.KindRecipient, SubjectID: formID,
-			AccountID: accountID, Email: "owner@example.com", TokenHash: hash, DeliveryID: uuid.NewString()}, time.Now())
-		if err != nil {
-			return err
-		}
-		return tx.SaveVerification(e.ctx, v)
-	})
-	e.run(t, func(tx application.Tx) error {
-		v, err := tx.LoadVerification(e.ctx, id)
+		v, err := verification.Request(verification.Requested{VerificationID: verificationID, Kind: verification.KindRecipient,
+			SubjectID: formID, AccountID: accountID, Email: "owner@example.com", TokenHash: "cd" + accountID[:8],
+			DeliveryID: uuid.NewString()}, time.Now())
 		if err != nil {
 			return err
 		}
@@ -185,119 +127,22 @@ func TestUnitOfWorkVerificationRoundTrip(t *testing.T) {
 		}
 		return tx.SaveVerification(e.ctx, v)
 	})
-	var v *verification.Verification
-	e.run(t, func(tx application.Tx) (err error) {
-		v, err = tx.LoadVerification(e.ctx, id)
-		return err
-	})
-	if v.Version() != 2 || v.Status() != verification.StatusVerified || v.SubjectID != formID || v.Email != "owner@example.com" {
-		t.Fatalf("reloaded verification: version %d, status %s, %+v", v.Version(), v.Status(), v.Requested)
-	}
-	rec, err := e.read.LatestVerification(e.ctx, verification.KindRecipient, formID)
-	if err != nil || rec.ID != id || rec.Status != verification.StatusVerified {
-		t.Fatalf("verifications read model %+v, %v", rec, err)
-	}
-}
-
-func TestUnitOfWorkLoadOfAnUnknownStreamIsNotFound(t *testing.T) {
-	t.Parallel()
-	e := newUoWEnv(t)
-	err := e.tx.InTx(e.ctx, testMetadata("missing"), func(tx application.Tx) error {
-		_, err := tx.LoadForm(e.ctx, uuid.NewString())
-		return err
-	})
-	if !errors.Is(err, domain.ErrNotFound) {
-		t.Fatalf("LoadForm(unknown) = %v, want domain.ErrNotFound", err)
-	}
-}
-
-func TestUnitOfWorkConcurrentUpdatesBothLandAfterARetry(t *testing.T) {
-	t.Parallel()
-	e := newUoWEnv(t)
-	_, formID := e.seedForm(t)
-	patches := []form.Patch{{SubjectDefault: ptr("From A")}, {RedirectDefault: ptr("https://example.com/b")}}
-	var loaded sync.WaitGroup // both commands read version 1 before either saves
-	loaded.Add(len(patches))
-	var attempts atomic.Int32
-	var wg sync.WaitGroup
-	errs := make([]error, len(patches))
-	for i, p := range patches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			first := true
-			errs[i] = e.tx.InTx(e.ctx, testMetadata("concurrent"), func(tx application.Tx) error {
-				attempts.Add(1)
-				f, err := tx.LoadForm(e.ctx, formID)
-				if err != nil {
-					return err
-				}
-				if first {
-					first = false
-					loaded.Done()
-					loaded.Wait()
-				}
-				if err := f.ChangeSettings(p, form.Policy{}, time.Now()); err != nil {
-					return err
-				}
-				return tx.SaveForm(e.ctx, f)
-			})
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("command %d: %v", i, err)
-		}
-	}
-	if n := attempts.Load(); n < 3 {
-		t.Fatalf("%d attempts for two commands that raced on one version; want a retry", n)
-	}
-	f := e.loadForm(t, formID)
-	if s := f.Settings(); f.Version() != 3 || s.SubjectDefault != "From A" || s.RedirectDefault != "https://example.com/b" {
-		t.Fatalf("after both commands: version %d, settings %+v; want both changes at version 3", f.Version(), s)
-	}
 	rec, err := e.read.FormByID(e.ctx, formID)
-	if err != nil || rec.Version != 3 || rec.Settings.SubjectDefault != "From A" || rec.Settings.RedirectDefault != "https://example.com/b" {
-		t.Fatalf("read model after both commands: %+v, %v", rec, err)
+	if err != nil || rec.Version != 3 || !rec.RecipientVerified || rec.Settings.Validation.Fields[0].Field != "email" ||
+		rec.Settings.AllowedDomains[0] != "example.com" {
+		t.Fatalf("forms read model %+v (%v) does not follow the stream", rec, err)
 	}
-}
-
-func TestUnitOfWorkRefusesAStaleVersion(t *testing.T) {
-	t.Parallel()
-	e := newUoWEnv(t)
-	_, formID := e.seedForm(t)
-	var saves []error
-	e.run(t, func(tx application.Tx) error {
-		f, err := tx.LoadForm(e.ctx, formID)
-		if err != nil {
-			return err
-		}
-		if len(saves) == 0 { // another process changes the form after this load
-			e.run(t, func(other application.Tx) error {
-				g, err := other.LoadForm(e.ctx, formID)
-				if err != nil {
-					return err
-				}
-				if err := g.ChangeSettings(form.Patch{Name: ptr("Renamed elsewhere")}, form.Policy{}, time.Now()); err != nil {
-					return err
-				}
-				return other.SaveForm(e.ctx, g)
-			})
-		}
-		if err := f.ChangeSettings(form.Patch{SubjectDefault: ptr("Mine")}, form.Policy{}, time.Now()); err != nil {
-			return err
-		}
-		err = tx.SaveForm(e.ctx, f)
-		saves = append(saves, err)
-		return err
-	})
-	if len(saves) != 2 || !errors.Is(saves[0], domain.ErrConcurrency) || saves[1] != nil {
-		t.Fatalf("saves = %v; want the stale one refused with ErrConcurrency, then the retry to land", saves)
+	acc, err := e.read.AccountByEmail(e.ctx, accountID+"@example.com")
+	if err != nil || acc.ID != accountID || !acc.EmailVerified {
+		t.Fatalf("accounts read model %+v, %v", acc, err)
 	}
-	f := e.loadForm(t, formID)
-	if s := f.Settings(); f.Version() != 3 || s.Name != "Renamed elsewhere" || s.SubjectDefault != "Mine" {
-		t.Fatalf("version %d, settings %+v; want both changes", f.Version(), s)
+	spaces, err := e.read.WorkspacesByAccount(e.ctx, accountID)
+	if err != nil || len(spaces) != 2 {
+		t.Fatalf("workspaces read model %+v, %v; want the default and the added one", spaces, err)
+	}
+	ver, err := e.read.LatestVerification(e.ctx, verification.KindRecipient, formID)
+	if err != nil || ver.ID != verificationID || ver.Status != verification.StatusVerified {
+		t.Fatalf("verifications read model %+v, %v", ver, err)
 	}
 }
 
