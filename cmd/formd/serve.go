@@ -64,7 +64,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
-		svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, log)
+		svc.Router.RunDeliveryWorkers(ctx, cfg.DeliveryWorkers, shutdownGrace, log)
 	}()
 	waitJobs := newPeriodicRunner(log).start(ctx, periodicJobs(svc.Sweeps, cfg.UploadSweepInterval)...)
 	jobsDone := make(chan struct{})

@@ -19,8 +19,15 @@ import (
 // The claim is in PostgreSQL either way: if this process dies before the
 // attempt, its claims are released as any claim of a dead process is.
 type DeliveryHandOff struct {
-	mu   sync.Mutex
-	free int
+	mu       sync.Mutex
+	capacity int
+	free     int
+	// held names the deliveries handed to the workers and not yet finished
+	// (attempted and recorded, or given up): the claims this process keeps.
+	held map[string]int
+	// settling refuses reservations while stray claims are released.
+	settling bool
+	strays   StrayClaims
 	// work is the workers' channel while they run: nil before Open and
 	// after Close.
 	work  chan application.DueDelivery
@@ -34,7 +41,14 @@ type DeliveryHandOff struct {
 // until the delivery workers open it. Its delivery workers give way to
 // intake from an average of giveWayAt submissions in progress (0: never).
 func NewDeliveryHandOff(giveWayAt int) *DeliveryHandOff {
-	return &DeliveryHandOff{freed: make(chan struct{}, 1), intake: NewIntakeLoad(giveWayAt)}
+	return &DeliveryHandOff{freed: make(chan struct{}, 1), intake: NewIntakeLoad(giveWayAt), held: map[string]int{}}
+}
+
+// WithStrayClaims has the delivery workers release, after the database was
+// away, this process's claims that they do not hold (see StrayClaims).
+func (h *DeliveryHandOff) WithStrayClaims(strays StrayClaims) *DeliveryHandOff {
+	h.strays = strays
+	return h
 }
 
 // Intake is the load of this process's submissions, which the delivery
@@ -50,7 +64,7 @@ func (h *DeliveryHandOff) Intake() *IntakeLoad { return h.intake }
 func (h *DeliveryHandOff) Open(capacity int) <-chan application.DueDelivery {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.free = capacity
+	h.capacity, h.free = capacity, capacity
 	h.work = make(chan application.DueDelivery, 2*capacity)
 	return h.work
 }
@@ -73,7 +87,7 @@ func (h *DeliveryHandOff) Close() {
 func (h *DeliveryHandOff) Reserve(n int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.work == nil || n <= 0 || h.free < n {
+	if h.work == nil || h.settling || n <= 0 || h.free < n {
 		return false
 	}
 	h.free -= n
@@ -111,6 +125,10 @@ func (h *DeliveryHandOff) Release(n int) {
 	h.mu.Lock()
 	h.free += n
 	h.mu.Unlock()
+	h.signalFreed()
+}
+
+func (h *DeliveryHandOff) signalFreed() {
 	select {
 	case h.freed <- struct{}{}:
 	default:
@@ -130,6 +148,25 @@ func (h *DeliveryHandOff) Hand(due ...application.DueDelivery) {
 		return
 	}
 	for _, d := range due {
+		h.held[d.DeliveryID]++
 		h.work <- d
 	}
 }
+
+// Finish gives back the slots of handed deliveries that the workers are
+// done with (recorded, or given up), which are no longer theirs to keep.
+func (h *DeliveryHandOff) Finish(ids ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	h.mu.Lock()
+	for _, id := range ids {
+		if h.held[id]--; h.held[id] <= 0 {
+			delete(h.held, id)
+		}
+	}
+	h.free += len(ids)
+	h.mu.Unlock()
+	h.signalFreed()
+}
+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/formd/formd/application"
@@ -36,10 +37,6 @@ var idleWait = time.Second
 // can change it.)
 var giveWayAtMost = 20 * time.Millisecond
 
-// recordTimeout bounds one record of outcomes, which goes on while shutting
-// down and so has no other end if the database stops answering.
-const recordTimeout = 30 * time.Second
-
 // RunDeliveryWorkers delivers until ctx ends, making up to n attempts at once.
 // It is a pipeline, the shape of River's producer and batch completer:
 //
@@ -57,13 +54,15 @@ const recordTimeout = 30 * time.Second
 // processes share the queue as the workers did.
 //
 // When ctx ends, no new attempt starts; attempts under way finish and are
-// recorded (within their deadline), and what was claimed but not attempted
-// is left to DeliveryStore.Leave.
-func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, log *slog.Logger) {
-	runDeliveryPipeline(ctx, r.deliver, r.handOff, r.due, n, log)
+// recorded (within their deadline, and outcomes the database did not take
+// within grace more are logged), and what was claimed but not attempted is
+// left to DeliveryStore.Leave.
+func (r *Router) RunDeliveryWorkers(ctx context.Context, n int, grace time.Duration, log *slog.Logger) {
+	runDeliveryPipeline(ctx, r.deliver, r.handOff, r.due, n, grace, log)
 }
 
-func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *DeliveryHandOff, due DeliveriesDue, n int, log *slog.Logger) {
+func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *DeliveryHandOff, due DeliveriesDue, n int,
+	grace time.Duration, log *slog.Logger) {
 	if n <= 0 {
 		return
 	}
@@ -82,7 +81,7 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *De
 			for d := range work {
 				handOff.Intake().GiveWay(ctx, giveWayAtMost)
 				if ctx.Err() != nil { // shutting down: left for Leave to release
-					handOff.Release(1)
+					handOff.Finish(d.DeliveryID)
 					continue
 				}
 				// An attempt under way finishes even if ctx ends meanwhile: a
@@ -90,20 +89,23 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *De
 				a, err := rounds.Attempt(context.WithoutCancel(ctx), d)
 				if err != nil {
 					log.Warn("delivery attempt", "deliveryId", d.DeliveryID, "err", err)
-					handOff.Release(1)
+					handOff.Finish(d.DeliveryID)
 					continue
 				}
 				outcomes <- a
 			}
 		}()
 	}
+	// strays says the database failed the pipeline since the claimer last
+	// released this process's stray claims (releaseStrays).
+	var strays atomic.Bool
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
-		recordOutcomes(ctx, rounds, outcomes, handOff, capacity, log)
+		recordOutcomes(ctx, rounds, outcomes, handOff, capacity, grace, func() { strays.Store(true) }, log)
 	}()
 
-	claimDue(ctx, rounds, due, handOff, log)
+	claimDue(ctx, rounds, due, handOff, &strays, log)
 	handOff.Close() // no more work: the senders finish what the channel holds
 	senders.Wait()
 	close(outcomes)
@@ -113,8 +115,11 @@ func runDeliveryPipeline(ctx context.Context, rounds deliveryRounds, handOff *De
 // claimDue is the claimer: it claims as many due deliveries as there are
 // free slots, claiming again at once while claims come back full (more may
 // be due) and otherwise when woken. A submission's deliveries that its
-// commit handed off need no claim, and no wake-up.
-func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, handOff *DeliveryHandOff, log *slog.Logger) {
+// commit handed off need no claim, and no wake-up. After the database
+// failed the pipeline (strays), the first claim it answers is followed by
+// the release of this process's claims that no worker holds.
+func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, handOff *DeliveryHandOff, strays *atomic.Bool,
+	log *slog.Logger) {
 	for ctx.Err() == nil {
 		want := handOff.Free()
 		if want <= 0 {
@@ -128,9 +133,16 @@ func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, han
 		claimed, err := rounds.Claim(ctx, want)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("claiming due deliveries", "err", err)
+			strays.Store(true)
 		}
 		handOff.Take(len(claimed))
 		handOff.Hand(claimed...)
+		if err == nil && strays.Swap(false) {
+			if err := handOff.releaseStrays(ctx); err != nil {
+				log.Warn("releasing this process's stray delivery claims", "err", err)
+				strays.Store(true)
+			}
+		}
 		if err == nil && len(claimed) == want {
 			continue
 		}
@@ -140,69 +152,4 @@ func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, han
 		case <-time.After(idleWait):
 		}
 	}
-}
-
-// recordLinger is how long the recorder waits for more outcomes before it
-// records a group smaller than a quarter of the slots. A record costs
-// PostgreSQL about the same whether it holds one outcome or ten (its
-// statements, the events' and messages' inserts and the payloads' settling,
-// each have a fixed cost well above a row's), and without lingering a
-// steady flow of deliveries records groups of one or two. The mails are sent by then: waiting
-// holds a slot a few milliseconds longer and shows "delivered" that much
-// later, and delays no recipient. (A variable so tests can stretch it.)
-var recordLinger = 10 * time.Millisecond
-
-// recordOutcomes is the recorder: it records the outcomes that have arrived
-// in one transaction (a group commit of outcomes), waiting up to
-// recordLinger for a small group to grow, until outcomes closes, and frees
-// their slots.
-func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan application.Attempt, handOff *DeliveryHandOff,
-	most int, log *slog.Logger) {
-	linger := time.NewTimer(recordLinger)
-	linger.Stop()
-	for a := range outcomes {
-		batch := gatherOutcomes(outcomes, []application.Attempt{a}, most, linger)
-		// Recorded even while shutting down: the messages were sent.
-		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-		err := rounds.Record(recordCtx, batch)
-		cancel()
-		if err != nil {
-			// The deliveries stay claimed until their lease ends, and are then
-			// attempted again.
-			log.Warn("recording delivery attempts", "count", len(batch), "err", err)
-		}
-		handOff.Release(len(batch))
-	}
-}
-
-// gatherOutcomes adds to batch the outcomes that arrive within recordLinger
-// while it holds fewer than a quarter of most, then those already waiting,
-// up to most in all. It returns early when outcomes closes.
-func gatherOutcomes(outcomes <-chan application.Attempt, batch []application.Attempt, most int, linger *time.Timer) []application.Attempt {
-	linger.Reset(recordLinger)
-	defer linger.Stop()
-wait:
-	for len(batch) < max(most/4, 1) {
-		select {
-		case a, ok := <-outcomes:
-			if !ok {
-				return batch
-			}
-			batch = append(batch, a)
-		case <-linger.C:
-			break wait
-		}
-	}
-	for len(batch) < most {
-		select {
-		case a, ok := <-outcomes:
-			if !ok {
-				return batch
-			}
-			batch = append(batch, a)
-		default:
-			return batch
-		}
-	}
-	return batch
 }

@@ -125,7 +125,7 @@ func run(t *testing.T, r *rounds, w *wakes, n int) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runDeliveryPipeline(ctx, r, r.handOff, w.due, n, quietLog())
+		runDeliveryPipeline(ctx, r, r.handOff, w.due, n, time.Second, quietLog())
 	}()
 	stopped := false
 	stop = func() {
