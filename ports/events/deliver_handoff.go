@@ -169,4 +169,3 @@ func (h *DeliveryHandOff) Finish(ids ...string) {
 	h.mu.Unlock()
 	h.signalFreed()
 }
-
