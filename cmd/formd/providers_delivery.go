@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/formd/formd/adapters/mail"
 	"github.com/formd/formd/adapters/outbound"
+	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
@@ -11,9 +12,12 @@ import (
 // provideDeliveryHandOff is the delivery workers' hand-off, through which
 // submissions give them the deliveries their commits claimed, and whose
 // intake load they give way to from an average of FORMD_DELIVERY_GIVE_WAY_AT
-// submissions in progress; /metrics serves that load.
-func provideDeliveryHandOff(cfg Config, metrics *prometheus.Metrics) *events.DeliveryHandOff {
-	h := events.NewDeliveryHandOff(cfg.DeliveryGiveWayAt)
+// submissions in progress; /metrics serves that load. After the database was
+// away, the workers release through it this process's claims they do not hold.
+func provideDeliveryHandOff(cfg Config, metrics *prometheus.Metrics, store *postgres.DeliveryStore,
+	clock application.Clock) *events.DeliveryHandOff {
+	h := events.NewDeliveryHandOff(cfg.DeliveryGiveWayAt).
+		WithStrayClaims(application.NewReleaseStrayClaimsHandler(store, clock))
 	metrics.WatchIntake(h.Intake())
 	return h
 }

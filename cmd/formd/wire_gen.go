@@ -99,7 +99,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mailSettings := provideMailSettings(cfg)
 	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, clock)
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
-	deliveryHandOff := provideDeliveryHandOff(cfg, metrics)
+	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
 	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
