@@ -27,6 +27,12 @@ type rounds struct {
 	out, most  int             // claimed and not yet recorded; its highest value
 	attempt    func(id string) // called inside Attempt, outside the lock
 	record     func(n int)     // called inside Record, outside the lock, with the call's number
+	// recordErr, when set, is the outcome of the Record call with that
+	// number; a failed record records nothing.
+	recordErr func(n int) error
+	// freeAtRecord is the hand-off's free slots at each Record call, with
+	// how many were claimed and not yet recorded then.
+	freeAtRecord [][2]int
 	recordings int
 	handOff    *DeliveryHandOff
 }
@@ -75,6 +81,12 @@ func (r *rounds) Record(_ context.Context, attempts []application.Attempt) error
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.freeAtRecord = append(r.freeAtRecord, [2]int{r.handOff.Free(), r.out})
+	if r.recordErr != nil {
+		if err := r.recordErr(n); err != nil {
+			return err
+		}
+	}
 	var ids []string
 	for _, a := range attempts {
 		ids = append(ids, a.Queued.DeliveryID)
