@@ -18,23 +18,23 @@ import (
 // what the pipeline asks of them: how often it claims and how much, which
 // deliveries it attempts, and how it groups the records.
 type rounds struct {
-	mu         sync.Mutex
-	queue      []string // due, not yet claimed
-	claims     []int    // rows returned by each claim
-	claimErr   error
-	attempted  []string
-	records    [][]string
-	out, most  int             // claimed and not yet recorded; its highest value
-	attempt    func(id string) // called inside Attempt, outside the lock
-	record     func(n int)     // called inside Record, outside the lock, with the call's number
+	mu        sync.Mutex
+	queue     []string // due, not yet claimed
+	claims    []int    // rows returned by each claim
+	claimErr  error
+	attempted []string
+	records   [][]string
+	out, most int             // claimed and not yet recorded; its highest value
+	attempt   func(id string) // called inside Attempt, outside the lock
+	record    func(n int)     // called inside Record, outside the lock, with the call's number
 	// recordErr, when set, is the outcome of the Record call with that
 	// number; a failed record records nothing.
 	recordErr func(n int) error
 	// freeAtRecord is the hand-off's free slots at each Record call, with
 	// how many were claimed and not yet recorded then.
 	freeAtRecord [][2]int
-	recordings int
-	handOff    *DeliveryHandOff
+	recordings   int
+	handOff      *DeliveryHandOff
 }
 
 func newRounds(n int) *rounds {
