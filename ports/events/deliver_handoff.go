@@ -116,8 +116,9 @@ func (h *DeliveryHandOff) Take(n int) {
 	h.mu.Unlock()
 }
 
-// Release gives back n slots: an attempt recorded or given up, a reserved
-// submission that did not commit, a claim that found less than it asked.
+// Release gives back n reserved slots whose deliveries were not handed
+// over: a submission that did not commit, or whose commit held some back.
+// (The workers give back the slots of handed deliveries with Finish.)
 func (h *DeliveryHandOff) Release(n int) {
 	if n <= 0 {
 		return

@@ -263,3 +263,25 @@ func TestAfterAFailedRecordTheClaimsNoWorkerHoldsAreReleased(t *testing.T) {
 		t.Fatalf("kept %v; want nothing, every outcome being recorded", keep)
 	}
 }
+
+// An outcome the database refuses while it takes others (a fault of that
+// outcome's) holds up no other, and is kept rather than dropped: dropping
+// it would send its delivery again.
+func TestAnOutcomeTheDatabaseRefusesHoldsUpNoOther(t *testing.T) {
+	retryRecordsAfter(t, time.Millisecond)
+	const due = 6
+	r, w := newRounds(due), newWakes()
+	r.refuse, r.refuseErr = "d02", errors.New("refused")
+	run(t, r, w, 1)
+	waitFor(t, "every other outcome recorded", func() bool { return len(r.recorded()) == due-1 })
+	// All but the refused outcome's slot given back: it is kept.
+	waitFor(t, "the recorded outcomes' slots given back", func() bool { return r.handOff.Free() == claimPerSender-1 })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.recordedLocked(), "d02") {
+		t.Fatalf("recorded %v; want d02, which the database refuses, not among them", r.recordedLocked())
+	}
+	if !slices.Equal(r.attempted, ids(due)) {
+		t.Fatalf("attempted %v; want each delivery once", r.attempted)
+	}
+}

@@ -60,7 +60,7 @@ func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan 
 	retry.Stop()
 	wait := recordRetryFirst
 	var pending []application.Attempt
-	open := true
+	open, retried := true, false
 	for {
 		if len(pending) == 0 {
 			a, ok := <-outcomes
@@ -73,11 +73,23 @@ func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan 
 			pending, open = gatherOutcomes(outcomes, pending, most, linger)
 		}
 		err := recordWithin(graceCtx, rounds, pending)
+		if err != nil && retried && len(pending) > 1 {
+			var progress bool
+			pending, progress, err = isolateRefused(graceCtx, rounds, pending, handOff, log)
+			if progress && err != nil {
+				wait = recordRetryFirst
+				continue
+			}
+		}
 		if err == nil {
+			if retried {
+				log.Info("recorded delivery attempts kept while the database was away", "count", len(pending))
+			}
 			handOff.Finish(deliveryIDs(pending)...)
-			pending, wait = nil, recordRetryFirst
+			pending, wait, retried = nil, recordRetryFirst, false
 			continue
 		}
+		retried = true
 		failed()
 		if graceCtx.Err() != nil {
 			log.Error("delivery outcomes left unrecorded at shutdown: these deliveries may be sent again",
@@ -95,6 +107,31 @@ func recordOutcomes(ctx context.Context, rounds deliveryRounds, outcomes <-chan 
 		}
 		wait = min(2*wait, recordRetryMost)
 	}
+}
+
+// isolateRefused is for a group whose record failed again: the database may
+// be away, or it may refuse one outcome of the group (a fault of that
+// outcome's) and so every group that holds it. It records the first outcome
+// alone, then the others as a group, so an outcome the database refuses
+// holds up no other: it stays first in line, tried again (alone once other
+// outcomes join it), and is never dropped, since dropping it would send its
+// delivery again. It returns what is left to record, whether anything was
+// recorded, and the last record's error.
+func isolateRefused(ctx context.Context, rounds deliveryRounds, pending []application.Attempt, handOff *DeliveryHandOff,
+	log *slog.Logger) ([]application.Attempt, bool, error) {
+	first, rest := pending[0], pending[1:]
+	firstErr := recordWithin(ctx, rounds, []application.Attempt{first})
+	if firstErr == nil {
+		handOff.Finish(first.Queued.DeliveryID)
+		return rest, true, recordWithin(ctx, rounds, rest)
+	}
+	if err := recordWithin(ctx, rounds, rest); err != nil {
+		return pending, false, err
+	}
+	handOff.Finish(deliveryIDs(rest)...)
+	log.Warn("the database refuses a delivery outcome it took others with; kept and tried again",
+		"deliveryId", first.Queued.DeliveryID, "err", firstErr)
+	return pending[:1], true, firstErr
 }
 
 // recordWithin makes one record of batch, bounded by recordTimeout and ctx.

@@ -33,6 +33,10 @@ type rounds struct {
 	// freeAtRecord is the hand-off's free slots at each Record call, with
 	// how many were claimed and not yet recorded then.
 	freeAtRecord [][2]int
+	// refuse names a delivery whose outcome every record refuses, with
+	// refuseErr, as a database would an outcome at fault.
+	refuse    string
+	refuseErr error
 	recordings   int
 	handOff      *DeliveryHandOff
 }
@@ -85,6 +89,11 @@ func (r *rounds) Record(_ context.Context, attempts []application.Attempt) error
 	if r.recordErr != nil {
 		if err := r.recordErr(n); err != nil {
 			return err
+		}
+	}
+	for _, a := range attempts {
+		if r.refuse != "" && a.Queued.DeliveryID == r.refuse {
+			return r.refuseErr
 		}
 	}
 	var ids []string
