@@ -35,10 +35,10 @@ type rounds struct {
 	freeAtRecord [][2]int
 	// refuse names a delivery whose outcome every record refuses, with
 	// refuseErr, as a database would an outcome at fault.
-	refuse    string
-	refuseErr error
-	recordings   int
-	handOff      *DeliveryHandOff
+	refuse     string
+	refuseErr  error
+	recordings int
+	handOff    *DeliveryHandOff
 }
 
 func newRounds(n int) *rounds {
