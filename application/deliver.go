@@ -132,8 +132,9 @@ func (h *DeliverHandler) Attempt(ctx context.Context, d DueDelivery) (Attempt, e
 }
 
 // Record records the outcomes of attempts in one transaction and counts
-// them in the metrics once recorded: an attempt whose record failed is made
-// again after its lease.
+// them in the metrics once recorded. A record that failed may be made again
+// with the same attempts (the delivery workers keep them until one lands):
+// an attempt already recorded is skipped.
 func (h *DeliverHandler) Record(ctx context.Context, attempts []Attempt) error {
 	if err := h.store.RecordAttempts(ctx, attempts); err != nil {
 		return err
