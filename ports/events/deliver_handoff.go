@@ -59,7 +59,7 @@ func (h *DeliveryHandOff) Intake() *IntakeLoad { return h.intake }
 // Open gives the hand-off capacity slots and returns the channel the
 // delivery workers take their work from. It holds twice the slots: a claim
 // asks for the slots free when it starts (Free) and takes what it got
-// (Take), while submissions may reserve some of the same slots meanwhile,
+// (handClaimed), while submissions may reserve some of the same slots meanwhile,
 // so up to twice the capacity can be out, and no hand-off ever blocks.
 func (h *DeliveryHandOff) Open(capacity int) <-chan application.DueDelivery {
 	h.mu.Lock()
@@ -105,17 +105,6 @@ func (h *DeliveryHandOff) Free() int {
 	return h.free
 }
 
-// Take takes n slots for deliveries the claimer claimed, even if
-// submissions reserved some of them since it asked (see Open). The claimer
-// does not reserve before it claims: a claim in flight holding every free
-// slot would send each submission meanwhile to the claimer, whose wake-up
-// would hold them again.
-func (h *DeliveryHandOff) Take(n int) {
-	h.mu.Lock()
-	h.free -= n
-	h.mu.Unlock()
-}
-
 // Release gives back n reserved slots whose deliveries were not handed
 // over: a submission that did not commit, or whose commit held some back.
 // (The workers give back the slots of handed deliveries with Finish.)
@@ -151,6 +140,29 @@ func (h *DeliveryHandOff) Hand(due ...application.DueDelivery) {
 	for _, d := range due {
 		h.held[d.DeliveryID]++
 		h.work <- d
+	}
+}
+
+// handClaimed takes slots for the deliveries the claimer claimed, even if
+// submissions reserved some of them since it asked (see Open), and hands
+// them to the workers, less those the workers hold already: a claim that
+// outlived its lease while the database was away, its outcome waiting to be
+// recorded, is claimed again by this process and must not be attempted a
+// second time. The claimer does not reserve before it claims: a claim in
+// flight holding every free slot would send each submission meanwhile to
+// the claimer, whose wake-up would hold them again.
+func (h *DeliveryHandOff) handClaimed(claimed []application.DueDelivery) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range claimed {
+		if h.held[d.DeliveryID] > 0 {
+			continue
+		}
+		h.free--
+		if h.work != nil {
+			h.held[d.DeliveryID]++
+			h.work <- d
+		}
 	}
 }
 

@@ -4,9 +4,10 @@ import (
 	"testing"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/delivery"
 )
 
-// Reserve takes all of what it asks for or nothing; Take may overdraw (a
+// Reserve takes all of what it asks for or nothing; a claim may overdraw (a
 // claim that asked for the slots free before submissions reserved some);
 // after Close nothing is reserved or handed.
 func TestTheHandOffCountsSlots(t *testing.T) {
@@ -18,7 +19,8 @@ func TestTheHandOffCountsSlots(t *testing.T) {
 	if !h.Reserve(2) || h.Reserve(2) || h.Free() != 1 {
 		t.Fatalf("after reserving 2 of 3 and asking 2 more: %d free; want 1 and the second refused", h.Free())
 	}
-	h.Take(3)
+	claimed := []application.DueDelivery{claimedDelivery("a"), claimedDelivery("b"), claimedDelivery("c")}
+	h.handClaimed(claimed)
 	if h.Free() != -2 || h.Reserve(1) {
 		t.Fatalf("after a claim took 3: %d free; want -2 and no reservation", h.Free())
 	}
@@ -38,7 +40,11 @@ func TestTheHandOffCountsSlots(t *testing.T) {
 	for range work {
 		n++
 	}
-	if n != 2 {
-		t.Fatalf("the closed work channel gave %d deliveries; want the 2 handed before Close", n)
+	if n != 5 {
+		t.Fatalf("the closed work channel gave %d deliveries; want the 3 claimed and 2 handed before Close", n)
 	}
+}
+
+func claimedDelivery(id string) application.DueDelivery {
+	return application.DueDelivery{ClaimedDelivery: application.ClaimedDelivery{Queued: delivery.Queued{DeliveryID: id}}}
 }

@@ -135,8 +135,7 @@ func claimDue(ctx context.Context, rounds deliveryRounds, due DeliveriesDue, han
 			log.Warn("claiming due deliveries", "err", err)
 			strays.Store(true)
 		}
-		handOff.Take(len(claimed))
-		handOff.Hand(claimed...)
+		handOff.handClaimed(claimed)
 		if err == nil && strays.Swap(false) {
 			if err := handOff.releaseStrays(ctx); err != nil {
 				log.Warn("releasing this process's stray delivery claims", "err", err)

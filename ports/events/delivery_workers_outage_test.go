@@ -285,3 +285,28 @@ func TestAnOutcomeTheDatabaseRefusesHoldsUpNoOther(t *testing.T) {
 		t.Fatalf("attempted %v; want each delivery once", r.attempted)
 	}
 }
+
+// A claim that outlived its lease while the database was away is claimed
+// again by this process, whose worker still holds the delivery (its outcome
+// waiting to be recorded): it is not attempted a second time.
+func TestADeliveryClaimedAgainWhileHeldIsNotAttemptedTwice(t *testing.T) {
+	r, w := newRounds(1), newWakes()
+	release := blockAttempts(r)
+	defer release()
+	run(t, r, w, 3)
+	waitFor(t, "d00 claimed", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.claims) == 1 })
+	r.mu.Lock()
+	r.queue = []string{"d00", "d01"} // d00's lease ended: due again
+	r.mu.Unlock()
+	w.wake()
+	waitFor(t, "the second claim", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.claims) == 2 })
+	release()
+	waitFor(t, "d00 and d01 recorded", func() bool { return len(r.recorded()) == 2 })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	attempted := slices.Clone(r.attempted)
+	slices.Sort(attempted)
+	if !slices.Equal(attempted, []string{"d00", "d01"}) {
+		t.Fatalf("attempted %v; want d00 and d01 once each", r.attempted)
+	}
+}
