@@ -41,7 +41,9 @@ func (e *CommitInterruptedError) Error() string {
 }
 
 // Unwrap lets the application classify the error as a passing outage.
-func (e *CommitInterruptedError) Unwrap() []error { return []error{application.ErrUnavailable, e.Cause} }
+func (e *CommitInterruptedError) Unwrap() []error {
+	return []error{application.ErrUnavailable, e.Cause}
+}
 
 // commitOn runs commit on a connection of the pool. commit returns the
 // ids of the submissions it wrote once their COMMIT may have been sent,
