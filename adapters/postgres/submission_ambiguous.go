@@ -33,6 +33,7 @@ type CommitInterruptedError struct {
 	Cause   error
 }
 
+// Error implements error.
 func (e *CommitInterruptedError) Error() string {
 	if e.Unknown {
 		return fmt.Sprintf("commit interrupted and its outcome unknown: %v", e.Cause)
