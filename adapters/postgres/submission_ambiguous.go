@@ -70,11 +70,12 @@ func (s *SubmissionStore) commitOn(ctx context.Context, commit func(*pgx.Conn) (
 }
 
 // outcomeUnknown reports whether err, met while a commit was sent on conn,
-// leaves unknown whether the server committed. An error the server
-// reported on a connection that still stands rolled the commit back; an
-// error pgx met before sending anything committed nothing.
+// leaves unknown whether the server committed: only an error the server
+// reported on a connection that still stands rolled the commit back.
+// pgconn.SafeToRetry cannot tell: a read that fails after a COMMIT was
+// sent can surface as a "conn closed" error it calls safe to retry.
 func outcomeUnknown(conn *pgconn.PgConn, err error) bool {
-	if err == nil || pgconn.SafeToRetry(err) {
+	if err == nil {
 		return false
 	}
 	var pgErr *pgconn.PgError

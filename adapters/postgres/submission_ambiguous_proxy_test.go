@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,13 +14,15 @@ import (
 // commitCutter is a loopback TCP proxy in front of PostgreSQL that can
 // break a connection the moment the server has committed: once armed, it
 // cuts both directions of the first connection on which it sees the
-// server's ReadyForQuery for a Sync that ended executed statements (a
-// pipeline's implicit transaction commits at that Sync), and forwards
-// nothing of it. When the database is to stay away, it also refuses every
-// connection from then on, until healed.
+// server's ReadyForQuery for a commit, and forwards nothing of it. A commit
+// is a Sync that ended executed statements (a pipeline's implicit
+// transaction commits at that Sync), or, when cutting explicit
+// transactions, a COMMIT statement. When the database is to stay away, it
+// also refuses every connection from then on, until healed.
 type commitCutter struct {
 	ln       net.Listener
 	target   string
+	explicit atomic.Bool // cut at COMMIT statements rather than Syncs
 	armed    atomic.Bool
 	away     atomic.Bool // refuse connections once cut
 	refusing atomic.Bool
@@ -106,8 +109,12 @@ func (p *proxiedConn) fromClient() {
 		case 'E':
 			executed = true
 		case 'S', 'Q':
+			commit := executed && kind == 'S'
+			if p.cutter.explicit.Load() {
+				commit = kind == 'Q' && strings.EqualFold(strings.TrimRight(string(body[4:]), "\x00; "), "commit")
+			}
 			p.mu.Lock()
-			p.expected = append(p.expected, executed && kind == 'S')
+			p.expected = append(p.expected, commit)
 			p.mu.Unlock()
 			executed = false
 		}

@@ -87,6 +87,25 @@ func TestCommitCutAfterItLandedIsAnsweredCommitted(t *testing.T) {
 	}
 }
 
+func TestCarefulCommitCutAfterItLandedIsAnsweredCommitted(t *testing.T) {
+	g, cutter := newCutEnv(t)
+	subs := []application.AcceptedSubmission{g.accepted(g.version, "careful-cut"), g.accepted(g.version, "")}
+
+	cutter.explicit.Store(true)
+	cutter.arm(false)
+	priors, errs, err := postgres.CommitCarefully(g.subs, g.ctx, subs)
+	wasCut(t, cutter)
+	if err != nil {
+		t.Fatalf("a transaction cut after its COMMIT landed was answered %v; want committed", err)
+	}
+	wantAnswers(t, "careful", priors, errs, []string{"", ""})
+	for _, s := range subs {
+		if !g.committed(t, s) {
+			t.Fatalf("submission %s answered committed is not stored", s.Accepted.SubmissionID)
+		}
+	}
+}
+
 func TestCommitTerminatedBeforeItLandedIsRefusedAndRetriedOnce(t *testing.T) {
 	g, _ := newCutEnv(t)
 	// Every commit of a payload sleeps, and is terminated while it does.
