@@ -182,3 +182,21 @@ func TestCommitCutWhileTheDatabaseStaysAwayIsUnavailable(t *testing.T) {
 		t.Fatalf("the retry with the same Idempotency-Key was answered %v, prior %+v; want the first answer", err, acc.Prior)
 	}
 }
+
+func TestCommitOnAConnectionTheServerDroppedIsCommittedOnce(t *testing.T) {
+	g, _ := newCutEnv(t)
+	g.accept(t, g.accepted(g.version, "")) // leaves an idle connection in the store's pool
+	// The server restarting looks the same to the pool: its idle
+	// connections are gone, and the first use of one fails.
+	if _, err := g.pool.Exec(g.ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	s := g.accepted(g.version, "")
+	if acc, err := g.subs.Accept(g.ctx, s); err != nil || acc.Prior != nil {
+		t.Fatalf("a submission after the server dropped the pool's connections was answered %v, prior %v; want committed", err, acc.Prior)
+	}
+	if !g.committed(t, s) {
+		t.Fatal("the submission answered committed is not stored")
+	}
+}
