@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -16,10 +17,18 @@ import (
 
 // commit tries the one-round-trip path first; a submission that is not
 // admitted or whose Idempotency-Key is already stored fails it as a whole,
-// and the careful path then answers each submission.
+// and the careful path then answers each submission. So does a pipeline
+// interrupted before it landed, unless the database is away.
 func (s *SubmissionStore) commit(ctx context.Context, batch []*pendingSubmission) ([]acceptResult, error) {
-	if results, err := s.commitPipelined(ctx, batch); err == nil {
+	results, err := s.commitPipelined(ctx, batch)
+	if err == nil {
 		return results, nil
+	}
+	if errors.Is(err, application.ErrUnavailable) {
+		var interrupted *CommitInterruptedError
+		if !errors.As(err, &interrupted) || interrupted.Unknown {
+			return nil, err
+		}
 	}
 	return s.commitCarefully(ctx, batch)
 }
@@ -52,7 +61,10 @@ func (s *SubmissionStore) commitPipelined(ctx context.Context, batch []*pendingS
 		return nil, err
 	}
 	admissionOf(batch, live).queueAdmitAll(b)
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	err = s.commitOn(ctx, func(conn *pgx.Conn) ([]string, error) {
+		return rows.ids, conn.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
 		return nil, err
 	}
 	rows.committed(s.store)
@@ -73,7 +85,9 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, pending []*pendin
 	for i, p := range pending {
 		batch[i] = &pendingSubmission{sub: p.sub}
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	sent := false // the transaction's work is done and its COMMIT under way
+	work := func(tx pgx.Tx) error {
+		sent = false
 		written = writeRows{}
 		results = make([]acceptResult, len(batch))
 		live := allLive(batch)
@@ -106,7 +120,16 @@ func (s *SubmissionStore) commitCarefully(ctx context.Context, pending []*pendin
 		rows.queuePayloads(payloads)
 		rows.queueDeliveries(payloads, s.store)
 		written = rows
-		return s.store.AppendUnannounced(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
+		err = s.store.AppendUnannounced(ctx, tx, time.Now().UTC(), payloads, rows.streams...)
+		sent = err == nil
+		return err
+	}
+	err := s.commitOn(ctx, func(conn *pgx.Conn) ([]string, error) {
+		err := pgx.BeginFunc(ctx, conn, work)
+		if !sent {
+			return nil, err
+		}
+		return written.ids, err
 	})
 	if err != nil {
 		return nil, err

@@ -48,6 +48,9 @@ type SubmissionStore struct {
 	// are written claimed by (application.DeliveryHandOff): the delivery
 	// store's, whose heartbeat keeps its claims.
 	claimant string
+	// outcomeBound is how long an interrupted commit's outcome is asked
+	// for before it is answered as unknown.
+	outcomeBound time.Duration
 }
 
 // lane is one account's line of submissions to commit. Whenever its queue
@@ -111,7 +114,8 @@ func newSubmissionStore(pool *pgxpool.Pool, store *EventStore, deliveries *Deliv
 		// another process too, and sent twice.
 		panic("postgres: a submission store needs the delivery store its hand-offs are claimed for")
 	}
-	s := &SubmissionStore{pool: pool, store: store, log: log, commits: commits, claimant: deliveries.instance}
+	s := &SubmissionStore{pool: pool, store: store, log: log, commits: commits, claimant: deliveries.instance,
+		outcomeBound: defaultOutcomeBound}
 	for range n {
 		s.lanes = append(s.lanes, &lane{})
 	}
@@ -220,11 +224,12 @@ func (s *SubmissionStore) passOn(l *lane) {
 
 // commitBatch commits a batch; if the shared transaction fails, each
 // submission is retried alone so one bad row cannot fail its neighbours.
+// An unavailable database fails them all alike, so they are not retried.
 func (s *SubmissionStore) commitBatch(batch []*pendingSubmission) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	results, err := s.commit(ctx, batch)
-	if err != nil && len(batch) > 1 {
+	if err != nil && len(batch) > 1 && !errors.Is(err, application.ErrUnavailable) {
 		s.log.Warn("group commit failed; committing its submissions one by one", "size", len(batch), "err", err)
 		for _, p := range batch {
 			s.commitBatch([]*pendingSubmission{p})
