@@ -1,0 +1,216 @@
+package features_test
+
+// The load and the record of the PostgreSQL outage spec
+// (postgres_outage_test.go): four clients posting to a live form, every
+// answer with its times, and the outages' windows to hold them against.
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// outagePost is one post of the load and formd's answer to it.
+type outagePost struct {
+	marker         string
+	sent, answered time.Time
+	// status is 0 when no answer came (the connection failed).
+	status     int
+	retryAfter string
+	deliveryID string
+}
+
+// outageWindow is one outage: down is when the server had stopped, up when
+// its start began, back when it accepted connections again. "While down" is
+// from down to up: a post in flight at the crash may have committed before it.
+type outageWindow struct{ down, up, back time.Time }
+
+// within reports whether the post was sent and answered while the server was down.
+func (w outageWindow) within(p outagePost) bool {
+	return !p.sent.Before(w.down) && !p.answered.After(w.up)
+}
+
+// outageLoad posts from four clients until stopped, recording every answer.
+type outageLoad struct {
+	mu    sync.Mutex
+	posts []outagePost
+	stop  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// markerPattern finds a post's marker in the notification of its submission.
+var markerPattern = regexp.MustCompile(`outage-[0-9]+-[0-9]+`)
+
+// startOutageLoad starts four clients posting to the form of accessKey.
+func startOutageLoad(f *Formd, accessKey string) *outageLoad {
+	load := &outageLoad{stop: make(chan struct{})}
+	for client := range 4 {
+		load.wg.Add(1)
+		go func() {
+			defer GinkgoRecover()
+			defer load.wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-load.stop:
+					return
+				default:
+				}
+				p := postRecorded(f, accessKey, fmt.Sprintf("outage-%d-%d", client, n))
+				load.mu.Lock()
+				load.posts = append(load.posts, p)
+				load.mu.Unlock()
+				if p.status != http.StatusOK {
+					time.Sleep(10 * time.Millisecond) // as a client that retries would
+				}
+			}
+		}()
+	}
+	return load
+}
+
+// Stop stops the clients and returns every post, in the order answered.
+func (load *outageLoad) Stop() []outagePost {
+	close(load.stop)
+	load.wg.Wait()
+	return load.posts
+}
+
+// acceptedSince reports whether a post sent at t or later was answered 200.
+func (load *outageLoad) acceptedSince(t time.Time) (time.Time, bool) {
+	load.mu.Lock()
+	defer load.mu.Unlock()
+	for _, p := range load.posts {
+		if p.status == http.StatusOK && !p.sent.Before(t) {
+			return p.answered, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// postRecorded posts one live submission carrying marker and records the answer.
+func postRecorded(f *Formd, accessKey, marker string) outagePost {
+	p := outagePost{marker: marker, sent: time.Now()}
+	defer func() {
+		if p.answered.IsZero() {
+			p.answered = time.Now()
+		}
+	}()
+	body := fmt.Sprintf(`{"access_key":%q,"message":%q}`, accessKey, marker)
+	req, err := http.NewRequest(http.MethodPost, f.URL+"/submit", strings.NewReader(body))
+	if err != nil {
+		p.answered = time.Now()
+		return p
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://example.com")
+	resp, err := f.client.Do(req)
+	p.answered = time.Now()
+	if err != nil {
+		return p
+	}
+	defer resp.Body.Close()
+	p.status = resp.StatusCode
+	p.retryAfter = resp.Header.Get("Retry-After")
+	if p.status == http.StatusOK {
+		var out struct {
+			DeliveryID string `json:"deliveryId"`
+		}
+		if decodeJSONBody(resp, &out) == nil {
+			p.deliveryID = out.DeliveryID
+		}
+	}
+	return p
+}
+
+// outageFigures is what the spec asserts on, gathered before any assertion so
+// that a failure report carries all of them.
+type outageFigures struct {
+	posts, accepted int
+	statuses        map[int]int
+	// okWhileDown are 200s to posts sent and answered while the server was down.
+	okWhileDown []outagePost
+	// outageAnswers are 5xx answers to posts sent and answered while the
+	// server was down; withoutRetryAfter those of them lacking Retry-After.
+	outageAnswers, outageWithoutRetryAfter int
+	// otherErrorsWithoutRetryAfter are 5xx answers outside the windows (at a
+	// crash, say) lacking Retry-After.
+	otherErrorsWithoutRetryAfter int
+	// undelivered are delivery ids of 200s whose mail never arrived.
+	undelivered []string
+	// sentTwice are Message-IDs received more than once.
+	sentTwice map[string]int
+	// committedButRefused are markers of posts not answered 200 whose
+	// submission was delivered all the same: commits whose outcome formd did
+	// not know when it answered.
+	committedButRefused []string
+	// unsettled are deliveries still queued or claimed after the settling
+	// wait, and unsettledSent those of them whose mail was already received:
+	// each of those is sent a second time once its lease ends.
+	unsettled, unsettledSent int
+}
+
+// figure gathers the figures of a run.
+func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigures {
+	fig := outageFigures{posts: len(posts), statuses: map[int]int{}, sentTwice: map[string]int{}}
+	received := map[string]int{}
+	deliveredMarkers := map[string]bool{}
+	for _, m := range mails {
+		received[strings.Trim(m.Header.Get("Message-Id"), "<>")]++
+		if marker := markerPattern.FindString(m.Text); marker != "" {
+			deliveredMarkers[marker] = true
+		}
+	}
+	for id, n := range received {
+		if n > 1 {
+			fig.sentTwice[id] = n
+		}
+	}
+	for _, p := range posts {
+		fig.statuses[p.status]++
+		inOutage := false
+		for _, w := range windows {
+			inOutage = inOutage || w.within(p)
+		}
+		switch {
+		case p.status == http.StatusOK:
+			fig.accepted++
+			if inOutage {
+				fig.okWhileDown = append(fig.okWhileDown, p)
+			}
+			if received[p.deliveryID+"@formd"] == 0 {
+				fig.undelivered = append(fig.undelivered, p.deliveryID)
+			}
+		case deliveredMarkers[p.marker]:
+			fig.committedButRefused = append(fig.committedButRefused, fmt.Sprintf("%s (%d)", p.marker, p.status))
+		}
+		if p.status >= 500 {
+			switch {
+			case inOutage:
+				fig.outageAnswers++
+				if p.retryAfter == "" {
+					fig.outageWithoutRetryAfter++
+				}
+			case p.retryAfter == "":
+				fig.otherErrorsWithoutRetryAfter++
+			}
+		}
+	}
+	return fig
+}
+
+// String is the figures as the spec's report shows them.
+func (fig outageFigures) String() string {
+	return fmt.Sprintf("%d posts, %d answered 200; answers by status (0: no answer) %v\n"+
+		"200 while down: %d; outage answers (5xx while down): %d, %d without Retry-After; other 5xx without Retry-After: %d\n"+
+		"200s not delivered: %d; mails received more than once: %d; committed but not answered 200: %d %v\n"+
+		"deliveries left queued or claimed: %d, %d of them already sent (sent again when their lease ends)",
+		fig.posts, fig.accepted, fig.statuses,
+		len(fig.okWhileDown), fig.outageAnswers, fig.outageWithoutRetryAfter, fig.otherErrorsWithoutRetryAfter,
+		len(fig.undelivered), len(fig.sentTwice), len(fig.committedButRefused), fig.committedButRefused,
+		fig.unsettled, fig.unsettledSent)
+}
