@@ -26,13 +26,21 @@ type outagePost struct {
 }
 
 // outageWindow is one outage: down is when the server had stopped, up when
-// its start began, back when it accepted connections again. "While down" is
-// from down to up: a post in flight at the crash may have committed before it.
+// its start began, back when it accepted connections again (its crash
+// recovery done).
 type outageWindow struct{ down, up, back time.Time }
 
-// within reports whether the post was sent and answered while the server was down.
-func (w outageWindow) within(p outagePost) bool {
+// whileDown reports whether the post was sent and answered between the
+// server's stop and its start: no commit can happen then. (A post in flight
+// at the crash may have committed before it.)
+func (w outageWindow) whileDown(p outagePost) bool {
 	return !p.sent.Before(w.down) && !p.answered.After(w.up)
+}
+
+// whileUnreachable reports whether the post was sent and answered while the
+// server accepted no connection: stopped, or recovering from the crash.
+func (w outageWindow) whileUnreachable(p outagePost) bool {
+	return !p.sent.Before(w.down) && !p.answered.After(w.back)
 }
 
 // outageLoad posts from four clients until stopped, recording every answer.
@@ -135,13 +143,16 @@ type outageFigures struct {
 	// okWhileDown are 200s to posts sent and answered while the server was down.
 	okWhileDown []outagePost
 	// outageAnswers are 5xx answers to posts sent and answered while the
-	// server was down; withoutRetryAfter those of them lacking Retry-After.
+	// server accepted no connection; outageWithoutRetryAfter those of them
+	// lacking Retry-After.
 	outageAnswers, outageWithoutRetryAfter int
-	// otherErrorsWithoutRetryAfter are 5xx answers outside the windows (at a
-	// crash, say) lacking Retry-After.
+	// otherErrorsWithoutRetryAfter are 5xx answers to posts in flight at a
+	// crash or at a return, lacking Retry-After.
 	otherErrorsWithoutRetryAfter int
-	// undelivered are delivery ids of 200s whose mail never arrived.
-	undelivered []string
+	// undelivered are delivery ids of 200s whose mail never arrived, and
+	// unmarked those whose mail did not show the post's marker (so that
+	// committedButRefused could not be told).
+	undelivered, unmarked []string
 	// sentTwice are Message-IDs received more than once.
 	sentTwice map[string]int
 	// committedButRefused are markers of posts not answered 200 whose
@@ -149,8 +160,8 @@ type outageFigures struct {
 	// not know when it answered.
 	committedButRefused []string
 	// unsettled are deliveries still queued or claimed after the settling
-	// wait, and unsettledSent those of them whose mail was already received:
-	// each of those is sent a second time once its lease ends.
+	// wait, and unsettledSent those of them whose mail was already received
+	// then: each of those is sent a second time once its lease ends.
 	unsettled, unsettledSent int
 }
 
@@ -172,25 +183,28 @@ func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigu
 	}
 	for _, p := range posts {
 		fig.statuses[p.status]++
-		inOutage := false
+		down, unreachable := false, false
 		for _, w := range windows {
-			inOutage = inOutage || w.within(p)
+			down = down || w.whileDown(p)
+			unreachable = unreachable || w.whileUnreachable(p)
 		}
 		switch {
 		case p.status == http.StatusOK:
 			fig.accepted++
-			if inOutage {
+			if down {
 				fig.okWhileDown = append(fig.okWhileDown, p)
 			}
 			if received[p.deliveryID+"@formd"] == 0 {
 				fig.undelivered = append(fig.undelivered, p.deliveryID)
+			} else if !deliveredMarkers[p.marker] {
+				fig.unmarked = append(fig.unmarked, p.deliveryID)
 			}
 		case deliveredMarkers[p.marker]:
 			fig.committedButRefused = append(fig.committedButRefused, fmt.Sprintf("%s (%d)", p.marker, p.status))
 		}
 		if p.status >= 500 {
 			switch {
-			case inOutage:
+			case unreachable:
 				fig.outageAnswers++
 				if p.retryAfter == "" {
 					fig.outageWithoutRetryAfter++
@@ -206,9 +220,9 @@ func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigu
 // String is the figures as the spec's report shows them.
 func (fig outageFigures) String() string {
 	return fmt.Sprintf("%d posts, %d answered 200; answers by status (0: no answer) %v\n"+
-		"200 while down: %d; outage answers (5xx while down): %d, %d without Retry-After; other 5xx without Retry-After: %d\n"+
+		"200 while down: %d; outage answers (5xx while unreachable): %d, %d without Retry-After; 5xx at a crash or return without Retry-After: %d\n"+
 		"200s not delivered: %d; mails received more than once: %d; committed but not answered 200: %d %v\n"+
-		"deliveries left queued or claimed: %d, %d of them already sent (sent again when their lease ends)",
+		"deliveries left queued or claimed: %d, %d of them already sent",
 		fig.posts, fig.accepted, fig.statuses,
 		len(fig.okWhileDown), fig.outageAnswers, fig.outageWithoutRetryAfter, fig.otherErrorsWithoutRetryAfter,
 		len(fig.undelivered), len(fig.sentTwice), len(fig.committedButRefused), fig.committedButRefused,

@@ -91,17 +91,24 @@ var _ = Describe("PostgreSQL outages", func() {
 		untilWithin(60*time.Second, allReceived, time.Now())
 		// Settled well within a claim's lease: deliveries claimed before an
 		// outage resume when it ends, without waiting for their lease.
-		untilWithin(20*time.Second, func() bool { return len(unsettledDeliveries(db)) == 0 }, time.Now())
+		settled := func() bool { return len(unsettledDeliveries(db)) == 0 }
+		untilWithin(20*time.Second, settled, time.Now())
+		unsettled := unsettledDeliveries(db)
+		receivedBefore := map[string]bool{}
+		for _, m := range f.Mail.To(lf.Recipient) {
+			receivedBefore[strings.Trim(m.Header.Get("Message-Id"), "<>")] = true
+		}
+		if len(unsettled) > 0 {
+			By(fmt.Sprintf("ending the leases of the %d deliveries still claimed, as time would", len(unsettled)))
+			db.Exec(`UPDATE deliveries SET claimed_until = now() WHERE status IN ('queued', 'retrying') AND claimed_until > now()`)
+			untilWithin(20*time.Second, settled, time.Now())
+		}
 		time.Sleep(time.Second) // a second send, if any, arrives too
 
 		fig := figure(posts, windows, f.Mail.To(lf.Recipient))
-		received := map[string]bool{}
-		for _, m := range f.Mail.To(lf.Recipient) {
-			received[strings.Trim(m.Header.Get("Message-Id"), "<>")] = true
-		}
-		for _, id := range unsettledDeliveries(db) {
-			fig.unsettled++
-			if received[id+"@formd"] {
+		fig.unsettled = len(unsettled)
+		for _, id := range unsettled {
+			if receivedBefore[id+"@formd"] {
 				fig.unsettledSent++
 			}
 		}
@@ -123,10 +130,11 @@ var _ = Describe("PostgreSQL outages", func() {
 		By("no 200 while the server was down, and every 200 delivered")
 		Expect(fig.okWhileDown).To(BeEmpty(), "answered 200 while PostgreSQL was down")
 		Expect(fig.undelivered).To(BeEmpty(), "submissions answered 200 whose mail never arrived")
+		Expect(fig.unmarked).To(BeEmpty(), "notifications without their submission's message")
 
-		By("no mail sent twice, and no delivery left waiting for its lease")
-		Expect(fig.sentTwice).To(BeEmpty(), "Message-IDs received more than once")
+		By("no delivery left waiting for its lease, and no mail sent twice")
 		Expect(fig.unsettled).To(BeZero(), "deliveries still queued or claimed (%d of them already sent)", fig.unsettledSent)
+		Expect(fig.sentTwice).To(BeEmpty(), "Message-IDs received more than once")
 
 		By("every outage answer telling the client to retry")
 		Expect(fig.outageAnswers).To(BeNumerically(">", 0), "posts answered while PostgreSQL was down")
