@@ -157,8 +157,11 @@ type outageFigures struct {
 	sentTwice map[string]int
 	// committedButRefused are markers of posts not answered 200 whose
 	// submission was delivered all the same: commits whose outcome formd did
-	// not know when it answered.
-	committedButRefused []string
+	// not know when it answered. committedWithoutRetryAfter are those of them
+	// whose answer did not tell the client to retry (with the same
+	// Idempotency-Key, which then returns the original answer).
+	committedButRefused        []string
+	committedWithoutRetryAfter int
 	// unsettled are deliveries still queued or claimed after the settling
 	// wait, and unsettledSent those of them whose mail was already received
 	// then: each of those is sent a second time once its lease ends.
@@ -200,7 +203,10 @@ func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigu
 				fig.unmarked = append(fig.unmarked, p.deliveryID)
 			}
 		case deliveredMarkers[p.marker]:
-			fig.committedButRefused = append(fig.committedButRefused, fmt.Sprintf("%s (%d)", p.marker, p.status))
+			fig.committedButRefused = append(fig.committedButRefused, fmt.Sprintf("%s (%d, Retry-After %q)", p.marker, p.status, p.retryAfter))
+			if p.retryAfter == "" {
+				fig.committedWithoutRetryAfter++
+			}
 		}
 		if p.status >= 500 {
 			switch {

@@ -117,28 +117,35 @@ var _ = Describe("PostgreSQL outages", func() {
 		AddReportEntry("PostgreSQL outages", report)
 		fmt.Fprintln(GinkgoWriter, report)
 
-		By("the same formd process serving throughout, and recovering by itself")
-		Expect(f.Session.ExitCode()).To(Equal(-1), "formd still runs")
-		Expect(f.Session.Command.Process.Pid).To(Equal(pid))
-		Expect(fig.accepted).To(BeNumerically(">", 0), "submissions answered 200")
-		for i := range cycles {
-			Expect(healthzWhileDown[i]).To(Equal(http.StatusServiceUnavailable), "GET /healthz during outage %d", i+1)
-			Expect(healthzBack[i]).To(BeNumerically("<", recoveryBound), "GET /healthz 200 again after outage %d", i+1)
-			Expect(acceptedBack[i]).To(BeNumerically("<", recoveryBound), "a submission accepted again after outage %d", i+1)
-		}
+		// Every assertion is checked and every failure reported, so that one
+		// run tells all that falls short.
+		failures := InterceptGomegaFailures(func() {
+			By("the same formd process serving throughout, and recovering by itself")
+			Expect(f.Session.ExitCode()).To(Equal(-1), "formd still runs")
+			Expect(f.Session.Command.Process.Pid).To(Equal(pid))
+			Expect(fig.accepted).To(BeNumerically(">", 0), "submissions answered 200")
+			for i := range cycles {
+				Expect(healthzWhileDown[i]).To(Equal(http.StatusServiceUnavailable), "GET /healthz during outage %d", i+1)
+				Expect(healthzBack[i]).To(BeNumerically("<", recoveryBound), "GET /healthz 200 again after outage %d", i+1)
+				Expect(acceptedBack[i]).To(BeNumerically("<", recoveryBound), "a submission accepted again after outage %d", i+1)
+			}
 
-		By("no 200 while the server was down, and every 200 delivered")
-		Expect(fig.okWhileDown).To(BeEmpty(), "answered 200 while PostgreSQL was down")
-		Expect(fig.undelivered).To(BeEmpty(), "submissions answered 200 whose mail never arrived")
-		Expect(fig.unmarked).To(BeEmpty(), "notifications without their submission's message")
+			By("no 200 while the server was down, and every 200 delivered")
+			Expect(fig.okWhileDown).To(BeEmpty(), "answered 200 while PostgreSQL was down")
+			Expect(fig.undelivered).To(BeEmpty(), "submissions answered 200 whose mail never arrived")
+			Expect(fig.unmarked).To(BeEmpty(), "notifications without their submission's message")
 
-		By("no delivery left waiting for its lease, and no mail sent twice")
-		Expect(fig.unsettled).To(BeZero(), "deliveries still queued or claimed (%d of them already sent)", fig.unsettledSent)
-		Expect(fig.sentTwice).To(BeEmpty(), "Message-IDs received more than once")
+			By("no delivery left waiting for its lease, and no mail sent twice")
+			Expect(fig.unsettled).To(BeZero(), "deliveries still queued or claimed (%d of them already sent)", fig.unsettledSent)
+			Expect(len(fig.sentTwice)).To(BeZero(), "Message-IDs received more than once")
 
-		By("every outage answer telling the client to retry")
-		Expect(fig.outageAnswers).To(BeNumerically(">", 0), "posts answered while PostgreSQL was down")
-		Expect(fig.outageWithoutRetryAfter).To(BeZero(), "outage answers without Retry-After")
+			By("every outage answer telling the client to retry")
+			Expect(fig.outageAnswers).To(BeNumerically(">", 0), "posts answered while PostgreSQL was down")
+			Expect(fig.outageWithoutRetryAfter).To(BeZero(), "outage answers without Retry-After")
+			Expect(fig.committedWithoutRetryAfter).To(BeZero(),
+				"submissions that committed but were answered neither 200 nor with Retry-After: %v", fig.committedButRefused)
+		})
+		Expect(failures).To(BeEmpty(), "%s", report)
 	})
 })
 
