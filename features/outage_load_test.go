@@ -88,7 +88,8 @@ func (load *outageLoad) Stop() []outagePost {
 	return load.posts
 }
 
-// acceptedSince reports whether a post sent at t or later was answered 200.
+// acceptedSince reports whether a post sent at t or later was answered 200,
+// and when the first of them was.
 func (load *outageLoad) acceptedSince(t time.Time) (time.Time, bool) {
 	load.mu.Lock()
 	defer load.mu.Unlock()
@@ -103,11 +104,6 @@ func (load *outageLoad) acceptedSince(t time.Time) (time.Time, bool) {
 // postRecorded posts one live submission carrying marker and records the answer.
 func postRecorded(f *Formd, accessKey, marker string) outagePost {
 	p := outagePost{marker: marker, sent: time.Now()}
-	defer func() {
-		if p.answered.IsZero() {
-			p.answered = time.Now()
-		}
-	}()
 	body := fmt.Sprintf(`{"access_key":%q,"message":%q}`, accessKey, marker)
 	req, err := http.NewRequest(http.MethodPost, f.URL+"/submit", strings.NewReader(body))
 	if err != nil {
@@ -149,6 +145,9 @@ type outageFigures struct {
 	// otherErrorsWithoutRetryAfter are 5xx answers to posts in flight at a
 	// crash or at a return, lacking Retry-After.
 	otherErrorsWithoutRetryAfter int
+	// slowestError is the longest a 5xx answer took: an outage answer
+	// should come fast, not after a connection timeout.
+	slowestError time.Duration
 	// undelivered are delivery ids of 200s whose mail never arrived, and
 	// unmarked those whose mail did not show the post's marker (so that
 	// committedButRefused could not be told).
@@ -171,10 +170,9 @@ type outageFigures struct {
 // figure gathers the figures of a run.
 func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigures {
 	fig := outageFigures{posts: len(posts), statuses: map[int]int{}, sentTwice: map[string]int{}}
-	received := map[string]int{}
+	received := messageIDs(mails)
 	deliveredMarkers := map[string]bool{}
 	for _, m := range mails {
-		received[strings.Trim(m.Header.Get("Message-Id"), "<>")]++
 		if marker := markerPattern.FindString(m.Text); marker != "" {
 			deliveredMarkers[marker] = true
 		}
@@ -209,6 +207,7 @@ func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigu
 			}
 		}
 		if p.status >= 500 {
+			fig.slowestError = max(fig.slowestError, p.answered.Sub(p.sent))
 			switch {
 			case unreachable:
 				fig.outageAnswers++
@@ -223,14 +222,23 @@ func figure(posts []outagePost, windows []outageWindow, mails []Mail) outageFigu
 	return fig
 }
 
+// messageIDs counts the mails of each Message-ID (without its angle brackets).
+func messageIDs(mails []Mail) map[string]int {
+	ids := map[string]int{}
+	for _, m := range mails {
+		ids[strings.Trim(m.Header.Get("Message-Id"), "<>")]++
+	}
+	return ids
+}
+
 // String is the figures as the spec's report shows them.
 func (fig outageFigures) String() string {
 	return fmt.Sprintf("%d posts, %d answered 200; answers by status (0: no answer) %v\n"+
-		"200 while down: %d; outage answers (5xx while unreachable): %d, %d without Retry-After; 5xx at a crash or return without Retry-After: %d\n"+
+		"200 while down: %d; outage answers (5xx while unreachable): %d, %d without Retry-After; 5xx at a crash or return without Retry-After: %d; slowest 5xx: %s\n"+
 		"200s not delivered: %d; mails received more than once: %d; committed but not answered 200: %d %v\n"+
 		"deliveries left queued or claimed: %d, %d of them already sent",
 		fig.posts, fig.accepted, fig.statuses,
-		len(fig.okWhileDown), fig.outageAnswers, fig.outageWithoutRetryAfter, fig.otherErrorsWithoutRetryAfter,
+		len(fig.okWhileDown), fig.outageAnswers, fig.outageWithoutRetryAfter, fig.otherErrorsWithoutRetryAfter, fig.slowestError.Round(time.Millisecond),
 		len(fig.undelivered), len(fig.sentTwice), len(fig.committedButRefused), fig.committedButRefused,
 		fig.unsettled, fig.unsettledSent)
 }
