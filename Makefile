@@ -52,8 +52,8 @@ features: ## the Ginkgo acceptance suite, in parallel processes (browser specs i
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 	@scripts/fuzz.sh $(LONG_FUZZTIME)
 
-chaos: ## the crash spec for 20 SIGKILL cycles (make test runs 3)
-	FORMD_CHAOS_CYCLES=$${FORMD_CHAOS_CYCLES:-20} FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo --focus "Crashes" --timeout=30m ./features
+chaos: ## the crash spec for 20 SIGKILL cycles and the PostgreSQL outage spec for 5 crashes of its server (make test runs 3 and 2)
+	FORMD_CHAOS_CYCLES=$${FORMD_CHAOS_CYCLES:-20} FORMD_OUTAGE_CYCLES=$${FORMD_OUTAGE_CYCLES:-5} FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo --focus "Crashes|PostgreSQL outages" --timeout=30m ./features
 
 bench: ## submission throughput and latency against pgbench, on loopback (BENCH_FLAGS=-private-pg for statement time; see bench/README.md)
 	cd bench && FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) run . $(BENCH_FLAGS)
