@@ -26,11 +26,13 @@ func NewReadModel(pool *pgxpool.Pool, store *EventStore) *ReadModel {
 	return &ReadModel{pool: pool, store: store}
 }
 
+// notFound is a read's error as the application knows it: no rows is
+// domain.ErrNotFound, a lost connection application.ErrUnavailable.
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.ErrNotFound
 	}
-	return err
+	return unavailable(err)
 }
 
 // SessionByTokenHash finds the account of an unexpired session.
