@@ -37,6 +37,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, requestID 
 		w.Header().Set("WWW-Authenticate", `Bearer realm="formd"`)
 		writeError(w, http.StatusUnauthorized, application.MsgUnauthenticated, requestID)
 		return application.Session{}, false
+	case errors.Is(err, application.ErrUnavailable):
+		s.config.Database.Lost()
+		s.unavailable(w, requestID)
+		return application.Session{}, false
 	case err != nil:
 		s.log.Error("request failed", "requestId", requestID, "route", Path, "err", err)
 		writeError(w, http.StatusInternalServerError, application.MsgInternal, requestID)
