@@ -125,7 +125,8 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	submit := r.Group("/submit", publicCORS(http.MethodPost))
 	submit.OPTIONS("", preflightAnswered)
 	submit.OPTIONS("/:accessKey", preflightAnswered)
-	submit.Use(s.needsDatabase) // first: an outage's refusal must not wait for anything
+	// First: an outage's refusal must not wait for anything.
+	submit.Use(s.needsDatabase)
 	if config.SubmissionsInFlight > 0 { // before any other work: a refusal must stay cheap when formd is overloaded
 		submit.Use(s.boundSubmissions(config.SubmissionsInFlight))
 	}
