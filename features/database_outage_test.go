@@ -10,6 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // tcpProxy forwards loopback connections to a target address, and can cut
@@ -107,7 +109,8 @@ var _ = Describe("Riding out a database outage", func() {
 		u, err := url.Parse(a.DatabaseURL)
 		Expect(err).NotTo(HaveOccurred())
 		proxy := startTCPProxy(u.Host)
-		b := a.StartTwin("FORMD_DATABASE_URL=" + withPoolSize(viaProxy(a.DatabaseURL, proxy), 8))
+		metricsAddr := "127.0.0.1:" + freePort()
+		b := a.StartTwin("FORMD_DATABASE_URL="+withPoolSize(viaProxy(a.DatabaseURL, proxy), 8), "FORMD_METRICS_ADDR="+metricsAddr)
 		post := func(headers ...http.Header) *Response {
 			return b.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": "during an outage"},
 				append([]http.Header{fromExampleCom()}, headers...)...)
@@ -144,5 +147,18 @@ var _ = Describe("Riding out a database outage", func() {
 		proxy.Restore()
 		Eventually(func() int { return post().Status }).WithTimeout(10 * time.Second).Should(Equal(http.StatusOK))
 		Expect(b.Get("", "/healthz").Status).To(Equal(http.StatusOK))
+
+		By("having counted the refusals by surface")
+		// The metrics listener is no part of the public API: a plain client.
+		client := &http.Client{Timeout: 10 * time.Second}
+		DeferCleanup(client.CloseIdleConnections)
+		resp, err := client.Get("http://" + metricsAddr + "/metrics")
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sample(families, "formd_unavailable_refusals_total", "surface", "submit")).To(BeNumerically(">=", 2))
+		Expect(sample(families, "formd_unavailable_refusals_total", "surface", "api")).To(BeNumerically(">=", 1))
 	})
 })
