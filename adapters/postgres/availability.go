@@ -105,11 +105,7 @@ func (a *Availability) Lost() {
 
 // Run probes until ctx ends.
 func (a *Availability) Run(ctx context.Context) {
-	defer func() {
-		if a.conn != nil {
-			_ = a.conn.Close(context.Background())
-		}
-	}()
+	defer a.closeConn()
 	for {
 		a.probe(ctx)
 		wait := probeWhileUp
@@ -156,8 +152,19 @@ func (a *Availability) ping(ctx context.Context) error {
 	}
 	err := a.conn.Ping(ctx)
 	if err != nil {
-		_ = a.conn.Close(context.Background())
-		a.conn = nil
+		a.closeConn()
 	}
 	return err
+}
+
+// closeConn drops the probe's connection; a server that does not answer
+// cannot hold it up for longer than a probe.
+func (a *Availability) closeConn() {
+	if a.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	_ = a.conn.Close(ctx)
+	a.conn = nil
 }
