@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
@@ -168,5 +170,52 @@ func TestOneFailedPingIsNotAnOutage(t *testing.T) {
 	}
 	if db.dials != 1 {
 		t.Errorf("dials = %d, want one reconnection", db.dials)
+	}
+}
+
+type fixedClock struct{}
+
+func (fixedClock) Now() time.Time { return time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC) }
+
+// The adapter's request paths (form lookup, read model, unit of work,
+// submission commit) hand a database nobody answers for back as
+// application.ErrUnavailable.
+func TestTheRequestPathsReportAnUnreachableDatabase(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, "postgres://postgres@"+addr+"/postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	events := NewEventStore()
+	read := NewReadModel(pool, events)
+	submissions, closeSubmissions := NewSubmissionStore(pool, events, NewDeliveryStore(pool, events), slog.New(slog.DiscardHandler))
+	defer closeSubmissions()
+	const id = "0b5c6a51-52f4-4c07-9f1d-6c8d2b0f7e11"
+	for name, call := range map[string]func() error{
+		"form by access key":  func() error { _, err := NewFormCache(read).FormByAccessKey(ctx, []byte("key"), false); return err },
+		"forms of an account": func() error { _, err := read.FormsByAccount(ctx, id); return err },
+		"session":             func() error { _, err := read.SessionByTokenHash(ctx, []byte("token"), time.Now()); return err },
+		"unit of work": func() error {
+			return NewTransactor(pool, events, fixedClock{}).InTx(ctx, application.Metadata{}, func(tx application.Tx) error {
+				_, err := tx.LoadForm(ctx, id)
+				return err
+			})
+		},
+		"submission commit": func() error {
+			_, err := submissions.Accept(ctx, application.AcceptedSubmission{FormID: id, FormVersion: 1})
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, application.ErrUnavailable) {
+			t.Errorf("%s: %v, want application.ErrUnavailable", name, err)
+		}
 	}
 }
