@@ -31,6 +31,10 @@ type DatabaseAvailability interface {
 	// Lost reports that a request met a lost connection, so the next
 	// probe comes at once.
 	Lost()
+	// Unavailable is err wrapped in ErrUnavailable when it says the
+	// database could not be reached, else err: the ports ask it of a
+	// failure no adapter recognised on its way out.
+	Unavailable(err error) error
 }
 
 // AlwaysAvailable is the availability of a process that does not probe its
@@ -42,6 +46,9 @@ func (AlwaysAvailable) Available() bool { return true }
 
 // Lost implements DatabaseAvailability.
 func (AlwaysAvailable) Lost() {}
+
+// Unavailable implements DatabaseAvailability: err as it is.
+func (AlwaysAvailable) Unavailable(err error) error { return err }
 
 // UnavailableRefusals counts requests answered with the outage error, by
 // the surface that answered (submit, api, dashboard, mcp).

@@ -103,6 +103,10 @@ func (a *Availability) Lost() {
 	}
 }
 
+// Unavailable implements application.DatabaseAvailability with the
+// adapter's one rule for connection failures.
+func (a *Availability) Unavailable(err error) error { return unavailable(err) }
+
 // Run probes until ctx ends.
 func (a *Availability) Run(ctx context.Context) {
 	defer a.closeConn()

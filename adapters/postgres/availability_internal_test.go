@@ -48,6 +48,9 @@ func TestConnectionFailuresAreTheDatabasesUnavailability(t *testing.T) {
 		if got := errors.Is(unavailable(tt.err), application.ErrUnavailable); got != tt.want {
 			t.Errorf("%s: unavailable(%v) is ErrUnavailable: %v, want %v", tt.name, tt.err, got, tt.want)
 		}
+		if got := errors.Is(newAvailability(nil).Unavailable(tt.err), application.ErrUnavailable); got != tt.want {
+			t.Errorf("%s: Availability.Unavailable(%v) is ErrUnavailable: %v, want %v", tt.name, tt.err, got, tt.want)
+		}
 	}
 	if unavailable(nil) != nil {
 		t.Error("unavailable(nil) must stay nil")

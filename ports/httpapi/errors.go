@@ -97,6 +97,7 @@ func routeOf(c *gin.Context) string { return c.Request.Method + " " + c.FullPath
 
 // respondError writes err as an ErrorResponse.
 func (s *Server) respondError(c *gin.Context, err error) {
+	err = s.config.Database.Unavailable(err)
 	status, f := statusOf(err, routeOf(c))
 	if f.Kind == application.KindUnavailable {
 		s.log.Warn("database unavailable", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)

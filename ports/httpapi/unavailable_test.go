@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,16 @@ type database struct {
 func (d *database) Available() bool             { d.mu.Lock(); defer d.mu.Unlock(); return !d.down }
 func (d *database) Lost()                       { d.mu.Lock(); d.lost++; d.mu.Unlock() }
 func (d *database) RefusedUnavailable(s string) { d.mu.Lock(); d.refusals[s]++; d.mu.Unlock() }
+
+// errLostConnection is a failure only the database adapter recognises.
+var errLostConnection = errors.New("connection refused")
+
+func (d *database) Unavailable(err error) error {
+	if errors.Is(err, errLostConnection) {
+		return fmt.Errorf("%w: %w", application.ErrUnavailable, err)
+	}
+	return err
+}
 
 func downEngine(t *testing.T) (http.Handler, *database) {
 	t.Helper()
@@ -122,6 +133,7 @@ func TestAnUnavailableErrorIsAnsweredAsTheOutage(t *testing.T) {
 	}
 	engine.GET("/v1/forms", failing)
 	engine.POST("/submit", failing)
+	engine.GET("/v1/account", func(c *gin.Context) { s.respondError(c, fmt.Errorf("load account: %w", errLostConnection)) })
 
 	rec := httptest.NewRecorder()
 	engine.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/forms", nil))
@@ -132,7 +144,13 @@ func TestAnUnavailableErrorIsAnsweredAsTheOutage(t *testing.T) {
 	rec = httptest.NewRecorder()
 	engine.ServeHTTP(rec, req)
 	expectOutageAnswer(t, rec, application.MsgUnavailableSubmit)
-	if db.lost != 2 {
-		t.Errorf("the prober heard of %d lost connections, want 2", db.lost)
+
+	// A failure no adapter wrapped on its way out, which the database's
+	// availability recognises.
+	rec = httptest.NewRecorder()
+	engine.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/account", nil))
+	expectOutageAnswer(t, rec, application.MsgUnavailable)
+	if db.lost != 3 {
+		t.Errorf("the prober heard of %d lost connections, want 3", db.lost)
 	}
 }

@@ -32,6 +32,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, requestID 
 		credential = token
 	}
 	session, err := s.app.Queries.Authenticate.Handle(r.Context(), application.Authenticate{Credential: credential})
+	err = s.config.Database.Unavailable(err)
 	switch {
 	case errors.Is(err, application.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="formd"`)

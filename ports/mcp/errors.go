@@ -14,6 +14,7 @@ import (
 // gives for it. A failure of formd's own is logged and answered with the
 // API's words and the request id, never its detail.
 func (s *Server) toolError(ctx context.Context, tool string, err error) error {
+	err = s.config.Database.Unavailable(err)
 	if errors.Is(err, application.ErrUnavailable) {
 		s.log.Warn("database unavailable", "requestId", requestIDOf(ctx), "route", Path, "tool", tool, "err", err)
 		s.config.Database.Lost()

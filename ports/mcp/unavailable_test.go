@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,11 +29,28 @@ func (d *database) Available() bool           { d.mu.Lock(); defer d.mu.Unlock()
 func (d *database) Lost()                     { d.mu.Lock(); d.lost++; d.mu.Unlock() }
 func (d *database) RefusedUnavailable(string) { d.mu.Lock(); d.refusals++; d.mu.Unlock() }
 
+// errLostConnection is a failure only the database adapter recognises.
+var errLostConnection = errors.New("connection refused")
+
+func (d *database) Unavailable(err error) error {
+	if errors.Is(err, errLostConnection) {
+		return fmt.Errorf("%w: %w", application.ErrUnavailable, err)
+	}
+	return err
+}
+
 // outageRead authenticates, then loses its connection listing forms.
 type outageRead struct{ fakeRead }
 
 func (outageRead) FormsByAccount(context.Context, string) ([]application.FormRecord, error) {
 	return nil, fmt.Errorf("list forms: %w: %w", application.ErrUnavailable, fmt.Errorf("connection refused"))
+}
+
+// unwrappedOutageRead loses its connection without the adapter saying so.
+type unwrappedOutageRead struct{ fakeRead }
+
+func (unwrappedOutageRead) FormsByAccount(context.Context, string) ([]application.FormRecord, error) {
+	return nil, fmt.Errorf("list forms: %w", errLostConnection)
 }
 
 func serverOn(t *testing.T, read application.ReadModel, db *database) *httptest.Server {
@@ -76,15 +94,17 @@ func TestWhileTheDatabaseIsDownMCPIsToldToRetryAtOnce(t *testing.T) {
 }
 
 func TestAToolThatMeetsTheOutageSaysToRetry(t *testing.T) {
-	db := &database{}
-	srv := serverOn(t, outageRead{}, db)
-	res := call(t, connect(t, srv, sessionToken), "list_forms", map[string]any{})
-	if !res.IsError || text(res) != application.MsgUnavailable {
-		t.Errorf("list_forms = error %v, %q; want a tool error saying %q", res.IsError, text(res), application.MsgUnavailable)
-	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.lost != 1 || db.refusals != 1 {
-		t.Errorf("lost %d, refusals %d; want the prober told and the refusal counted once", db.lost, db.refusals)
+	for name, read := range map[string]application.ReadModel{"wrapped by the adapter": outageRead{}, "recognised by the availability": unwrappedOutageRead{}} {
+		db := &database{}
+		srv := serverOn(t, read, db)
+		res := call(t, connect(t, srv, sessionToken), "list_forms", map[string]any{})
+		if !res.IsError || text(res) != application.MsgUnavailable {
+			t.Errorf("%s: list_forms = error %v, %q; want a tool error saying %q", name, res.IsError, text(res), application.MsgUnavailable)
+		}
+		db.mu.Lock()
+		if db.lost != 1 || db.refusals != 1 {
+			t.Errorf("%s: lost %d, refusals %d; want the prober told and the refusal counted once", name, db.lost, db.refusals)
+		}
+		db.mu.Unlock()
 	}
 }

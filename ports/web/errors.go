@@ -41,6 +41,7 @@ func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
 // the database a 500 page that says to try again, anything else a 500 page
 // whose detail stays in the log.
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
+	err = s.config.Database.Unavailable(err)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		s.errorPage(w, r, http.StatusNotFound, "")

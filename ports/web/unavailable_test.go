@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,16 @@ type database struct {
 func (d *database) Available() bool           { return !d.down }
 func (d *database) Lost()                     { d.lost++ }
 func (d *database) RefusedUnavailable(string) { d.refusals++ }
+
+// errLostConnection is a failure only the database adapter recognises.
+var errLostConnection = errors.New("connection refused")
+
+func (d *database) Unavailable(err error) error {
+	if errors.Is(err, errLostConnection) {
+		return fmt.Errorf("%w: %w", application.ErrUnavailable, err)
+	}
+	return err
+}
 
 func dashboardOn(db *database) *Server {
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(299) })
@@ -68,7 +79,13 @@ func TestAnUnavailableErrorIsTheOutagePage(t *testing.T) {
 	s.failed(rec, httptest.NewRequest(http.MethodGet, Prefix+"/forms", nil),
 		fmt.Errorf("list forms: %w: %w", application.ErrUnavailable, fmt.Errorf("connection refused")))
 	expectUnavailablePage(t, rec)
-	if db.lost != 1 {
-		t.Errorf("the prober heard of %d lost connections, want 1", db.lost)
+
+	// A failure no adapter wrapped on its way out, which the database's
+	// availability recognises.
+	rec = httptest.NewRecorder()
+	s.failed(rec, httptest.NewRequest(http.MethodGet, Prefix+"/forms", nil), fmt.Errorf("list forms: %w", errLostConnection))
+	expectUnavailablePage(t, rec)
+	if db.lost != 2 {
+		t.Errorf("the prober heard of %d lost connections, want 2", db.lost)
 	}
 }
