@@ -33,6 +33,8 @@ const (
 	// KindRefusedUntil is a submission refused until a time whatever is
 	// submitted: the monthly quota, until it resets.
 	KindRefusedUntil ErrorKind = "refused_until"
+	// KindUnavailable is a passing outage of the database: retry shortly.
+	KindUnavailable ErrorKind = "unavailable"
 )
 
 // Failure is an error as the driving ports and the metrics see it.
@@ -55,6 +57,9 @@ var failureKinds = []struct {
 	// of reports whether err is of the kind, with its message and gate.
 	of func(err error) (message, gate string, ok bool)
 }{
+	{KindUnavailable, SubmissionUnavailable, func(err error) (string, string, bool) {
+		return MsgUnavailable, "", errors.Is(err, ErrUnavailable)
+	}},
 	{KindRefusedUntil, SubmissionRefused, func(err error) (string, string, bool) {
 		var r *SubmissionRejected
 		if errors.As(err, &r) && !r.Until.IsZero() {

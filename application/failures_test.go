@@ -26,6 +26,7 @@ func TestClassifyFindsEachKindInTheOneTable(t *testing.T) {
 		{ErrUnauthenticated, Failure{Kind: KindUnauthenticated, Message: MsgUnauthenticated, Outcome: SubmissionError}},
 		{ErrTestNeedsCredential, Failure{Kind: KindUnauthenticated, Message: MsgTestNeedsCredential, Outcome: SubmissionError}},
 		{errors.New("connection reset"), Failure{Kind: KindInternal, Outcome: SubmissionError}},
+		{fmt.Errorf("commit: %w: %w", ErrUnavailable, errors.New("connection refused")), Failure{Kind: KindUnavailable, Message: MsgUnavailable, Outcome: SubmissionUnavailable}},
 	} {
 		if got := Classify(tt.err); got != tt.want {
 			t.Errorf("Classify(%v) = %+v, want %+v", tt.err, got, tt.want)

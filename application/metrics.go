@@ -16,6 +16,9 @@ const (
 	// SubmissionError is a request that failed for another reason (the
 	// database, a mismatched Idempotency-Key): neither accepted nor refused.
 	SubmissionError SubmissionOutcome = "error"
+	// SubmissionUnavailable is a request refused because the database could
+	// not be reached.
+	SubmissionUnavailable SubmissionOutcome = "unavailable"
 )
 
 // NopMetrics counts nothing: for tests and tools that run use cases without

@@ -26,11 +26,13 @@ func NewReadModel(pool *pgxpool.Pool, store *EventStore) *ReadModel {
 	return &ReadModel{pool: pool, store: store}
 }
 
+// notFound is a read's error as the application knows it: no rows is
+// domain.ErrNotFound, a lost connection application.ErrUnavailable.
 func notFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.ErrNotFound
 	}
-	return err
+	return unavailable(err)
 }
 
 // SessionByTokenHash finds the account of an unexpired session.
@@ -72,7 +74,7 @@ func scanForm(row pgx.Row) (application.FormRecord, error) {
 func (r *ReadModel) FormsByAccount(ctx context.Context, accountID string) ([]application.FormRecord, error) {
 	rows, err := r.pool.Query(ctx, `SELECT `+formColumns+` FROM forms WHERE account_id = $1 ORDER BY created_at, id`, accountID)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.FormRecord, error) { return scanForm(row) })
 }
@@ -119,7 +121,7 @@ func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Ki
 func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]application.HistoryEntry, error) {
 	stored, err := r.store.Load(ctx, r.pool, streamID)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	out := make([]application.HistoryEntry, len(stored))
 	for i, s := range stored {
@@ -140,7 +142,7 @@ func (r *ReadModel) SigningSecrets(ctx context.Context, formID string, now time.
 		FROM webhook_secrets WHERE form_id = $1 AND (expires_at IS NULL OR expires_at > $2)
 		ORDER BY expires_at IS NULL DESC, created_at DESC, id`, formID, now)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.StoredWebhookSecret, error) {
 		var s application.StoredWebhookSecret

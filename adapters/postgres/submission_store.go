@@ -161,7 +161,7 @@ func (s *SubmissionStore) Accept(ctx context.Context, sub application.AcceptedSu
 		s.lead(l)
 		r = <-p.done
 	}
-	return application.Acceptance{Prior: r.prior, AutoresponderHeld: r.autoresponderHeld}, r.err
+	return application.Acceptance{Prior: r.prior, AutoresponderHeld: r.autoresponderHeld}, unavailable(r.err)
 }
 
 // laneOf is the lane of the submission's account (of its form, for one that

@@ -47,7 +47,7 @@ func (t *Transactor) InTx(ctx context.Context, md application.Metadata, fn func(
 			return fn(&unitOfWork{tx: tx, md: md, store: t.store, now: t.clock.Now()})
 		})
 		if !errors.Is(err, domain.ErrConcurrency) && !isRetryable(err) {
-			return err
+			return unavailable(err)
 		}
 		// Back off a little, with jitter, so racing commands spread out
 		// instead of colliding again on every attempt.
@@ -57,7 +57,7 @@ func (t *Transactor) InTx(ctx context.Context, md application.Metadata, fn func(
 		case <-time.After(time.Duration(1+rand.IntN(5*(attempt+1))) * time.Millisecond):
 		}
 	}
-	return err
+	return unavailable(err)
 }
 
 type unitOfWork struct {

@@ -38,6 +38,9 @@ type Metrics struct {
 	commitSize    prom.Observer
 	commitLatency prom.Observer
 
+	// unavailable[surface]: requests refused while the database was down.
+	unavailable map[string]prom.Counter
+
 	requests *prom.HistogramVec
 	// routes caches the request-latency series per route, method and
 	// status class: routes are the registered ones, so the set is small. A
@@ -60,7 +63,7 @@ const (
 )
 
 var outcomes = []application.SubmissionOutcome{application.SubmissionAccepted, application.SubmissionRefused,
-	application.SubmissionReplayed, application.SubmissionError}
+	application.SubmissionReplayed, application.SubmissionError, application.SubmissionUnavailable}
 
 var kinds = []string{delivery.KindEmail, delivery.KindAutoresponder, delivery.KindWebhook, delivery.KindSlack, delivery.KindDiscord,
 	delivery.KindAccountVerification, delivery.KindRecipientVerification, delivery.KindPasswordReset, kindOther}
@@ -119,7 +122,16 @@ func New(sources Sources) *Metrics {
 		Buckets: prom.ExponentialBuckets(0.0005, 2, 16)}, // 0.5 ms .. 16 s
 		[]string{"route", "method", "status"})
 
-	m.registry.MustRegister(submissions, dryRuns, attempts, commitSize, commitLatency, m.requests, newDatabaseCollector(sources))
+	unavailable := prom.NewCounterVec(prom.CounterOpts{Name: "formd_unavailable_refusals_total",
+		Help: "Requests answered with the outage error because the database could not be reached, by surface (submit, api, dashboard, mcp)."},
+		[]string{"surface"})
+	m.unavailable = map[string]prom.Counter{}
+	for _, s := range surfaces {
+		m.unavailable[s] = unavailable.WithLabelValues(s)
+	}
+
+	m.registry.MustRegister(submissions, dryRuns, attempts, commitSize, commitLatency, m.requests, unavailable,
+		newDatabaseCollector(sources))
 	return m
 }
 
@@ -152,6 +164,17 @@ func (m *Metrics) DeliveryAttempted(kind, state string) {
 		byState = m.attempts[kindOther]
 	}
 	if c, ok := byState[state]; ok {
+		c.Inc()
+	}
+}
+
+// surfaces are the surface label values of formd_unavailable_refusals_total.
+var surfaces = []string{application.SurfaceSubmit, application.SurfaceAPI, application.SurfaceDashboard, application.SurfaceMCP}
+
+// RefusedUnavailable implements application.UnavailableRefusals; a surface
+// this build does not know is not counted.
+func (m *Metrics) RefusedUnavailable(surface string) {
+	if c, ok := m.unavailable[surface]; ok {
 		c.Inc()
 	}
 }

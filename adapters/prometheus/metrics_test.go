@@ -86,6 +86,10 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 	m.Submitted(false, application.SubmissionRefused, submission.GateCaptcha)
 	m.DeliveryAttempted(delivery.KindEmail, "succeeded")
 	m.DeliveryAttempted("carrier pigeon", "failed")
+	m.Submitted(false, application.SubmissionUnavailable, "")
+	m.RefusedUnavailable(application.SurfaceSubmit)
+	m.RefusedUnavailable(application.SurfaceMCP)
+	m.RefusedUnavailable("carrier pigeon")
 	m.ObserveCommit(3, 2*time.Millisecond)
 	m.ObserveRequest("/submit/:accessKey", http.MethodPost, 200, time.Millisecond)
 	m.ObserveRequest("", "BREW", 418, time.Millisecond)
@@ -105,6 +109,10 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "honeypot"}, 0}, // the dry run is counted apart
 		{"formd_submission_dry_runs_total", []string{"outcome", "refused", "gate", "honeypot"}, 1},
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "captcha"}, 1},
+		{"formd_submissions_total", []string{"outcome", "unavailable", "gate", "none"}, 1},
+		{"formd_unavailable_refusals_total", []string{"surface", "submit"}, 1},
+		{"formd_unavailable_refusals_total", []string{"surface", "mcp"}, 1},
+		{"formd_unavailable_refusals_total", []string{"surface", "api"}, 0},
 		{"formd_delivery_attempts_total", []string{"kind", "email", "state", "succeeded"}, 1},
 		{"formd_delivery_attempts_total", []string{"kind", "other", "state", "failed"}, 1},
 		{"formd_group_commit_size", nil, 1},

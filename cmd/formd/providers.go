@@ -25,6 +25,8 @@ var adapterSet = wire.NewSet(
 	provideDevelopmentMail,
 	provideWatermillLogger,
 	provideCommitNotifier,
+	provideAvailability,
+	wire.Bind(new(application.DatabaseAvailability), new(*postgres.Availability)),
 	provideEventStore,
 	postgres.NewTransactor,
 	postgres.NewReadModel,
@@ -117,6 +119,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(postgres.CommitObserver), new(*prometheus.Metrics)),
 	wire.Bind(new(httpapi.RequestObserver), new(*prometheus.Metrics)),
 	wire.Bind(new(mcp.RequestObserver), new(*prometheus.Metrics)),
+	wire.Bind(new(application.UnavailableRefusals), new(*prometheus.Metrics)),
 )
 
 // applicationSet builds the use cases.

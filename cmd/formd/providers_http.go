@@ -27,8 +27,9 @@ func provideRegistrationLimits(cfg Config) registrationLimits {
 	return registrationLimits{ratelimit.NewKeyed(cfg.RegisterRate/3600, max(int(cfg.RegisterRate), 1))}
 }
 
-func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) httpapi.Config {
-	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies,
+func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits,
+	database application.DatabaseAvailability, refusals application.UnavailableRefusals) httpapi.Config {
+	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
@@ -47,8 +48,9 @@ func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registratio
 // as FORMD_AUTH_RATE limits POST /agent/auth: per IP, and half as many per
 // account (buckets of the dashboard's own, per process). Its requests count
 // in the same latency metrics as the API's.
-func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits) web.Config {
-	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies}
+func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits,
+	database application.DatabaseAvailability, refusals application.UnavailableRefusals) web.Config {
+	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals}
 	if registrations.keyed != nil {
 		c.Registrations = registrations.keyed
 	}
@@ -63,9 +65,11 @@ func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registration
 }
 
 // provideMCPConfig reports /mcp requests to the metrics when they are
-// served, as provideHTTPConfig does for the JSON API.
-func provideMCPConfig(cfg Config, requests mcp.RequestObserver) mcp.Config {
-	var c mcp.Config
+// served, as provideHTTPConfig does for the JSON API; like every port, it
+// refuses at once while the database is down.
+func provideMCPConfig(cfg Config, requests mcp.RequestObserver, database application.DatabaseAvailability,
+	refusals application.UnavailableRefusals) mcp.Config {
+	c := mcp.Config{Database: database, Refusals: refusals}
 	if cfg.MetricsAddr != "" {
 		c.Requests = requests
 	}

@@ -21,6 +21,19 @@ func providePool(ctx context.Context, cfg Config) (*pgxpool.Pool, func(), error)
 	return pool, pool.Close, nil
 }
 
+// provideAvailability probes the database from start to shutdown, so the
+// ports refuse at once while it is down; it stops before the pool closes.
+func provideAvailability(ctx context.Context, pool *pgxpool.Pool) (*postgres.Availability, func()) {
+	a := postgres.NewAvailability(pool)
+	ctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		a.Run(ctx)
+	}()
+	return a, func() { cancel(); <-stopped }
+}
+
 // provideCommitNotifier starts the notifier that wakes listeners after the
 // hot paths' commits; it stops before the pool closes.
 func provideCommitNotifier(pool *pgxpool.Pool, log *slog.Logger) (*postgres.CommitNotifier, func()) {

@@ -227,9 +227,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter, deliveryHandOff)
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
-	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits)
-	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits)
-	mcpConfig := provideMCPConfig(cfg, metrics)
+	availability, cleanup5 := provideAvailability(ctx, pool)
+	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
+	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
+	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)
 	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
 	processLiveness := postgres.NewProcessLiveness(deliveryStore)
 	heartbeatHandler := application.NewHeartbeatHandler(processLiveness, clock)
@@ -272,6 +273,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Later:                background,
 	}
 	return service, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()

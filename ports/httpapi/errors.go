@@ -55,6 +55,7 @@ var statusOfKind = map[application.ErrorKind]int{
 	application.KindUnauthenticated:  http.StatusUnauthorized,
 	application.KindRefused:          http.StatusBadRequest,
 	application.KindRefusedUntil:     http.StatusTooManyRequests,
+	application.KindUnavailable:      http.StatusInternalServerError,
 }
 
 // specListedRoutes are the control-plane routes whose errors the spec's
@@ -96,7 +97,14 @@ func routeOf(c *gin.Context) string { return c.Request.Method + " " + c.FullPath
 
 // respondError writes err as an ErrorResponse.
 func (s *Server) respondError(c *gin.Context, err error) {
+	err = s.config.Database.Unavailable(err)
 	status, f := statusOf(err, routeOf(c))
+	if f.Kind == application.KindUnavailable {
+		s.log.Warn("database unavailable", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)
+		s.config.Database.Lost()
+		s.answerUnavailable(c)
+		return
+	}
 	if status == http.StatusInternalServerError {
 		s.log.Error("request failed", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)
 		s.internalError(c)

@@ -47,6 +47,7 @@ var reasonTexts = map[string]string{
 	reasonIdempotencyKey: "The submission's Idempotency-Key is invalid or was already used for another submission.",
 	reasonFormFlooded:    "This form is receiving too many submissions right now. Try again in a moment.",
 	reasonBusy:           "Too many submissions are being processed right now. Try again in a moment.",
+	reasonUnavailable:    "The service is briefly unavailable. Go back and send the form again in a few seconds.",
 }
 
 // ruleTexts finish a sentence that starts with the field's name.

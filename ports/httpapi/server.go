@@ -58,6 +58,12 @@ type Config struct {
 	TempDir string
 	// Requests, when set, hears the route, status and duration of every request.
 	Requests RequestObserver
+	// Database says whether the database is up: while it is down, requests
+	// that need it are refused at once. Nil: always tried.
+	Database application.DatabaseAvailability
+	// Refusals counts the requests refused while the database was down;
+	// nil counts nothing.
+	Refusals application.UnavailableRefusals
 	// NewLimiter makes the buckets of the per-IP and per-account limits
 	// above; it must be set when any of them is on.
 	NewLimiter NewLimiter
@@ -93,6 +99,12 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	if config.FileBytesInFlightPerClient <= 0 {
 		config.FileBytesInFlightPerClient = DefaultFileBytesInFlightPerClient
 	}
+	if config.Database == nil {
+		config.Database = application.AlwaysAvailable{}
+	}
+	if config.Refusals == nil {
+		config.Refusals = application.NopRefusals{}
+	}
 	s := &Server{app: app, db: db, log: log, config: config,
 		files: newFileBudget(config.FileBytesInFlight, config.FileBytesInFlightPerClient)}
 	r := gin.New()
@@ -113,6 +125,8 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	submit := r.Group("/submit", publicCORS(http.MethodPost))
 	submit.OPTIONS("", preflightAnswered)
 	submit.OPTIONS("/:accessKey", preflightAnswered)
+	// First: an outage's refusal must not wait for anything.
+	submit.Use(s.needsDatabase)
 	if config.SubmissionsInFlight > 0 { // before any other work: a refusal must stay cheap when formd is overloaded
 		submit.Use(s.boundSubmissions(config.SubmissionsInFlight))
 	}
@@ -127,7 +141,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	if config.SubmitRatePerIP > 0 { // a reservation is a step of a submission: the same limit, its own bucket
 		upload.Use(s.rateLimitSubmissions(s.limiter(config.SubmitRatePerIP, max(config.SubmitBurstPerIP, 1))))
 	}
-	upload.GET("", s.reserveUpload)
+	upload.GET("", s.needsDatabase, s.reserveUpload)
 	objects := r.Group("", publicCORS(http.MethodPut, http.MethodGet))
 	objects.OPTIONS(ObjectsPath, preflightAnswered)
 	puts := []gin.HandlerFunc{minBodyRate(config.MinBodyBytesPerSecond, bodyRateWindow)}
@@ -142,14 +156,14 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	challenge.GET("", s.challenge)
 	r.GET(ErrorPagePath, s.errorPage)
 	r.GET(SuccessPagePath, s.successPage)
-	r.POST("/agent/auth", append([]gin.HandlerFunc{limitBody(64 << 10)}, s.guardPasswordChecks(config)...)...)
-	r.POST("/agent/auth/password-reset", s.guardPasswordResets(config)...)
+	r.POST("/agent/auth", append([]gin.HandlerFunc{s.needsDatabase, limitBody(64 << 10)}, s.guardPasswordChecks(config)...)...)
+	r.POST("/agent/auth/password-reset", append([]gin.HandlerFunc{s.needsDatabase}, s.guardPasswordResets(config)...)...)
 	r.GET("/verify/:token", s.showLink)
 	r.POST("/verify/:token", limitBody(16<<10), s.confirmLink)
 	s.discoveryRoutes(r)
 	r.GET("/openapi.json", s.openAPI)
 
-	v1 := r.Group("/v1", limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites, s.idParamsAreIDs)
+	v1 := r.Group("/v1", s.needsDatabase, limitBody(256<<10), s.authenticate, s.refuseCrossSiteCookieWrites, s.idParamsAreIDs)
 	if perMinute := config.APIWritesPerMinute; perMinute > 0 {
 		v1.Use(s.limitAccountWrites(s.limiter(perMinute/60, max(int(perMinute), 1))))
 	}

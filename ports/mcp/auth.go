@@ -32,10 +32,15 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, requestID 
 		credential = token
 	}
 	session, err := s.app.Queries.Authenticate.Handle(r.Context(), application.Authenticate{Credential: credential})
+	err = s.config.Database.Unavailable(err)
 	switch {
 	case errors.Is(err, application.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="formd"`)
 		writeError(w, http.StatusUnauthorized, application.MsgUnauthenticated, requestID)
+		return application.Session{}, false
+	case errors.Is(err, application.ErrUnavailable):
+		s.config.Database.Lost()
+		s.unavailable(w, requestID)
 		return application.Session{}, false
 	case err != nil:
 		s.log.Error("request failed", "requestId", requestID, "route", Path, "err", err)

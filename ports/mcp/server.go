@@ -40,6 +40,13 @@ type RequestObserver interface {
 type Config struct {
 	// Requests, when set, is told of every request to /mcp.
 	Requests RequestObserver
+	// Database says whether the database is up: while it is down, /mcp
+	// answers at once that the service is briefly unavailable. Nil: always
+	// tried.
+	Database application.DatabaseAvailability
+	// Refusals counts the requests and tool calls refused while the
+	// database was down; nil counts nothing.
+	Refusals application.UnavailableRefusals
 }
 
 // instructions tell an agent how formd's tools fit together and where a
@@ -62,6 +69,12 @@ type Server struct {
 // NewHandler builds the MCP server in front of next: it answers Path and
 // passes every other request on.
 func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
+	if config.Database == nil {
+		config.Database = application.AlwaysAvailable{}
+	}
+	if config.Refusals == nil {
+		config.Refusals = application.NopRefusals{}
+	}
 	s := &Server{app: app, log: log, config: config, next: next}
 	s.access = portkit.AccessLog{Log: log,
 		Route: func(*http.Request) (string, string) { return Path, Path },
@@ -112,6 +125,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.access.Serve(w, r, func(w http.ResponseWriter, r *http.Request) {
+		if !s.config.Database.Available() {
+			s.unavailable(w, requestIDOf(r.Context()))
+			return
+		}
 		session, ok := s.authenticate(w, r, requestIDOf(r.Context()))
 		if !ok {
 			return

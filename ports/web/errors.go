@@ -24,7 +24,8 @@ func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
 			return fieldErrors{"": invalid.Field + ": " + invalid.Message}, true
 		}
 		return fieldErrors{field: upperFirst(invalid.Message)}, true
-	case errors.Is(err, domain.ErrNotFound), errors.Is(err, application.ErrUnauthenticated):
+	case errors.Is(err, domain.ErrNotFound), errors.Is(err, application.ErrUnauthenticated),
+		errors.Is(err, application.ErrUnavailable):
 		return nil, false // a page of their own, not a form's problem
 	}
 	// Refusals the person can act on, in the API's words.
@@ -36,14 +37,20 @@ func formProblem(err error, fieldNames map[string]string) (fieldErrors, bool) {
 }
 
 // failed answers an error no form shows: not found (another account's
-// thing too) is a 404 page, an expired session a new sign-in, anything
-// else a 500 page whose detail stays in the log.
+// thing too) is a 404 page, an expired session a new sign-in, an outage of
+// the database a 500 page that says to try again, anything else a 500 page
+// whose detail stays in the log.
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
+	err = s.config.Database.Unavailable(err)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		s.errorPage(w, r, http.StatusNotFound, "")
 	case errors.Is(err, application.ErrUnauthenticated):
 		http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
+	case errors.Is(err, application.ErrUnavailable):
+		s.log.Warn("database unavailable", "requestId", requestIDOf(r), "route", r.Pattern, "err", err)
+		s.config.Database.Lost()
+		s.unavailable(w, r)
 	default:
 		if problems, ok := formProblem(err, nil); ok {
 			s.errorPage(w, r, http.StatusBadRequest, problems[""])

@@ -28,6 +28,7 @@ func TestFormProblemShowsWhatThePersonCanFix(t *testing.T) {
 		"not found":            {fmt.Errorf("form: %w", domain.ErrNotFound), nil, false},
 		"signed out":           {application.ErrUnauthenticated, nil, false},
 		"a failure of formd's": {errors.New("connection refused"), nil, false},
+		"an outage":            {fmt.Errorf("load: %w", application.ErrUnavailable), nil, false},
 	} {
 		got, ok := formProblem(c.err, fields)
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {

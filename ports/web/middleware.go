@@ -25,7 +25,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
 	}
-	s.access.Serve(w, r, s.mux.ServeHTTP)
+	s.access.Serve(w, r, s.serveUnlessUnavailable)
+}
+
+// serveUnlessUnavailable answers at once while the database is down, so a
+// page does not wait for connection attempts that cannot succeed.
+func (s *Server) serveUnlessUnavailable(w http.ResponseWriter, r *http.Request) {
+	if needsDatabase(r) && !s.config.Database.Available() {
+		s.unavailable(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
 }
 
 // accessLog logs a dashboard request by the route its mux matched; the

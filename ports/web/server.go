@@ -55,6 +55,13 @@ type Config struct {
 	// tell whether an address has an account (a new account, or "already
 	// exists"); the JSON API's POST /agent/auth shares it. Nil: no limit.
 	Registrations RegistrationLimiter
+	// Database says whether the database is up: while it is down, pages
+	// answer at once that the service is briefly unavailable. Nil: always
+	// tried.
+	Database application.DatabaseAvailability
+	// Refusals counts the pages refused while the database was down; nil
+	// counts nothing.
+	Refusals application.UnavailableRefusals
 	// Requests hears of every dashboard request, for the same latency
 	// metrics as the JSON API's; nil reports nothing.
 	Requests RequestObserver
@@ -83,6 +90,12 @@ type Server struct {
 // NewHandler builds the dashboard in front of next (the JSON API): it
 // answers GET / and everything under /dashboard, and passes the rest on.
 func NewHandler(app *application.Application, log *slog.Logger, config Config, next http.Handler) http.Handler {
+	if config.Database == nil {
+		config.Database = application.AlwaysAvailable{}
+	}
+	if config.Refusals == nil {
+		config.Refusals = application.NopRefusals{}
+	}
 	base, _ := url.Parse(config.BaseURL)
 	s := &Server{
 		app: app, log: log, config: config, next: next,
