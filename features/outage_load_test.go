@@ -43,7 +43,8 @@ func (w outageWindow) whileUnreachable(p outagePost) bool {
 	return !p.sent.Before(w.down) && !p.answered.After(w.back)
 }
 
-// outageLoad posts from four clients until stopped, recording every answer.
+// outageLoad posts from four clients, and a fifth on a clock, until
+// stopped, recording every answer.
 type outageLoad struct {
 	mu    sync.Mutex
 	posts []outagePost
@@ -54,7 +55,7 @@ type outageLoad struct {
 // markerPattern finds a post's marker in the notification of its submission.
 var markerPattern = regexp.MustCompile(`outage-[0-9]+-[0-9]+`)
 
-// startOutageLoad starts four clients posting to the form of accessKey.
+// startOutageLoad starts the clients posting to the form of accessKey.
 func startOutageLoad(f *Formd, accessKey string) *outageLoad {
 	load := &outageLoad{stop: make(chan struct{})}
 	for client := range 4 {
@@ -78,6 +79,34 @@ func startOutageLoad(f *Formd, accessKey string) *outageLoad {
 			}
 		}()
 	}
+	// A fifth client sends a post every 50 ms without waiting for the last
+	// answer: the four above may all be waiting on commits in flight at a
+	// crash, and an outage must still meet new posts.
+	load.wg.Add(1)
+	go func() {
+		defer GinkgoRecover()
+		defer load.wg.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		var sent sync.WaitGroup
+		defer sent.Wait()
+		for n := 0; ; n++ {
+			select {
+			case <-load.stop:
+				return
+			case <-tick.C:
+			}
+			sent.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer sent.Done()
+				p := postRecorded(f, accessKey, fmt.Sprintf("outage-%d-%d", 4, n))
+				load.mu.Lock()
+				load.posts = append(load.posts, p)
+				load.mu.Unlock()
+			}()
+		}
+	}()
 	return load
 }
 
