@@ -9,6 +9,13 @@ PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 BENCH_FLAGS ?=
+# What `formd version`, /healthz and the startup log report: the tag of HEAD when
+# it has one (else "devel"), its commit and the commit's time (not the build's, so a
+# rebuild of one commit is the same binary).
+VERSION   ?= $(shell git describe --tags --exact-match 2>/dev/null)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILT     ?= $(shell git show -s --format=%cI HEAD 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildTime=$(BUILT)
 
 .PHONY: help run build test check unit bench-test fuzz-short features fuzz chaos bench wire clean
 
@@ -16,7 +23,7 @@ help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build bin/formd
-	$(GO) build -o bin/formd ./cmd/formd
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/formd ./cmd/formd
 
 run: build ## start formd in development mode with its PostgreSQL (see README: Configuration)
 	@[ -n "$$FORMD_SECRET_KEY" ] || [ -n "$$FORMD_DEV" ] || echo "make run: development mode (FORMD_DEV=true): without FORMD_SECRET_KEY, formd generates a key into $${FORMD_DATA_DIR:-.data}/secret.key; never run production this way"

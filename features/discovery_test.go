@@ -3,7 +3,9 @@ package features_test
 import (
 	"net/http"
 	"net/url"
+	"os/exec"
 	"regexp"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -70,7 +72,14 @@ var _ = Describe("Discovery", func() {
 	})
 
 	It("answers GET /healthz with 200 while the database is reachable, 503 once it is not", func() {
-		Expect(f.Get("", "/healthz").Status).To(Equal(http.StatusOK))
+		health := f.Get("", "/healthz")
+		Expect(health.Status).To(Equal(http.StatusOK))
+
+		By("naming the build `formd version` prints")
+		out, err := exec.Command(formdBinary, "version").Output()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(out)).To(MatchRegexp(`^formd \S+`))
+		Expect(health.JSON).To(HaveKeyWithValue("version", strings.Fields(string(out))[1]))
 
 		By("starting a formd of its own and dropping its database")
 		own := StartFormd()

@@ -16,7 +16,12 @@ type Sources struct {
 	Queue func(ctx context.Context) (QueueStats, error)
 	// Lag reads every consumer group's lag.
 	Lag func(ctx context.Context) ([]GroupLag, error)
+	// Build is what the binary was built from (formd_build_info).
+	Build Build
 }
+
+// Build names a binary: its version, commit and Go version.
+type Build struct{ Version, Commit, GoVersion string }
 
 // QueueStats is the delivery queue: deliveries not yet final by state, and
 // how long the oldest due one has waited for a worker (zero: none due).

@@ -77,6 +77,10 @@ func New(sources Sources) *Metrics {
 	m := &Metrics{registry: prom.NewRegistry(), attempts: map[string]map[string]prom.Counter{},
 		routes: map[requestKey]prom.Observer{}}
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	build := prom.NewGauge(prom.GaugeOpts{Name: "formd_build_info", Help: "Always 1; its labels name the running build.",
+		ConstLabels: prom.Labels{"version": sources.Build.Version, "commit": sources.Build.Commit, "goversion": sources.Build.GoVersion}})
+	build.Set(1)
+	m.registry.MustRegister(build)
 
 	submissions := prom.NewCounterVec(prom.CounterOpts{Name: "formd_submissions_total",
 		Help: "Live /submit requests by outcome (accepted, refused, replayed, error) and, for a refusal, the gate that refused it."},

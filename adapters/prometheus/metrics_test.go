@@ -215,3 +215,11 @@ func TestTheIntakeLoadIsReadAtScrapeTime(t *testing.T) {
 		t.Errorf("the submissions in progress were not read again at the second scrape")
 	}
 }
+
+func TestTheBuildIsNamedByTheBuildInfoGauge(t *testing.T) {
+	m := prometheus.New(prometheus.Sources{Build: prometheus.Build{Version: "v0.1.0", Commit: "feedbeef", GoVersion: "go1.26.8"}})
+	got, _ := scrape(t, m)
+	if v := value(got, "formd_build_info", "version", "v0.1.0", "commit", "feedbeef", "goversion", "go1.26.8"); v != 1 {
+		t.Errorf("formd_build_info{version=v0.1.0,commit=feedbeef,goversion=go1.26.8} = %v, want 1", v)
+	}
+}

@@ -44,6 +44,10 @@ func memoryLimit(goMemLimit string, mib int) (int64, bool) {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "version" { // needs no configuration
+		fmt.Println(currentBuild())
+		return nil
+	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
@@ -70,7 +74,7 @@ func run(args []string) error {
 	case "grant", "revoke", "plan":
 		return operate(ctx, cfg, log, args)
 	default:
-		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke)", cmd)
+		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke, version)", cmd)
 	}
 }
 

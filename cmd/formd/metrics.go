@@ -41,7 +41,9 @@ func serveMetrics(addr string, metrics http.Handler, log *slog.Logger) (func(), 
 // provideMetricSources gives the metrics adapter the database readers of its
 // gauges: the delivery queue (postgres) and consumer-group lag (watermillpg).
 func provideMetricSources(pool *pgxpool.Pool, deliveries *postgres.DeliveryStore) prometheus.Sources {
+	b := currentBuild()
 	return prometheus.Sources{
+		Build: prometheus.Build{Version: b.Version, Commit: b.Commit, GoVersion: b.GoVersion},
 		Queue: func(ctx context.Context) (prometheus.QueueStats, error) {
 			s, err := deliveries.QueueStats(ctx)
 			return prometheus.QueueStats{Queued: s.Queued, Retrying: s.Retrying, OldestDue: s.OldestDue}, err

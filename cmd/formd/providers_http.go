@@ -33,7 +33,7 @@ func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registratio
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
-		MinBodyBytesPerSecond: cfg.MinBodyRate,
+		MinBodyBytesPerSecond: cfg.MinBodyRate, Version: currentBuild().Version,
 		NewLimiter:            func(perSec float64, burst int) httpapi.Limiter { return ratelimit.NewKeyed(perSec, burst) }}
 	if registrations.keyed != nil { // a nil *Keyed in the interface would not read as "no limit"
 		c.Registrations = registrations.keyed

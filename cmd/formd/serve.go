@@ -78,7 +78,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	srv := &http.Server{Handler: svc.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
-	log.Info("formd listening", "addr", ln.Addr().String(), "baseURL", cfg.BaseURL)
+	b := currentBuild()
+	log.Info("formd listening", "addr", ln.Addr().String(), "baseURL", cfg.BaseURL, "version", b.Version, "commit", b.Commit)
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- srv.Serve(ln) }()
 

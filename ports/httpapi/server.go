@@ -24,6 +24,8 @@ type Pinger interface {
 // Config is what the HTTP port needs to know about its deployment.
 type Config struct {
 	BaseURL string
+	// Version is the build's version, shown by GET /healthz.
+	Version string
 	// TrustedProxies may set the client IP through X-Forwarded-For; none by default.
 	TrustedProxies []string
 	// SubmitRatePerIP is the sustained submissions per second one IP may make
@@ -249,5 +251,5 @@ func (s *Server) healthz(c *gin.Context) {
 		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "requestId": requestIDOf(c)})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.config.Version})
 }
