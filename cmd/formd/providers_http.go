@@ -34,7 +34,7 @@ func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registratio
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
 		MinBodyBytesPerSecond: cfg.MinBodyRate, Version: currentBuild().Version,
-		NewLimiter:            func(perSec float64, burst int) httpapi.Limiter { return ratelimit.NewKeyed(perSec, burst) }}
+		NewLimiter: func(perSec float64, burst int) httpapi.Limiter { return ratelimit.NewKeyed(perSec, burst) }}
 	if registrations.keyed != nil { // a nil *Keyed in the interface would not read as "no limit"
 		c.Registrations = registrations.keyed
 	}
