@@ -12,7 +12,7 @@ import (
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/application/uowtest"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
@@ -49,36 +49,12 @@ func (e uowEnv) run(t *testing.T, fn func(application.Tx) error) {
 // seedForm registers a verified account and creates a form of it.
 func (e uowEnv) seedForm(t *testing.T) (accountID, formID string) {
 	t.Helper()
-	accountID, wsID, formID := uuid.NewString(), uuid.NewString(), uuid.NewString()
-	now := time.Now()
-	e.run(t, func(tx application.Tx) error {
-		a, err := account.Register(account.Registration{AccountID: accountID, Email: accountID + "@example.com", WorkspaceID: wsID}, now)
-		if err != nil {
-			return err
-		}
-		a.VerifyEmail(now)
-		if err := tx.SaveAccount(e.ctx, a); err != nil {
-			return err
-		}
-		f, err := form.Create(form.NewForm{ID: formID, AccountID: accountID, WorkspaceID: wsID,
-			AccessKeyHash: "ab" + formID[:8], AccessKeyPrefix: "fk_" + formID[:4],
-			Settings: form.Settings{Name: "Contact", RecipientEmail: "owner@example.com"}}, form.Policy{}, now)
-		if err != nil {
-			return err
-		}
-		return tx.SaveForm(e.ctx, f)
-	})
-	return accountID, formID
+	return uowtest.SeedForm(t, e.ctx, e.tx)
 }
 
 func (e uowEnv) loadForm(t *testing.T, id string) *form.Form {
 	t.Helper()
-	var f *form.Form
-	e.run(t, func(tx application.Tx) (err error) {
-		f, err = tx.LoadForm(e.ctx, id)
-		return err
-	})
-	return f
+	return uowtest.LoadForm(t, e.ctx, e.tx, id)
 }
 
 func ptr[T any](v T) *T { return &v }

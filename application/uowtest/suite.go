@@ -78,15 +78,27 @@ func (e env) run(t *testing.T, fn func(application.Tx) error) {
 // seedForm registers a verified account and creates a form of it.
 func (e env) seedForm(t *testing.T) (accountID, formID string) {
 	t.Helper()
+	return SeedForm(t, e.ctx, e.tx)
+}
+
+func (e env) loadForm(t *testing.T, id string) *form.Form {
+	t.Helper()
+	return LoadForm(t, e.ctx, e.tx, id)
+}
+
+// SeedForm registers a verified account through tx and creates a form of
+// it, for tests of any Transactor that start from a form.
+func SeedForm(t *testing.T, ctx context.Context, tx application.Transactor) (accountID, formID string) {
+	t.Helper()
 	accountID, wsID, formID := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	now := time.Now()
-	e.run(t, func(tx application.Tx) error {
+	err := tx.InTx(ctx, metadata("seed"), func(tx application.Tx) error {
 		a, err := account.Register(account.Registration{AccountID: accountID, Email: accountID + "@example.com", WorkspaceID: wsID}, now)
 		if err != nil {
 			return err
 		}
 		a.VerifyEmail(now)
-		if err := tx.SaveAccount(e.ctx, a); err != nil {
+		if err := tx.SaveAccount(ctx, a); err != nil {
 			return err
 		}
 		f, err := form.Create(form.NewForm{ID: formID, AccountID: accountID, WorkspaceID: wsID,
@@ -95,18 +107,24 @@ func (e env) seedForm(t *testing.T) (accountID, formID string) {
 		if err != nil {
 			return err
 		}
-		return tx.SaveForm(e.ctx, f)
+		return tx.SaveForm(ctx, f)
 	})
+	if err != nil {
+		t.Fatalf("seeding a form: %v", err)
+	}
 	return accountID, formID
 }
 
-func (e env) loadForm(t *testing.T, id string) *form.Form {
+// LoadForm loads the form id through tx.
+func LoadForm(t *testing.T, ctx context.Context, tx application.Transactor, id string) *form.Form {
 	t.Helper()
 	var f *form.Form
-	e.run(t, func(tx application.Tx) (err error) {
-		f, err = tx.LoadForm(e.ctx, id)
+	if err := tx.InTx(ctx, metadata("load"), func(tx application.Tx) (err error) {
+		f, err = tx.LoadForm(ctx, id)
 		return err
-	})
+	}); err != nil {
+		t.Fatalf("loading form %s: %v", id, err)
+	}
 	return f
 }
 
