@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,7 +17,7 @@ import (
 )
 
 var _ = Describe("Backup and restore", func() {
-	It("restores a dump taken while formd runs, and delivers what it held queued once the key is the same", func() {
+	It("restores a dump taken while formd accepts submissions, and delivers what it held queued once the key is the same", func() {
 		// The form is set up with delivery workers (verification mails are
 		// deliveries too); then a formd without them accepts submissions
 		// whose mail stays queued.
@@ -26,41 +27,77 @@ var _ = Describe("Backup and restore", func() {
 		setup.stop()
 		running := setup.StartTwin("FORMD_DELIVERY_WORKERS=0")
 
-		By("submissions accepted while their mail cannot go out yet")
-		queued := map[string]string{} // delivery id → the marker its submission carried
-		for i := range 3 {
-			marker := fmt.Sprintf("queued before the backup %d %s", i+1, randomHex(4))
+		var mu sync.Mutex
+		markers := map[string]string{} // delivery id → the marker its submission carried
+		submit := func(label string) string {
+			GinkgoHelper()
+			marker := fmt.Sprintf("%s %s", label, randomHex(4))
 			r := running.Post("", "/submit/"+lf.AccessKey, map[string]any{"message": marker}, fromExampleCom())
 			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			queued[r.JSON["deliveryId"].(string)] = marker
+			id := r.JSON["deliveryId"].(string)
+			mu.Lock()
+			defer mu.Unlock()
+			markers[id] = marker
+			return id
 		}
 
-		By("a backup taken with pg_dump while formd runs, restored into two new databases")
+		By("submissions accepted while their mail cannot go out yet")
+		var beforeBackup []string
+		for i := range 3 {
+			beforeBackup = append(beforeBackup, submit(fmt.Sprintf("queued before the backup %d", i+1)))
+		}
+
+		By("a backup taken with pg_dump while formd accepts more, restored into two new databases")
+		stopPosting, posted := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(posted)
+			for i := 1; ; i++ {
+				select {
+				case <-stopPosting:
+					return
+				default:
+					submit(fmt.Sprintf("posted during the backup %d", i))
+				}
+			}
+		}()
 		dump := filepath.Join(GinkgoT().TempDir(), "formd.dump")
 		DumpCustom(running.DatabaseURL, dump)
+		close(stopPosting)
+		<-posted
 		Expect(running.Session.ExitCode()).To(Equal(-1), "formd ran through the backup")
+		running.stop()
 		withoutKey, withKey := RestoreCustom(dump), RestoreCustom(dump)
 
 		By("a formd started on a restore without the key: each delivery waits for it, its payload kept")
 		wrong := StartFormdOn(withoutKey)
 		wrongDB := wrong.OpenDB()
-		for id := range queued {
+		restoredIDs := queuedSubmissionDeliveries(wrongDB, lf.ID)
+		fmt.Fprintf(GinkgoWriter, "%d submissions accepted, %d of them in the dump\n", len(markers), len(restoredIDs))
+		Expect(restoredIDs).To(ContainElements(beforeBackup), "what was accepted before the backup is in it")
+		Expect(len(wrongDB.AcceptedSubmissions(lf.ID))).To(Equal(len(restoredIDs)),
+			"one snapshot: each accepted submission in the dump has its delivery, and no delivery lacks its submission")
+		Expect(wrongDB.Int(`SELECT count(*) FROM submission_payloads WHERE form_id = $1`, lf.ID)).To(Equal(len(restoredIDs)),
+			"and its sealed payload")
+		for _, id := range restoredIDs {
+			Expect(markers).To(HaveKey(id), "delivery %s is one of the submissions posted", id)
 			Eventually(func() string { row, _ := wrongDB.Delivery(id); return row.Status }).
 				WithTimeout(15*time.Second).WithPolling(50*time.Millisecond).Should(Equal("retrying"), "delivery %s", id)
 			row, _ := wrongDB.Delivery(id)
 			Expect(row.LastError).To(ContainSubstring("sealing key wrong or missing"))
 		}
-		Expect(wrongDB.Int(`SELECT count(*) FROM submission_payloads WHERE form_id = $1`, lf.ID)).To(Equal(len(queued)),
+		Expect(wrongDB.Int(`SELECT count(*) FROM submission_payloads WHERE form_id = $1`, lf.ID)).To(Equal(len(restoredIDs)),
 			"no payload is shredded for want of its key")
 		Expect(wrong.Mail.To(lf.Recipient)).To(BeEmpty())
+		wrong.stop()
 
 		By("a formd started on a restore with the same key: every queued delivery reaches the recipient, once")
 		restored := StartFormdOn(withKey, "FORMD_SECRET_KEY="+key)
-		for id, marker := range queued {
-			Expect(mailWithID(restored, lf.Recipient, id).Text).To(ContainSubstring(marker))
+		for _, id := range restoredIDs {
+			Expect(mailWithID(restored, lf.Recipient, id).Text).To(ContainSubstring(markers[id]))
 		}
-		for _, marker := range queued {
-			Expect(mailsHolding(restored, lf.Recipient, marker)).To(Equal(1), "mails holding %q", marker)
+		for _, id := range restoredIDs {
+			Expect(mailsHolding(restored, lf.Recipient, markers[id])).To(Equal(1), "mails holding %q", markers[id])
 		}
 		Expect(running.Mail.To(lf.Recipient)).To(HaveLen(1), "the first formd sent only the recipient's verification")
 
@@ -68,3 +105,21 @@ var _ = Describe("Backup and restore", func() {
 		restored.Register(lf.OwnerEmail, DefaultPassword)
 	})
 })
+
+// queuedSubmissionDeliveries is the ids of the deliveries of a form's
+// submissions in a database (not the recipient's verification mail).
+func queuedSubmissionDeliveries(db *DB, formID string) []string {
+	GinkgoHelper()
+	ctx, cancel := dbContext()
+	defer cancel()
+	rows, err := db.pool.Query(ctx, `SELECT id::text FROM deliveries WHERE form_id = $1 AND submission_id IS NOT NULL ORDER BY created_at`, formID)
+	Expect(err).NotTo(HaveOccurred())
+	var ids []string
+	for rows.Next() {
+		var id string
+		Expect(rows.Scan(&id)).To(Succeed())
+		ids = append(ids, id)
+	}
+	Expect(rows.Err()).NotTo(HaveOccurred())
+	return ids
+}

@@ -50,7 +50,9 @@ func NewEmptyDatabase() string {
 	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
 	Expect(err).NotTo(HaveOccurred(), "connect to the test PostgreSQL")
 	defer admin.Close(context.Background())
-	name := "formd_restore_" + randomHex(6)
+	// Named as pgtest names its databases, so that the suite's connection
+	// watch counts the connections to it.
+	name := "formd_test_restore_" + randomHex(6)
 	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
 	Expect(err).NotTo(HaveOccurred(), "create %s", name)
 	DeferCleanup(func() {
