@@ -104,6 +104,43 @@ var _ = Describe("Backup and restore", func() {
 		By("the owner signing in to the restored formd with their password")
 		restored.Register(lf.OwnerEmail, DefaultPassword)
 	})
+
+	It("attempts again after a restore a delivery that was in flight at the time of the dump, under the same Message-ID", func() {
+		setup := StartFormd()
+		key := envValue(setup.Env, "FORMD_SECRET_KEY")
+		lf := setup.LiveForm(nil)
+		setup.stop()
+		stalled := StartStalledSMTP()
+		sending := setup.StartTwin("FORMD_SMTP_URL=smtp://" + stalled.Addr + "?tls=none")
+		db := sending.OpenDB()
+
+		By("a delivery claimed by a worker whose mail server has not answered yet")
+		marker := "in flight during the backup " + randomHex(4)
+		r := sending.Post("", "/submit/"+lf.AccessKey, map[string]any{"message": marker}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		id := r.JSON["deliveryId"].(string)
+		Eventually(func() int {
+			return db.Int(`SELECT count(*) FROM deliveries WHERE id = $1 AND claimed_by IS NOT NULL AND status = 'queued'`, id)
+		}).WithTimeout(10*time.Second).WithPolling(20*time.Millisecond).Should(Equal(1), "claimed")
+		Eventually(stalled.Connections).WithTimeout(10*time.Second).Should(BeNumerically(">", 0), "the attempt is under way")
+
+		By("a backup taken now, and the attempt ending after it")
+		dump := filepath.Join(GinkgoT().TempDir(), "formd.dump")
+		DumpCustom(sending.DatabaseURL, dump)
+		stalled.Release()
+		sending.stop()
+
+		By("a formd on the restore attempting it again: the recipient can drop the duplicate by its Message-ID")
+		restoredURL := RestoreCustom(dump)
+		restoredDB := (&Formd{DatabaseURL: restoredURL}).OpenDB() // no formd runs on it yet
+		Expect(restoredDB.Int(`SELECT count(*) FROM deliveries WHERE id = $1 AND claimed_by IS NOT NULL`, id)).To(Equal(1),
+			"the dump holds the claim of a process that does not run here")
+		// Stands in for the time a restore takes: longer than a process may
+		// stay silent before its claims are released.
+		restoredDB.Exec(`UPDATE delivery_workers SET seen_at = seen_at - interval '1 minute'`)
+		restored := StartFormdOn(restoredURL, "FORMD_SECRET_KEY="+key)
+		Expect(mailWithID(restored, lf.Recipient, id).Text).To(ContainSubstring(marker))
+	})
 })
 
 // queuedSubmissionDeliveries is the ids of the deliveries of a form's

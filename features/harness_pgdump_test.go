@@ -8,11 +8,13 @@ package features_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -148,4 +150,56 @@ func StartFormdOn(databaseURL string, extraEnv ...string) *Formd {
 	}
 	Expect(f.Session.ExitCode()).To(Equal(-1), "formd exited before it answered GET /healthz (its output is above)")
 	return f
+}
+
+// StalledSMTP is an SMTP server that accepts connections and never answers,
+// so that a delivery attempt to it stays in flight until Release.
+type StalledSMTP struct {
+	// Addr is the server's host:port.
+	Addr string
+
+	listener net.Listener
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+// StartStalledSMTP starts a StalledSMTP on loopback; it is released at the
+// end of the node.
+func StartStalledSMTP() *StalledSMTP {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	s := &StalledSMTP{Addr: l.Addr().String(), listener: l}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+		}
+	}()
+	DeferCleanup(s.Release)
+	return s
+}
+
+// Connections is how many connections the server holds.
+func (s *StalledSMTP) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// Release closes the server and every connection it holds: the attempts
+// waiting on it fail at once.
+func (s *StalledSMTP) Release() {
+	_ = s.listener.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+	s.conns = nil
 }
