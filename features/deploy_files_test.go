@@ -117,7 +117,7 @@ var _ = Describe("Deploy files", func() {
 		for _, line := range []string{"DynamicUser=yes", "StateDirectory=formd", "ProtectSystem=strict", "ProtectHome=yes",
 			"NoNewPrivileges=yes", "PrivateTmp=yes", "CapabilityBoundingSet=", "SystemCallFilter=@system-service",
 			"EnvironmentFile=/etc/formd/formd.env", "Restart=on-failure", "ExecStart=/usr/local/bin/formd serve"} {
-			Expect(unit).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(line)+`$`))
+			Expect(unit).To(MatchRegexp(`(?m)^` + regexp.QuoteMeta(line) + `$`))
 		}
 		Expect(unit).To(MatchRegexp(`(?m)^RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX$`))
 		stop := regexp.MustCompile(`(?m)^TimeoutStopSec=(\S+)$`).FindStringSubmatch(unit)
