@@ -1,28 +1,19 @@
 package features_test
 
 // Deploying formd: compose.yaml, the Dockerfile and the examples in
-// docs/deploy/ cannot be run here (no Docker daemon, no systemd as PID 1, no
-// public name for a certificate), so this spec checks everything about them
-// that needs none of those: compose.yaml loaded as `docker compose config`
-// loads it, formd's own verdict on every variable they set, the Dockerfile
-// against what docs/deploy.md promises, and the unit and proxy configurations
-// by their own tools where those are installed.
+// docs/deploy/ cannot be run here as a self-hoster runs them (no Docker
+// daemon, no systemd as PID 1, no public name for a certificate), so this
+// spec, with deploy_image_test.go and deploy_proxies_test.go, checks what
+// needs none of those: compose.yaml loaded as `docker compose config` loads
+// it, formd's own verdict on every variable the files set, and the systemd
+// unit by systemd-analyze where it is installed.
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,8 +22,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
-
-	"github.com/formd/formd/ports/httpapi"
 )
 
 var _ = Describe("Deploy files", func() {
@@ -90,20 +79,6 @@ var _ = Describe("Deploy files", func() {
 		Expect(err).To(MatchError(ContainSubstring("FORMD_SECRET_KEY")))
 	})
 
-	It("builds in the Dockerfile the image docs/deploy.md describes", func() {
-		image := readDockerfile()
-		documented := documentedImage()
-		Expect(image.User).To(Equal(documented["user"][0]))
-		Expect(image.Entrypoint).To(Equal(documented["entrypoint"][0]))
-		Expect(image.Cmd).To(Equal(documented["cmd"][0]))
-		Expect(image.Expose).To(ConsistOf(documented["exposed port"]))
-		Expect(image.Env).To(ConsistOf(documented["environment"]))
-		Expect(image.From).To(Equal("scratch"))
-		Expect(image.listenPort()).To(Equal(image.exposedPort()), "FORMD_LISTEN_ADDR listens on the exposed port")
-		Expect(image.Labels).To(ContainElements("org.opencontainers.image.source", "org.opencontainers.image.version",
-			"org.opencontainers.image.revision", "org.opencontainers.image.licenses"))
-	})
-
 	It("has formd accept every variable the systemd unit and its env example set", func() {
 		env := exampleVariables(readRepositoryFile("docs/deploy/formd.env.example"), `(?m)^#?\s*(FORMD_[A-Z0-9_]+=.*)$`)
 		env = append(env, exampleVariables(readRepositoryFile("docs/deploy/formd.service"), `(?m)^Environment=(FORMD_[A-Z0-9_]+=.*)$`)...)
@@ -135,43 +110,6 @@ var _ = Describe("Deploy files", func() {
 		out, err := exec.Command(tool, "verify", unit).CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "a warning is a misspelt or unknown directive")
-	})
-
-	It("passes nginx -t with the nginx server, which lets formd's largest post through to it", func() {
-		text := readRepositoryFile("docs/deploy/nginx.conf")
-		limit := regexp.MustCompile(`(?m)^\s*client_max_body_size (\d+)m;$`).FindStringSubmatch(text)
-		Expect(limit).NotTo(BeNil())
-		mib, _ := strconv.Atoi(limit[1])
-		Expect(mib << 20).To(BeNumerically(">=", httpapi.MaxMultipartBytes))
-		Expect(text).To(ContainSubstring("server " + exampleListenAddr() + ";"))
-		Expect(text).To(ContainSubstring("proxy_set_header X-Forwarded-For $remote_addr;"))
-
-		tool := lookTool("nginx")
-		dir := GinkgoT().TempDir()
-		cert, key := writeSelfSignedCertificate(dir)
-		text = strings.ReplaceAll(text, "/etc/letsencrypt/live/forms.example.com/fullchain.pem", cert)
-		text = strings.ReplaceAll(text, "/etc/letsencrypt/live/forms.example.com/privkey.pem", key)
-		Expect(os.WriteFile(filepath.Join(dir, "formd.conf"), []byte(text), 0o644)).To(Succeed())
-		main := "pid " + dir + "/nginx.pid;\nerror_log " + dir + "/error.log;\nevents {}\nhttp {\n    include " + dir + "/formd.conf;\n}\n"
-		Expect(os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644)).To(Succeed())
-		out, err := exec.Command(tool, "-t", "-c", dir+"/nginx.conf", "-e", dir+"/error.log").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		Expect(string(out)).NotTo(ContainSubstring("[warn]"))
-	})
-
-	It("adapts the Caddyfile, which lets formd's largest post through to it", func() {
-		tool := lookTool("caddy")
-		config := filepath.Join(repositoryRoot(), "docs", "deploy", "Caddyfile")
-		cmd := exec.Command(tool, "adapt", "--config", config, "--adapter", "caddyfile")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		Expect(err).NotTo(HaveOccurred(), stderr.String())
-		Expect(stderr.String()).NotTo(ContainSubstring(`"level":"warn"`), "caddy fmt the Caddyfile")
-		var adapted any
-		Expect(json.Unmarshal(out, &adapted)).To(Succeed())
-		Expect(valuesOf(adapted, "max_size")).To(ConsistOf(BeNumerically(">=", httpapi.MaxMultipartBytes)))
-		Expect(valuesOf(adapted, "dial")).To(ConsistOf(exampleListenAddr()))
 	})
 
 	It("links the checklist to pages that exist", func() {
@@ -323,86 +261,6 @@ func documentedShutdownTimeout() time.Duration {
 	return d
 }
 
-// documentedImage is docs/deploy.md's table of the image: each row's
-// backquoted values.
-func documentedImage() map[string][]string {
-	GinkgoHelper()
-	rows := map[string][]string{}
-	row := regexp.MustCompile(`(?m)^\| (user|entrypoint|cmd|exposed port|environment) \| (.+) \|$`)
-	for _, m := range row.FindAllStringSubmatch(readRepositoryFile("docs/deploy.md"), -1) {
-		for _, v := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(m[2], -1) {
-			rows[m[1]] = append(rows[m[1]], v[1])
-		}
-	}
-	Expect(rows).To(HaveLen(5), "docs/deploy.md's table of the image")
-	return rows
-}
-
-// dockerfileStage is what the Dockerfile's final stage sets, as written.
-type dockerfileStage struct {
-	From, User, Entrypoint, Cmd string
-	Expose, Env, Labels         []string
-}
-
-// readDockerfile parses the final stage of the Dockerfile: instructions on
-// one line each once continuations are joined; ENV and LABEL in key=value form.
-func readDockerfile() dockerfileStage {
-	GinkgoHelper()
-	text := strings.ReplaceAll(readRepositoryFile("Dockerfile"), "\\\n", " ")
-	var stage dockerfileStage
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		instruction, args, _ := strings.Cut(line, " ")
-		args = strings.TrimSpace(args)
-		switch strings.ToUpper(instruction) {
-		case "FROM":
-			stage = dockerfileStage{From: strings.Fields(args)[0]}
-		case "USER":
-			stage.User = args
-		case "ENTRYPOINT":
-			stage.Entrypoint = args
-		case "CMD":
-			stage.Cmd = args
-		case "EXPOSE":
-			stage.Expose = append(stage.Expose, strings.Fields(args)...)
-		case "ENV":
-			for _, kv := range strings.Fields(args) {
-				Expect(kv).To(ContainSubstring("="), "ENV in key=value form")
-				stage.Env = append(stage.Env, kv)
-			}
-		case "LABEL":
-			for _, m := range regexp.MustCompile(`([a-z.]+)="[^"]*"`).FindAllStringSubmatch(args, -1) {
-				stage.Labels = append(stage.Labels, m[1])
-			}
-		}
-	}
-	return stage
-}
-
-func (s dockerfileStage) exposedPort() int {
-	GinkgoHelper()
-	Expect(s.Expose).To(HaveLen(1))
-	port, err := strconv.Atoi(strings.TrimSuffix(s.Expose[0], "/tcp"))
-	Expect(err).NotTo(HaveOccurred())
-	return port
-}
-
-func (s dockerfileStage) listenPort() int {
-	GinkgoHelper()
-	for _, kv := range s.Env {
-		if addr, ok := strings.CutPrefix(kv, "FORMD_LISTEN_ADDR="); ok {
-			port, err := strconv.Atoi(addr[strings.LastIndex(addr, ":")+1:])
-			Expect(err).NotTo(HaveOccurred())
-			return port
-		}
-	}
-	Fail("the image sets no FORMD_LISTEN_ADDR")
-	return 0
-}
-
 // lookTool is the path of a command-line tool, or skips the spec, saying
 // which tool is missing.
 func lookTool(name string) string {
@@ -411,40 +269,4 @@ func lookTool(name string) string {
 		Skip(name + " is not installed here: its check of the deploy example is skipped")
 	}
 	return path
-}
-
-// writeSelfSignedCertificate writes a certificate and key nginx can load.
-func writeSelfSignedCertificate(dir string) (cert, key string) {
-	GinkgoHelper()
-	private, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	template := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "forms.example.com"},
-		DNSNames: []string{"forms.example.com"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &private.PublicKey, private)
-	Expect(err).NotTo(HaveOccurred())
-	keyDER, err := x509.MarshalPKCS8PrivateKey(private)
-	Expect(err).NotTo(HaveOccurred())
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	Expect(os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)).To(Succeed())
-	Expect(os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)).To(Succeed())
-	return cert, key
-}
-
-// valuesOf collects every value under key anywhere in a decoded JSON document.
-func valuesOf(document any, key string) []any {
-	var out []any
-	switch v := document.(type) {
-	case map[string]any:
-		for k, child := range v {
-			if k == key {
-				out = append(out, child)
-			}
-			out = append(out, valuesOf(child, key)...)
-		}
-	case []any:
-		for _, child := range v {
-			out = append(out, valuesOf(child, key)...)
-		}
-	}
-	return out
 }
