@@ -10,6 +10,7 @@ package features_test
 
 import (
 	"context"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,15 @@ var _ = Describe("Deploy files", func() {
 		image := readDockerfile()
 		Expect(formd.Ports).To(ConsistOf(SatisfyAll(
 			HaveField("Target", uint32(image.exposedPort())), HaveField("HostIP", "127.0.0.1"))))
+
+		By("trusting X-Forwarded-For from the compose network's gateway, where the host's proxy comes from")
+		Expect(formd.Environment).To(HaveKey("FORMD_TRUSTED_PROXIES"))
+		network := project.Networks["default"]
+		Expect(network.Ipam.Config).To(HaveLen(1), "a fixed subnet, so that its gateway is known")
+		subnet, err := netip.ParsePrefix(network.Ipam.Config[0].Subnet)
+		Expect(err).NotTo(HaveOccurred())
+		gateway := subnet.Masked().Addr().Next()
+		Expect(*formd.Environment["FORMD_TRUSTED_PROXIES"]).To(Equal(gateway.String()))
 
 		By("giving formd longer than its shutdown timeout to drain before it is killed")
 		Expect(formd.StopGracePeriod).NotTo(BeNil())
