@@ -27,6 +27,22 @@ var _ = Describe("Deploy files: the image", func() {
 		Expect(image.Labels).To(ContainElements("org.opencontainers.image.source", "org.opencontainers.image.version",
 			"org.opencontainers.image.revision", "org.opencontainers.image.licenses"))
 	})
+
+	It("builds formd static, without build paths, with the version variables the Makefile sets", func() {
+		dockerfile := readRepositoryFile("Dockerfile")
+		Expect(dockerfile).To(MatchRegexp(`CGO_ENABLED=0 go build -trimpath `))
+		linked := regexp.MustCompile(`-X (main\.\w+)=`)
+		names := func(text string) []string {
+			var out []string
+			for _, m := range linked.FindAllStringSubmatch(text, -1) {
+				out = append(out, m[1])
+			}
+			return out
+		}
+		makefile := regexp.MustCompile(`(?m)^LDFLAGS\s*:=.*$`).FindString(readRepositoryFile("Makefile"))
+		Expect(makefile).NotTo(BeEmpty())
+		Expect(names(dockerfile)).To(ConsistOf(names(makefile)))
+	})
 })
 
 // documentedImage is docs/deploy.md's table of the image: each row's
