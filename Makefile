@@ -54,6 +54,7 @@ features: ## the Ginkgo acceptance suite, in parallel processes (browser specs i
 	@scripts/ensure-chromium.sh
 	@scripts/ensure-clamd.sh
 	@scripts/ensure-browser-tools.sh
+	@scripts/ensure-deploy-tools.sh
 	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=10m --poll-progress-after=60s ./features
 
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)
