@@ -1,10 +1,12 @@
 package features_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -112,11 +114,54 @@ var _ = Describe("Graceful shutdown", func() {
 			}
 		}()
 
+		By("keeping one more keep-alive connection idle across the signal, as a client pausing between posts does")
+		paused, err := net.Dial("tcp", strings.TrimPrefix(f.URL, "http://"))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(paused.Close)
+		pausedReader := bufio.NewReader(paused)
+		pausedPost := func(marker string) (*http.Response, error) {
+			body := fmt.Sprintf(`{"access_key":%q,"message":%q}`, lf.AccessKey, marker)
+			req, err := http.NewRequest(http.MethodPost, f.URL+"/submit", strings.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", "https://example.com")
+			Expect(paused.SetDeadline(time.Now().Add(30 * time.Second))).To(Succeed())
+			if err := req.Write(paused); err != nil {
+				return nil, err
+			}
+			resp, err := http.ReadResponse(pausedReader, req)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				var out struct {
+					DeliveryID string `json:"deliveryId"`
+				}
+				Expect(json.Unmarshal(raw, &out)).To(Succeed(), "%s", raw)
+				load.mu.Lock()
+				load.accepted[out.DeliveryID] = marker
+				load.mu.Unlock()
+			}
+			return resp, err
+		}
+		first, err := pausedPost("drain-paused-1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(first.StatusCode).To(Equal(http.StatusOK))
+		Expect(first.Close).To(BeFalse(), "the connection is kept alive")
+
 		Eventually(func() int { load.mu.Lock(); defer load.mu.Unlock(); return len(load.accepted) }).
 			WithTimeout(10*time.Second).Should(BeNumerically(">=", 8*shutdownClients), "the load is under way")
 		By("sending SIGTERM mid-load")
 		signalled := time.Now()
 		Expect(f.Session.Command.Process.Signal(syscall.SIGTERM)).To(Succeed())
+		time.Sleep(100 * time.Millisecond)
+		By("the paused client posting again on its idle connection: answered in full, and told to close it")
+		second, err := pausedPost("drain-paused-2")
+		Expect(err).NotTo(HaveOccurred(), "a post on a keep-alive connection idle at the signal")
+		Expect(second.StatusCode).To(Equal(http.StatusOK))
+		Expect(second.Close).To(BeTrue(), "Connection: close while draining")
 		Eventually(f.Session).WithTimeout(timeout + 5*time.Second).Should(gexec.Exit(0))
 		drainTook := time.Since(signalled)
 		clients.Wait()
