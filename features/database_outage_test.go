@@ -119,8 +119,9 @@ var _ = Describe("Riding out a database outage", func() {
 
 		By("cutting B off from its database")
 		proxy.Cut()
-		Eventually(func() int { return b.Get("", "/healthz").Status }).WithTimeout(5 * time.Second).
+		Eventually(func() int { return b.Get("", "/readyz").Status }).WithTimeout(5 * time.Second).
 			Should(Equal(http.StatusServiceUnavailable))
+		Expect(b.Get("", "/healthz").Status).To(Equal(http.StatusOK), "B stays live: it rides out the outage")
 		Eventually(func() int { return post().Status }).WithTimeout(5*time.Second).
 			Should(Equal(http.StatusInternalServerError), "B knows its database is down")
 
@@ -146,7 +147,7 @@ var _ = Describe("Riding out a database outage", func() {
 		By("accepting again, by itself, once the database answers")
 		proxy.Restore()
 		Eventually(func() int { return post().Status }).WithTimeout(10 * time.Second).Should(Equal(http.StatusOK))
-		Expect(b.Get("", "/healthz").Status).To(Equal(http.StatusOK))
+		Expect(b.Get("", "/readyz").Status).To(Equal(http.StatusOK))
 
 		By("having counted the refusals by surface")
 		// The metrics listener is no part of the public API: a plain client.

@@ -71,24 +71,30 @@ var _ = Describe("Discovery", func() {
 		Expect(r.JSON).NotTo(BeNil(), "%s", r)
 	})
 
-	It("answers GET /healthz with 200 while the database is reachable, 503 once it is not", func() {
+	It("answers GET /healthz while it serves HTTP, and GET /readyz with 503 once its database is gone", func() {
 		health := f.Get("", "/healthz")
 		Expect(health.Status).To(Equal(http.StatusOK))
+		ready := f.Get("", "/readyz")
+		Expect(ready.Status).To(Equal(http.StatusOK), "%s", ready)
+		Expect(ready.JSON).To(HaveKeyWithValue("status", "ready"))
 
 		By("naming the build `formd version` prints")
 		out, err := exec.Command(formdBinary, "version").Output()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(out)).To(MatchRegexp(`^formd \S+`))
 		Expect(health.JSON).To(HaveKeyWithValue("version", strings.Fields(string(out))[1]))
+		Expect(ready.JSON).To(HaveKeyWithValue("version", strings.Fields(string(out))[1]))
 
 		By("starting a formd of its own and dropping its database")
 		own := StartFormd()
 		own.DropDatabase()
-		Eventually(func() int { return own.Get("", "/healthz").Status }).
+		Eventually(func() int { return own.Get("", "/readyz").Status }).
 			WithTimeout(10 * time.Second).Should(Equal(http.StatusServiceUnavailable))
-		By("formd staying up meanwhile (its event router restarts instead of taking the process down)")
+		Expect(own.Get("", "/readyz").JSON).To(HaveKeyWithValue("status", "database unavailable"))
+		By("formd staying up and live meanwhile (its event router restarts instead of taking the process down)")
 		Consistently(func() int { return own.Session.ExitCode() }).WithTimeout(2 * time.Second).Should(Equal(-1))
-		Expect(own.Get("", "/healthz").Status).To(Equal(http.StatusServiceUnavailable))
+		Expect(own.Get("", "/healthz").Status).To(Equal(http.StatusOK))
+		Expect(own.Get("", "/readyz").Status).To(Equal(http.StatusServiceUnavailable))
 	})
 
 	It("uses FORMD_BASE_URL in discovery documents and email links", func() {

@@ -157,6 +157,9 @@ func (f *Formd) start() bool {
 	Expect(err).NotTo(HaveOccurred(), "start formd")
 	f.Session = session
 	DeferCleanup(func() {
+		// formd drains at SIGTERM: an idle keep-alive connection is left to
+		// its client for a moment, so the harness closes its own first.
+		f.client.CloseIdleConnections()
 		session.Terminate()
 		if !waitExit(session, 20*time.Second) {
 			session.Kill()

@@ -26,7 +26,7 @@ func outageCycles() int {
 const outageDowntime = 2 * time.Second
 
 // recoveryBound is how soon after the server's return formd must answer
-// GET /healthz with 200 and accept submissions again.
+// GET /readyz with 200 and accept submissions again.
 const recoveryBound = 5 * time.Second
 
 var _ = Describe("PostgreSQL outages", func() {
@@ -42,22 +42,22 @@ var _ = Describe("PostgreSQL outages", func() {
 		load := startOutageLoad(f, lf.AccessKey)
 		cycles := outageCycles()
 		var windows []outageWindow
-		var healthzWhileDown []int
-		var healthzBack, acceptedBack []time.Duration
+		var readyzWhileDown []int
+		var readyzBack, acceptedBack []time.Duration
 		for cycle := range cycles {
 			By(fmt.Sprintf("cycle %d of %d: posting from 4 clients, then crashing PostgreSQL for %s", cycle+1, cycles, outageDowntime))
 			time.Sleep(time.Duration(500+rand.IntN(500)) * time.Millisecond)
 			pg.Crash()
 			w := outageWindow{down: time.Now()}
 			time.Sleep(outageDowntime / 2)
-			healthzWhileDown = append(healthzWhileDown, healthzStatus(f))
+			readyzWhileDown = append(readyzWhileDown, readyzStatus(f))
 			time.Sleep(time.Until(w.down.Add(outageDowntime)))
 			w.up = time.Now()
 			pg.Start()
 			w.back = time.Now()
 			windows = append(windows, w)
 
-			healthzBack = append(healthzBack, untilWithin(recoveryBound, func() bool { return healthzStatus(f) == http.StatusOK }, w.back))
+			readyzBack = append(readyzBack, untilWithin(recoveryBound, func() bool { return readyzStatus(f) == http.StatusOK }, w.back))
 			untilWithin(recoveryBound, func() bool {
 				_, ok := load.acceptedSince(w.up)
 				return ok
@@ -111,8 +111,8 @@ var _ = Describe("PostgreSQL outages", func() {
 				fig.unsettledSent++
 			}
 		}
-		report := fmt.Sprintf("%d outages of %s: %s\nGET /healthz while down: %v; 200 again after %v; a submission accepted again after %v",
-			cycles, outageDowntime, fig, healthzWhileDown, healthzBack, acceptedBack)
+		report := fmt.Sprintf("%d outages of %s: %s\nGET /readyz while down: %v; 200 again after %v; a submission accepted again after %v",
+			cycles, outageDowntime, fig, readyzWhileDown, readyzBack, acceptedBack)
 		AddReportEntry("PostgreSQL outages", report)
 		fmt.Fprintln(GinkgoWriter, report)
 
@@ -124,8 +124,8 @@ var _ = Describe("PostgreSQL outages", func() {
 			Expect(f.Session.Command.Process.Pid).To(Equal(pid))
 			Expect(fig.accepted).To(BeNumerically(">", 0), "submissions answered 200")
 			for i := range cycles {
-				Expect(healthzWhileDown[i]).To(Equal(http.StatusServiceUnavailable), "GET /healthz during outage %d", i+1)
-				Expect(healthzBack[i]).To(BeNumerically("<", recoveryBound), "GET /healthz 200 again after outage %d", i+1)
+				Expect(readyzWhileDown[i]).To(Equal(http.StatusServiceUnavailable), "GET /readyz during outage %d", i+1)
+				Expect(readyzBack[i]).To(BeNumerically("<", recoveryBound), "GET /readyz 200 again after outage %d", i+1)
 				Expect(acceptedBack[i]).To(BeNumerically("<", recoveryBound), "a submission accepted again after outage %d", i+1)
 			}
 
@@ -148,9 +148,9 @@ var _ = Describe("PostgreSQL outages", func() {
 	})
 })
 
-// healthzStatus is formd's answer to GET /healthz (0 when none came).
-func healthzStatus(f *Formd) int {
-	resp, err := f.client.Get(f.URL + "/healthz")
+// readyzStatus is formd's answer to GET /readyz (0 when none came).
+func readyzStatus(f *Formd) int {
+	resp, err := f.client.Get(f.URL + "/readyz")
 	if err != nil {
 		return 0
 	}

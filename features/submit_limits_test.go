@@ -224,7 +224,8 @@ var _ = Describe("Bad input never hurts", func() {
 				Expect(msg).NotTo(ContainSubstring(detail), "%s", r)
 			}
 		}
-		Expect(f.Get("", "/healthz").Status).To(Equal(http.StatusServiceUnavailable))
+		Expect(f.Get("", "/readyz").Status).To(Equal(http.StatusServiceUnavailable))
+		Expect(f.Get("", "/healthz").Status).To(Equal(http.StatusOK))
 	})
 
 	It("limits rapid posts per IP with 429 and Retry-After", func() {

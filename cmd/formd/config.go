@@ -148,6 +148,9 @@ type Config struct {
 	// TestInboxRetention is how long a test submission's renderings (raw
 	// values) are kept in the test inbox; the same sweep deletes them.
 	TestInboxRetention time.Duration `env:"FORMD_TEST_INBOX_RETENTION" envDefault:"1h"`
+	// ShutdownTimeout bounds the drain after SIGTERM or SIGINT: in-flight
+	// requests and delivery attempts finish within it (drain.go).
+	ShutdownTimeout time.Duration `env:"FORMD_SHUTDOWN_TIMEOUT" envDefault:"20s"`
 }
 
 // loadConfig reads the environment, fills the derived defaults and checks

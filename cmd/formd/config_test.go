@@ -497,3 +497,18 @@ func TestMemoryLimitDefersToGOMEMLIMITAndTurnsOff(t *testing.T) {
 		}
 	}
 }
+
+func TestShutdownTimeout(t *testing.T) {
+	checkConfigCases(t, map[string]configCase{
+		"a duration":     {env: map[string]string{"FORMD_SHUTDOWN_TIMEOUT": "45s"}},
+		"zero":           {env: map[string]string{"FORMD_SHUTDOWN_TIMEOUT": "0"}, want: []string{"FORMD_SHUTDOWN_TIMEOUT", "above 0"}},
+		"negative":       {env: map[string]string{"FORMD_SHUTDOWN_TIMEOUT": "-5s"}, want: []string{"FORMD_SHUTDOWN_TIMEOUT", "above 0"}},
+		"not a duration": {env: map[string]string{"FORMD_SHUTDOWN_TIMEOUT": "soon"}, want: []string{"FORMD_SHUTDOWN_TIMEOUT"}},
+	})
+	unsetFormdEnv(t)
+	t.Setenv("FORMD_SECRET_KEY", strings.Repeat("ab", 32))
+	cfg, err := loadConfig()
+	if err != nil || cfg.ShutdownTimeout != 20*time.Second {
+		t.Fatalf("default shutdown timeout %v, %v; want 20s", cfg.ShutdownTimeout, err)
+	}
+}

@@ -17,7 +17,7 @@ func periodicJobs(s *application.Sweeps, uploadSweepInterval time.Duration) []pe
 		// claimed deliveries; releasing the claims of processes whose
 		// heartbeat stopped (they died) sends their deliveries within
 		// seconds rather than after their lease.
-		{name: "delivery claims", every: postgres.HeartbeatInterval, tasks: []task{
+		{name: "delivery claims", every: postgres.HeartbeatInterval, untilLeave: true, tasks: []task{
 			{run: noCount(s.Heartbeat.Handle), failed: "delivery heartbeat"},
 			{run: s.ReleaseDeadClaims.Handle, failed: "releasing claims of stopped processes",
 				done: "released deliveries claimed by a process that stopped", level: slog.LevelInfo},

@@ -14,6 +14,9 @@ type periodicJob struct {
 	name  string
 	every time.Duration
 	tasks []task
+	// untilLeave: the job runs through the drain, until the process has
+	// released its claims (the heartbeat that keeps them its own).
+	untilLeave bool
 }
 
 // task is one step of a periodic job: an application command that says

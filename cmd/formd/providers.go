@@ -195,6 +195,9 @@ var applicationSet = wire.NewSet(
 
 // portSet builds the driving ports.
 var portSet = wire.NewSet(
+	httpapi.NewDrain,
+	postgres.NewSchemaVersion,
+	wire.Bind(new(httpapi.SchemaCheck), new(*postgres.SchemaVersion)),
 	provideHTTPConfig,
 	provideWebConfig,
 	provideRegistrationLimits,

@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/formd/formd/adapters/ratelimit"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/httpapi"
@@ -28,8 +26,8 @@ func provideRegistrationLimits(cfg Config) registrationLimits {
 }
 
 func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits,
-	database application.DatabaseAvailability, refusals application.UnavailableRefusals) httpapi.Config {
-	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals,
+	database application.DatabaseAvailability, refusals application.UnavailableRefusals, drain *httpapi.Drain) httpapi.Config {
+	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals, Drain: drain,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
@@ -78,7 +76,7 @@ func provideMCPConfig(cfg Config, requests mcp.RequestObserver, database applica
 
 // provideHTTPHandler serves the MCP server (/mcp) and the dashboard (GET /
 // and /dashboard/…) in front of the JSON API, which answers everything else.
-func provideHTTPHandler(app *application.Application, pool *pgxpool.Pool, log *slog.Logger, cfg httpapi.Config,
+func provideHTTPHandler(app *application.Application, schema httpapi.SchemaCheck, log *slog.Logger, cfg httpapi.Config,
 	dashboard web.Config, agents mcp.Config) http.Handler {
-	return mcp.NewHandler(app, log, agents, web.NewHandler(app, log, dashboard, httpapi.NewServer(app, pool, log, cfg)))
+	return mcp.NewHandler(app, log, agents, web.NewHandler(app, log, dashboard, httpapi.NewServer(app, schema, log, cfg)))
 }

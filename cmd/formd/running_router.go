@@ -11,7 +11,7 @@ import (
 
 // runningRouter keeps the event router running: when it stops on an error
 // (the database went away, say), a new one is built and run after a backoff,
-// so formd keeps answering HTTP (GET /healthz says 503) and its consumers
+// so formd keeps answering HTTP (GET /readyz says 503) and its consumers
 // resume where their offsets are once the database is back, instead of the
 // whole process exiting.
 type runningRouter struct {

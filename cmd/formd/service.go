@@ -12,6 +12,7 @@ import (
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
+	"github.com/formd/formd/ports/httpapi"
 )
 
 // Service is everything `formd serve` runs.
@@ -25,6 +26,8 @@ type Service struct {
 	// database failure (serve restarts it).
 	NewRouter RouterFactory
 	Handler   http.Handler
+	// Drain turns GET /readyz to "draining" when shutdown begins.
+	Drain *httpapi.Drain
 	// Submissions is the group-commit store; it is closed after the HTTP
 	// server drains so every accepted request gets its commit.
 	Submissions *postgres.SubmissionStore

@@ -33,11 +33,21 @@ func (c *Config) validate() error {
 		c.checkCaptchaURLs,
 		c.checkClamdAddr,
 		c.checkUploads,
+		c.checkShutdownTimeout,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkShutdownTimeout: a drain needs some time; without any, every
+// request in flight would be cut off.
+func (c *Config) checkShutdownTimeout() error {
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("FORMD_SHUTDOWN_TIMEOUT must be a duration above 0, such as 20s, not %s", c.ShutdownTimeout)
 	}
 	return nil
 }

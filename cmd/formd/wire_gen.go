@@ -16,6 +16,7 @@ import (
 	"github.com/formd/formd/adapters/watermillpg"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/ports/events"
+	"github.com/formd/formd/ports/httpapi"
 	"log/slog"
 )
 
@@ -226,12 +227,21 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	routerFactory := provideRouterFactory(applicationApplication, subscribe, deliveriesDue, decode, loggerAdapter, deliveryHandOff)
+	schemaVersion, err := postgres.NewSchemaVersion(pool)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
 	availability, cleanup5 := provideAvailability(ctx, pool)
-	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
+	httpapiDrain := httpapi.NewDrain()
+	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain)
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
 	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)
-	handler := provideHTTPHandler(applicationApplication, pool, log, config, webConfig, mcpConfig)
+	handler := provideHTTPHandler(applicationApplication, schemaVersion, log, config, webConfig, mcpConfig)
 	processLiveness := postgres.NewProcessLiveness(deliveryStore)
 	heartbeatHandler := application.NewHeartbeatHandler(processLiveness, clock)
 	releaseDeadClaimsHandler := application.NewReleaseDeadClaimsHandler(processLiveness, clock)
@@ -265,6 +275,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Router:               router,
 		NewRouter:            routerFactory,
 		Handler:              handler,
+		Drain:                httpapiDrain,
 		Submissions:          submissionStore,
 		Deliveries:           deliveryStore,
 		Metrics:              metrics,

@@ -15,7 +15,7 @@ import (
 
 func authEngine(t *testing.T, perMinute float64) *gin.Engine {
 	t.Helper()
-	return NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
+	return NewServer(&application.Application{}, currentSchema{}, slog.New(slog.DiscardHandler),
 		Config{BaseURL: "https://forms.example.test", AuthAttemptsPerMinute: perMinute, NewLimiter: burstOnly}).(*gin.Engine)
 }
 

@@ -184,7 +184,7 @@ func (wallClock) Now() time.Time { return time.Now() }
 // by the page's origin, and never cached: each challenge is solved once.
 func TestChallengeIsReadableByTheAskingOrigin(t *testing.T) {
 	app := &application.Application{Queries: application.Queries{IssueChallenge: application.NewIssueChallengeHandler(fixedSigner{}, wallClock{})}}
-	engine := NewServer(app, okPinger{}, slog.New(slog.DiscardHandler), Config{BaseURL: "https://forms.example.test"})
+	engine := NewServer(app, currentSchema{}, slog.New(slog.DiscardHandler), Config{BaseURL: "https://forms.example.test"})
 	req := httptest.NewRequest(http.MethodGet, ChallengePath, nil)
 	req.Header.Set("Origin", "https://site.example")
 	rec := httptest.NewRecorder()

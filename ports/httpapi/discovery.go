@@ -45,13 +45,13 @@ func (s *Server) apiCatalog(c *gin.Context) {
 		"anchor":       base + "/v1",
 		"service-desc": []gin.H{{"href": base + "/openapi.json", "type": "application/json"}},
 		"service-doc":  []gin.H{{"href": base + "/auth.md", "type": "text/markdown", "title": "Agent registration"}},
-		"status":       []gin.H{{"href": base + "/healthz", "type": "application/json"}},
+		"status":       []gin.H{{"href": base + "/readyz", "type": "application/json"}},
 	}, {
 		// The MCP server describes its tools itself (tools/list); auth.md
 		// says which credential it takes and what needs a person.
 		"anchor":      base + "/mcp",
 		"service-doc": []gin.H{{"href": base + "/auth.md#mcp-server", "type": "text/markdown", "title": "MCP server (Streamable HTTP): credentials and tools"}},
-		"status":      []gin.H{{"href": base + "/healthz", "type": "application/json"}},
+		"status":      []gin.H{{"href": base + "/readyz", "type": "application/json"}},
 	}}})
 }
 

@@ -23,7 +23,7 @@ func (s *seenRequests) ObserveRequest(route, method string, status int, took tim
 
 func TestRequestsAreObservedByRouteNeverByPath(t *testing.T) {
 	seen := &seenRequests{}
-	h := NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
+	h := NewServer(&application.Application{}, currentSchema{}, slog.New(slog.DiscardHandler),
 		Config{BaseURL: "https://forms.example.test", Requests: seen})
 	for _, r := range []struct{ method, path string }{
 		{http.MethodGet, "/healthz"},

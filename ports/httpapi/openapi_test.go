@@ -37,15 +37,15 @@ func loadOpenAPI(t *testing.T) *openapi3.T {
 	return doc
 }
 
-type okPinger struct{}
+type currentSchema struct{}
 
-func (okPinger) Ping(context.Context) error { return nil }
+func (currentSchema) Current(context.Context) (bool, error) { return true, nil }
 
 // testEngine builds the real gin engine. No route calls the application while
 // routes are registered, and the discovery handlers never call it at all.
 func testEngine(t *testing.T) *gin.Engine {
 	t.Helper()
-	h := NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
+	h := NewServer(&application.Application{}, currentSchema{}, slog.New(slog.DiscardHandler),
 		Config{BaseURL: "https://forms.example.test", SubmitRatePerIP: 1, SubmitBurstPerIP: 1, NewLimiter: burstOnly})
 	engine, ok := h.(*gin.Engine)
 	if !ok {

@@ -43,7 +43,7 @@ func TestALimitWithoutLimitersRefusesToStart(t *testing.T) {
 			t.Error("NewServer started with a submission rate and no NewLimiter")
 		}
 	}()
-	NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler), Config{SubmitRatePerIP: 1})
+	NewServer(&application.Application{}, currentSchema{}, slog.New(slog.DiscardHandler), Config{SubmitRatePerIP: 1})
 }
 
 // One IPv6 subscriber holds a /64: rotating addresses inside it must not

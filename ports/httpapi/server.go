@@ -5,7 +5,6 @@
 package httpapi
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -16,16 +15,14 @@ import (
 	"github.com/formd/formd/ports/portkit"
 )
 
-// Pinger reports whether the database answers (GET /healthz).
-type Pinger interface {
-	Ping(ctx context.Context) error
-}
-
 // Config is what the HTTP port needs to know about its deployment.
 type Config struct {
 	BaseURL string
-	// Version is the build's version, shown by GET /healthz.
+	// Version is the build's version, shown by GET /healthz and GET /readyz.
 	Version string
+	// Drain turns GET /readyz to 503 "draining" when the process begins
+	// to shut down; nil: never.
+	Drain *Drain
 	// TrustedProxies may set the client IP through X-Forwarded-For; none by default.
 	TrustedProxies []string
 	// SubmitRatePerIP is the sustained submissions per second one IP may make
@@ -80,7 +77,7 @@ type RegistrationLimiter interface {
 // Server holds the HTTP handlers and the application they call.
 type Server struct {
 	app    *application.Application
-	db     Pinger
+	schema SchemaCheck
 	log    *slog.Logger
 	config Config
 	files  *fileBudget
@@ -93,7 +90,7 @@ const (
 )
 
 // NewServer builds the gin engine with every route.
-func NewServer(app *application.Application, db Pinger, log *slog.Logger, config Config) http.Handler {
+func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logger, config Config) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	if config.FileBytesInFlight <= 0 {
 		config.FileBytesInFlight = DefaultFileBytesInFlight
@@ -107,7 +104,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	if config.Refusals == nil {
 		config.Refusals = application.NopRefusals{}
 	}
-	s := &Server{app: app, db: db, log: log, config: config,
+	s := &Server{app: app, schema: schema, log: log, config: config,
 		files: newFileBudget(config.FileBytesInFlight, config.FileBytesInFlightPerClient)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
@@ -123,6 +120,7 @@ func NewServer(app *application.Application, db Pinger, log *slog.Logger, config
 	r.NoMethod(func(c *gin.Context) { s.fail(c, http.StatusMethodNotAllowed, "Method not allowed on this route.") })
 
 	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
 	// CORS first: a preflight is answered before the rate limit spends a token.
 	submit := r.Group("/submit", publicCORS(http.MethodPost))
 	submit.OPTIONS("", preflightAnswered)
@@ -242,14 +240,4 @@ func limitBody(n int64) gin.HandlerFunc {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
 		c.Next()
 	}
-}
-
-func (s *Server) healthz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
-		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "requestId": requestIDOf(c)})
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok", "version": s.config.Version})
 }

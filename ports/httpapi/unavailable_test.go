@@ -42,7 +42,7 @@ func (d *database) Unavailable(err error) error {
 func downEngine(t *testing.T) (http.Handler, *database) {
 	t.Helper()
 	db := &database{down: true, refusals: map[string]int{}}
-	h := NewServer(&application.Application{}, okPinger{}, slog.New(slog.DiscardHandler),
+	h := NewServer(&application.Application{}, currentSchema{}, slog.New(slog.DiscardHandler),
 		Config{BaseURL: "https://forms.example.test", Database: db, Refusals: db})
 	return h, db
 }
