@@ -19,6 +19,10 @@ import (
 	"log/slog"
 )
 
+import (
+	_ "time/tzdata"
+)
+
 // Injectors from wire.go:
 
 // buildService wires formd from its configuration.
