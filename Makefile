@@ -88,6 +88,7 @@ define static_binaries
 endef
 
 image: ## the container image for linux/amd64 and linux/arm64 in dist/image (OCI layout, docker load tarballs), without Docker
+	@test -s /etc/ssl/certs/ca-certificates.crt || { echo "make image: /etc/ssl/certs/ca-certificates.crt is missing: install Debian's ca-certificates package (apt-get install ca-certificates)"; exit 1; }
 	$(call static_binaries,$(IMAGE_PLATFORMS))
 	$(GO) run ./scripts/image $(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=dist/formd-$(DIST_VERSION)-$(subst /,-,$(p))) \
 	  -version "$(DIST_VERSION)" -revision "$(COMMIT)" -created "$(BUILT)" -source "$(SOURCE_URL)" -licenses "$(IMAGE_LICENSES)" -out dist/image
