@@ -102,6 +102,17 @@ var _ = Describe("The container image", func() {
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(f.Mail.WaitForMail(lf.Recipient).Text).To(ContainSubstring("Hello from the image"))
 		Expect(f.Session.ExitCode()).To(Equal(-1), "formd still runs")
+
+		if canChroot() {
+			By("running `formd grant` in the image, as `docker exec` would: the audit trail names the image's user")
+			grant, err := gexec.Start(imageCommand(root, cfg.Config, f.Env, "grant", lf.OwnerEmail, "cc_recipients"), GinkgoWriter, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(grant).WithTimeout(30 * time.Second).Should(gexec.Exit(0))
+			events := f.Get(lf.Token, "/v1/account/events")
+			Expect(events.Status).To(Equal(http.StatusOK), "%s", events)
+			Expect(events.Array("events")).To(ContainElement(HaveKeyWithValue("actor",
+				HaveKeyWithValue("id", "formd"))), "the operator is the user of the image's /etc/passwd")
+		}
 	})
 })
 
@@ -168,6 +179,24 @@ func extractImage(img v1.Image, root string) map[string]*tar.Header {
 	return headers
 }
 
+// imageCommand is the image's entrypoint with args, as a container runtime
+// runs it: in a chroot of root as the image's user, with the image's
+// environment and env on top (by path when the suite does not run as root).
+func imageCommand(root string, config v1.Config, env []string, args ...string) *exec.Cmd {
+	GinkgoHelper()
+	cmd := exec.Command(config.Entrypoint[0], append(config.Entrypoint[1:], args...)...)
+	cmd.Env = append(append([]string{}, config.Env...), env...)
+	cmd.Dir = config.WorkingDir
+	if !canChroot() {
+		return byPathIn(root, cmd)
+	}
+	var uid, gid uint32
+	_, err := fmt.Sscanf(config.User, "%d:%d", &uid, &gid)
+	Expect(err).NotTo(HaveOccurred(), "the image's user %q", config.User)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: uid, Gid: gid}}
+	return cmd
+}
+
 // canChroot tells whether the spec can run the image in a chroot as its
 // user: only root can.
 func canChroot() bool { return os.Geteuid() == 0 }
@@ -187,16 +216,10 @@ func byPathIn(root string, cmd *exec.Cmd) *exec.Cmd {
 	return moved
 }
 
-// startImageFormd runs the image's entrypoint and command in a chroot of
-// root as the image's user (by path when the suite does not run as root),
-// with the image's environment and the test's database, SMTP server and
-// loopback port on top, as a container runtime would. It returns once imageReadinessPath answers 200.
+// startImageFormd runs the image's entrypoint and command (imageCommand)
+// with the test's database, SMTP server and loopback port. It returns once imageReadinessPath answers 200.
 func startImageFormd(root string, config v1.Config) *Formd {
 	GinkgoHelper()
-	var uid, gid uint32
-	_, err := fmt.Sscanf(config.User, "%d:%d", &uid, &gid)
-	Expect(err).NotTo(HaveOccurred(), "the image's user %q", config.User)
-
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dbURL, drop, err := pgtest.NewDatabase(ctx)
@@ -223,15 +246,7 @@ func startImageFormd(root string, config v1.Config) *Formd {
 			"FORMD_SECRET_KEY=" + randomHex(32),
 			"FORMD_LOG_LEVEL=warn",
 		}
-		cmd := exec.Command(config.Entrypoint[0], append(config.Entrypoint[1:], config.Cmd...)...)
-		cmd.Env = append(append([]string{}, config.Env...), f.Env...)
-		cmd.Dir = config.WorkingDir
-		if canChroot() {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: uid, Gid: gid}}
-		} else {
-			cmd = byPathIn(root, cmd)
-		}
-		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		session, err := gexec.Start(imageCommand(root, config, f.Env, config.Cmd...), GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "start the image's formd in a chroot")
 		f.Session = session
 		DeferCleanup(func() {
