@@ -33,7 +33,7 @@ import (
 )
 
 // imageReadinessPath is what the spec polls until the image's formd is
-// ready to take submissions.
+// ready to take submissions: /healthz (liveness) until formd serves /readyz.
 const imageReadinessPath = "/healthz"
 
 var _ = Describe("The container image", func() {
