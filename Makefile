@@ -5,7 +5,7 @@ SHELL := /bin/bash
 GO        ?= go
 PG_BASE   ?= $(shell scripts/ensure-postgres.sh)
 DB_URL    ?= $(PG_BASE)/formd?sslmode=disable
-PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/...
+PACKAGES  := ./domain/... ./application/... ./adapters/... ./ports/... ./cmd/... ./migrations/... ./scripts/...
 FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 BENCH_FLAGS ?=
@@ -17,7 +17,7 @@ COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILT     ?= $(shell git show -s --format=%cI HEAD 2>/dev/null)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildTime=$(BUILT)
 
-.PHONY: help run build test check unit bench-test fuzz-short features fuzz chaos bench wire clean
+.PHONY: help run build test check unit bench-test fuzz-short features fuzz chaos bench wire clean image release
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -70,4 +70,33 @@ wire: ## regenerate cmd/formd/wire_gen.go
 	$(GO) tool wire ./cmd/formd
 
 clean: ## remove build output (keeps .data)
-	rm -rf bin
+	rm -rf bin dist
+
+# Release artefacts (docs/releases.md): static binaries named
+# formd-<version>-<os>-<arch>, the container image, their SHA256SUMS.
+DIST_VERSION      = $(or $(VERSION),devel)
+IMAGE_PLATFORMS   := linux/amd64 linux/arm64
+RELEASE_PLATFORMS := $(IMAGE_PLATFORMS) darwin/arm64 windows/amd64
+SOURCE_URL        ?= https://github.com/formd/formd
+# The SPDX licence expression of the image's label: the repository states no
+# licence yet.
+IMAGE_LICENSES    ?= NOASSERTION
+# static_binaries builds one static binary per platform of $(1) into dist/.
+define static_binaries
+	@set -e; for p in $(1); do os=$${p%/*}; arch=$${p#*/}; ext=; [ "$$os" = windows ] && ext=.exe; \
+	  out=dist/formd-$(DIST_VERSION)-$$os-$$arch$$ext; echo "building $$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/formd; done
+endef
+
+image: ## the container image for linux/amd64 and linux/arm64 in dist/image (OCI layout, docker load tarballs), without Docker
+	@test -s /etc/ssl/certs/ca-certificates.crt || { echo "make image: /etc/ssl/certs/ca-certificates.crt is missing: install Debian's ca-certificates package (apt-get install ca-certificates)"; exit 1; }
+	$(call static_binaries,$(IMAGE_PLATFORMS))
+	$(GO) run ./scripts/image $(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=dist/formd-$(DIST_VERSION)-$(subst /,-,$(p))) \
+	  -version "$(DIST_VERSION)" -revision "$(COMMIT)" -created "$(BUILT)" -source "$(SOURCE_URL)" -licenses "$(IMAGE_LICENSES)" -out dist/image
+
+release: image ## static binaries for every platform, the image and SHA256SUMS in dist/
+	$(call static_binaries,$(filter-out $(IMAGE_PLATFORMS),$(RELEASE_PLATFORMS)))
+	@# The sums name the files as a release publishes them: side by side.
+	cd dist && { sha256sum formd-$(DIST_VERSION)-*; (cd image && sha256sum formd-$(DIST_VERSION)-*.tar); } > SHA256SUMS
+	cd dist && sha256sum --quiet --ignore-missing -c SHA256SUMS && cd image && sha256sum --quiet --ignore-missing -c ../SHA256SUMS
+	@cat dist/SHA256SUMS

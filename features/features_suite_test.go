@@ -48,8 +48,8 @@ var suiteClamd *clamdtest.Clamd
 var suiteConnections *connectionWatch
 
 var _ = SynchronizedBeforeSuite(func() []byte {
-	By("building ./cmd/formd once for every parallel process")
-	path, err := gexec.Build("github.com/formd/formd/cmd/formd")
+	By("building ./cmd/formd once for every parallel process, statically, as the container image has it")
+	path, err := gexec.BuildWithEnvironment("github.com/formd/formd/cmd/formd", []string{"CGO_ENABLED=0"}, "-trimpath")
 	Expect(err).NotTo(HaveOccurred())
 	By("starting one clamd for every parallel process (its database: the EICAR test signature)")
 	dir, err := os.MkdirTemp("", "formd-clamd-")

@@ -20,6 +20,10 @@ import (
 	"log/slog"
 )
 
+import (
+	_ "time/tzdata"
+)
+
 // Injectors from wire.go:
 
 // buildService wires formd from its configuration.
