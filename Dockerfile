@@ -37,6 +37,10 @@ COPY --from=build /out/ /
 USER 65532:65532
 ENV FORMD_LISTEN_ADDR=0.0.0.0:8080
 ENV FORMD_DATA_DIR=/var/lib/formd
+ENV FORMD_MAIL_SPOOL=/var/lib/formd/mail
+WORKDIR /var/lib/formd
+VOLUME ["/var/lib/formd"]
+STOPSIGNAL SIGTERM
 EXPOSE 8080/tcp
 LABEL org.opencontainers.image.title="formd" \
       org.opencontainers.image.source="${SOURCE}" \

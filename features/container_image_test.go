@@ -33,8 +33,8 @@ import (
 )
 
 // imageReadinessPath is what the spec polls until the image's formd is
-// ready to take submissions: /healthz (liveness) until formd serves /readyz.
-const imageReadinessPath = "/healthz"
+// ready to take submissions: readiness, which also says the schema is current.
+const imageReadinessPath = "/readyz"
 
 var _ = Describe("The container image", func() {
 	It("runs formd from its own layers as a non-root user and delivers a submission", func() {

@@ -23,6 +23,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/formd/formd/scripts/image/ociimage"
 )
 
 var _ = Describe("Deploy files", func() {
@@ -41,6 +43,12 @@ var _ = Describe("Deploy files", func() {
 		Expect(db.Volumes).To(ContainElement(SatisfyAll(
 			HaveField("Type", "volume"), HaveField("Source", "db-data"), HaveField("Target", "/var/lib/postgresql/data"))))
 		Expect(project.Volumes).To(HaveKey("db-data"))
+
+		By("keeping formd's data folder, the image's volume, in a named volume")
+		Expect(project.Services["formd"].Volumes).To(ContainElement(SatisfyAll(
+			HaveField("Type", "volume"), HaveField("Source", "formd-data"),
+			HaveField("Target", ociimage.DataDir))))
+		Expect(project.Volumes).To(HaveKey("formd-data"))
 
 		By("starting formd from the pinned image once PostgreSQL is healthy, on the host's loopback only")
 		formd := project.Services["formd"]

@@ -5,12 +5,17 @@ package features_test
 // CI has no Docker daemon, so its final stage is read, not run.
 
 import (
+	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/formd/formd/scripts/image/ociimage"
 )
 
 var _ = Describe("Deploy files: the image", func() {
@@ -26,6 +31,19 @@ var _ = Describe("Deploy files: the image", func() {
 		Expect(image.listenPort()).To(Equal(image.exposedPort()), "FORMD_LISTEN_ADDR listens on the exposed port")
 		Expect(image.Labels).To(ContainElements("org.opencontainers.image.source", "org.opencontainers.image.version",
 			"org.opencontainers.image.revision", "org.opencontainers.image.licenses"))
+	})
+
+	It("is the image make image builds: the same user, start command, environment, ports, folder and stop signal", func() {
+		image := readDockerfile()
+		built := ociimage.ContainerConfig(ociimage.Options{})
+		Expect(image.User).To(Equal(built.User))
+		Expect(image.Entrypoint).To(Equal(jsonArray(built.Entrypoint)))
+		Expect(image.Cmd).To(Equal(jsonArray(built.Cmd)))
+		Expect(image.Env).To(ConsistOf(built.Env))
+		Expect(image.Expose).To(ConsistOf(slices.Collect(maps.Keys(built.ExposedPorts))))
+		Expect(image.Workdir).To(Equal(built.WorkingDir))
+		Expect(image.Volume).To(Equal(jsonArray(slices.Collect(maps.Keys(built.Volumes)))))
+		Expect(image.StopSignal).To(Equal(built.StopSignal))
 	})
 
 	It("builds formd static, without build paths, with the version variables the Makefile sets", func() {
@@ -62,8 +80,8 @@ func documentedImage() map[string][]string {
 
 // dockerfileStage is what the Dockerfile's final stage sets, as written.
 type dockerfileStage struct {
-	From, User, Entrypoint, Cmd string
-	Expose, Env, Labels         []string
+	From, User, Entrypoint, Cmd, Workdir, Volume, StopSignal string
+	Expose, Env, Labels                                      []string
 }
 
 // readDockerfile parses the final stage of the Dockerfile: instructions on
@@ -88,6 +106,12 @@ func readDockerfile() dockerfileStage {
 			stage.Entrypoint = args
 		case "CMD":
 			stage.Cmd = args
+		case "WORKDIR":
+			stage.Workdir = args
+		case "VOLUME":
+			stage.Volume = args
+		case "STOPSIGNAL":
+			stage.StopSignal = args
 		case "EXPOSE":
 			stage.Expose = append(stage.Expose, strings.Fields(args)...)
 		case "ENV":
@@ -102,6 +126,14 @@ func readDockerfile() dockerfileStage {
 		}
 	}
 	return stage
+}
+
+// jsonArray writes values as a Dockerfile's exec form does: ["a", "b"].
+func jsonArray(values []string) string {
+	GinkgoHelper()
+	b, err := json.Marshal(values)
+	Expect(err).NotTo(HaveOccurred())
+	return strings.ReplaceAll(string(b), `","`, `", "`)
 }
 
 func (s dockerfileStage) exposedPort() int {

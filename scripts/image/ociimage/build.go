@@ -178,7 +178,7 @@ func platformImage(o Options, platform v1.Platform, system []byte, binaryPath st
 		OS:           platform.OS,
 		Created:      created,
 		RootFS:       v1.RootFS{Type: "layers"},
-		Config:       containerConfig(o),
+		Config:       ContainerConfig(o),
 	})
 	if err != nil {
 		return nil, err
@@ -205,8 +205,9 @@ func platformImage(o Options, platform v1.Platform, system []byte, binaryPath st
 	return img, nil
 }
 
-// containerConfig is how a container runtime starts formd.
-func containerConfig(o Options) v1.Config {
+// ContainerConfig is how a container runtime starts formd: the image's
+// config, which the Dockerfile's final stage must match.
+func ContainerConfig(o Options) v1.Config {
 	labels := map[string]string{
 		"org.opencontainers.image.title":       "formd",
 		"org.opencontainers.image.description": "A self-hostable form backend: HTML forms in, email and integrations out.",
