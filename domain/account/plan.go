@@ -31,6 +31,18 @@ var planFeatures = map[Plan][]string{
 	PlanLifetime: {FeatureWildcardDomains},
 }
 
+// archiveRetentionDays is the longest each plan may keep archived
+// submissions (form.Archive).
+var archiveRetentionDays = map[Plan]int{
+	PlanFree:     30,
+	PlanPro:      365,
+	PlanLifetime: 365,
+}
+
+// ArchiveRetentionDays is the longest a form of an account on the plan may
+// keep archived submissions.
+func (p Plan) ArchiveRetentionDays() int { return archiveRetentionDays[p] }
+
 // Features are the features the plan includes, sorted.
 func (p Plan) Features() []string { return slices.Clone(planFeatures[p]) }
 

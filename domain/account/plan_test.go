@@ -166,3 +166,12 @@ func TestQuotaMonthsAreCalendarMonthsInUTC(t *testing.T) {
 		t.Errorf("ExhaustedMessage = %q", got)
 	}
 }
+
+func TestEveryPlanBoundsArchiveRetention(t *testing.T) {
+	want := map[account.Plan]int{account.PlanFree: 30, account.PlanPro: 365, account.PlanLifetime: 365}
+	for _, p := range account.Plans {
+		if got := p.ArchiveRetentionDays(); got != want[p] {
+			t.Errorf("%s: archive retention %d days, want %d", p, got, want[p])
+		}
+	}
+}

@@ -71,6 +71,7 @@ type Patch struct {
 	Autoresponder    *Autoresponder
 	Captcha          *CaptchaPatch
 	TestMode         *bool
+	Archive          *Archive
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -85,6 +86,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.RedirectDefault, p.RedirectDefault)
 	set(&next.ReplyToMode, p.ReplyToMode)
 	set(&next.ReplyToDefault, p.ReplyToDefault)
+	set(&next.Archive, p.Archive)
 	set(&next.Validation, p.Validation)
 	set(&next.AllowedSenderIPs, p.AllowedSenderIPs)
 	set(&next.UploadsEnabled, p.UploadsEnabled)

@@ -63,6 +63,9 @@ type Settings struct {
 	// the form's test inbox instead. (omitempty: absent while off, as in the
 	// audit trail of forms made before it existed.)
 	TestMode bool `json:"testMode,omitempty"`
+	// Archive keeps sealed payloads past delivery for a retention period
+	// (omitzero: absent while off, as in forms made before it existed).
+	Archive Archive `json:"archive,omitzero"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -78,6 +81,9 @@ type Policy struct {
 	WildcardDomains bool
 	// Uploads allows uploadsEnabled (the file_uploads entitlement).
 	Uploads bool
+	// MaxArchiveRetentionDays is the longest archive retention the plan
+	// allows; 0 means the plan has no archive.
+	MaxArchiveRetentionDays int
 }
 
 // Normalize trims and lower-cases what is case-insensitive and fills defaults.
@@ -174,6 +180,9 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Captcha.validate(); err != nil {
+		return err
+	}
+	if err := s.Archive.validate(p); err != nil {
 		return err
 	}
 	return s.Validation.Validate()
