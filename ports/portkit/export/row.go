@@ -1,0 +1,139 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/submission"
+)
+
+// The fixed columns every export starts with, in this order.
+const (
+	ColumnSubmittedAt  = "submittedAt"
+	ColumnSubmissionID = "submissionId"
+	ColumnRequestID    = "requestId"
+)
+
+// fixedColumns is how many columns come before the fields.
+const fixedColumns = 3
+
+// Row is one submission as an export writes it.
+type Row struct {
+	SubmittedAt  time.Time
+	SubmissionID string
+	RequestID    string
+	// Fields are the submission's fields, each name once.
+	Fields []Field
+}
+
+// Field is one field of a row: a text field's value, or the names of the
+// files a file field carried.
+type Field struct {
+	Name   string
+	Values []string
+}
+
+// ErrUnknownField is a row's field that is not among the columns the
+// encoder was given: the header is written, so the row cannot be.
+var ErrUnknownField = errors.New("export: the row has a field that is not a column")
+
+// ErrDuplicateField is a row naming a field twice: which value belongs in
+// its cell is for the caller to decide (FieldsOf merges them).
+var ErrDuplicateField = errors.New("export: the row has a field twice")
+
+// ErrDuplicateColumn is a field name given twice in the column list.
+var ErrDuplicateColumn = errors.New("export: a field name is listed twice")
+
+// FieldsOf gives a stored submission's fields as a row holds them: each
+// text field with its value, then each file under its field's name, a file
+// field named like a text field adding its file names to that field.
+func FieldsOf(fields []submission.Field, attachments []application.Attachment) []Field {
+	out := make([]Field, 0, len(fields)+len(attachments))
+	at := make(map[string]int, len(fields)+len(attachments))
+	add := func(name, value string) {
+		if i, ok := at[name]; ok {
+			out[i].Values = append(out[i].Values, value)
+			return
+		}
+		at[name] = len(out)
+		out = append(out, Field{Name: name, Values: []string{value}})
+	}
+	for _, f := range fields {
+		add(f.Name, f.Value)
+	}
+	for _, a := range attachments {
+		add(a.Field, a.Name)
+	}
+	return out
+}
+
+// columns maps a row's fields to cells: labels are the header, in order,
+// and index finds a field name's column.
+type columns struct {
+	labels []string
+	index  map[string]int
+	// filled holds, while a row is written, which field each column takes
+	// (or -1): reused for every row, so a row costs no allocation.
+	filled []int
+}
+
+// newColumns lists the fixed columns, then the field names, each labelled
+// uniquely (see the package doc: Columns).
+func newColumns(fieldNames []string) (*columns, error) {
+	c := &columns{
+		labels: make([]string, 0, fixedColumns+len(fieldNames)),
+		index:  make(map[string]int, len(fieldNames)),
+		filled: make([]int, len(fieldNames)),
+	}
+	used := make(map[string]bool, fixedColumns+len(fieldNames))
+	for _, l := range []string{ColumnSubmittedAt, ColumnSubmissionID, ColumnRequestID} {
+		c.labels = append(c.labels, l)
+		used[l] = true
+	}
+	for i, name := range fieldNames {
+		if _, ok := c.index[name]; ok {
+			return nil, fmt.Errorf("%w: %q", ErrDuplicateColumn, name)
+		}
+		c.index[name] = i
+		label := name
+		for n := 2; used[label]; n++ {
+			label = name + " (" + strconv.Itoa(n) + ")"
+		}
+		used[label] = true
+		c.labels = append(c.labels, label)
+	}
+	return c, nil
+}
+
+// place records which of a row's fields fills each field column, refusing
+// a field that is no column or comes twice. Afterwards filled[i] is the
+// index in fields of column i's field, or -1.
+func (c *columns) place(fields []Field) error {
+	for i := range c.filled {
+		c.filled[i] = -1
+	}
+	for j, f := range fields {
+		i, ok := c.index[f.Name]
+		if !ok {
+			return fmt.Errorf("%w: %q", ErrUnknownField, f.Name)
+		}
+		if c.filled[i] >= 0 {
+			return fmt.Errorf("%w: %q", ErrDuplicateField, f.Name)
+		}
+		c.filled[i] = j
+	}
+	return nil
+}
+
+// Labels are the column labels of an export with these field names, as its
+// header shows them (before CSV's injection defence).
+func Labels(fieldNames []string) ([]string, error) {
+	c, err := newColumns(fieldNames)
+	if err != nil {
+		return nil, err
+	}
+	return c.labels, nil
+}
