@@ -97,7 +97,7 @@ func (e *CSVEncoder) cell(i int, values ...string) {
 	if !validUTF8(values) {
 		fixed := make([]string, len(values))
 		for k, v := range values {
-			fixed[k] = strings.ToValidUTF8(v, "\uFFFD")
+			fixed[k] = validText(v)
 		}
 		values = fixed
 	}

@@ -45,9 +45,7 @@
 // always the bare word submittedAt, so a reader that does not strip the BOM
 // sees "\ufeffsubmittedAt" and not a quote error. A line break inside a value
 // stays inside its quoted cell; a reader gets it back as "\n", as
-// encoding/csv and spreadsheet programs read CRLF inside a quoted cell. Text
-// that is not valid UTF-8 is written with U+FFFD in place of the invalid
-// bytes.
+// encoding/csv and spreadsheet programs read CRLF inside a quoted cell.
 //
 // # CSV injection
 //
@@ -74,5 +72,10 @@
 // parser evaluates a value, and a spreadsheet importing JSON types it as
 // text), so values are written as they are, with no quote prefix, and
 // without HTML escaping ('<', '>' and '&' stay themselves: the file is not
-// HTML). Invalid UTF-8 becomes U+FFFD, as encoding/json writes it.
+// HTML).
+//
+// In both formats, each byte of a value or a field name that is not valid
+// UTF-8 is written as U+FFFD, as encoding/json writes it (values were
+// checked when the submission was accepted; this keeps the file valid
+// UTF-8 whatever it is given).
 package export

@@ -58,6 +58,15 @@ func bare(s string) bool {
 	return true
 }
 
+// validText is s with each byte that is not valid UTF-8 replaced by
+// U+FFFD, as encoding/json writes it.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
+}
+
 // validUTF8 reports whether every part is valid UTF-8, the common case, so
 // only a cell with invalid bytes pays for replacing them.
 func validUTF8(parts []string) bool {

@@ -98,9 +98,13 @@ func newColumns(fieldNames []string) (*columns, error) {
 			return nil, fmt.Errorf("%w: %q", ErrDuplicateColumn, name)
 		}
 		c.index[name] = i
-		label := name
+		// Labels are made unique as readers will see them, invalid UTF-8
+		// already replaced: two names that differ only in invalid bytes
+		// would otherwise be one JSON key twice.
+		base := validText(name)
+		label := base
 		for n := 2; used[label]; n++ {
-			label = name + " (" + strconv.Itoa(n) + ")"
+			label = base + " (" + strconv.Itoa(n) + ")"
 		}
 		used[label] = true
 		c.labels = append(c.labels, label)
