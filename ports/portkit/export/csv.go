@@ -21,7 +21,7 @@ type CSVEncoder struct {
 	cols *columns
 	rows int
 	err  error
-	// scratch holds a row's time as text, reused for every row.
+	// scratch holds the row being encoded, reused for every row.
 	scratch []byte
 }
 
@@ -32,12 +32,16 @@ func NewCSV(w io.Writer, fieldNames []string) (*CSVEncoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &CSVEncoder{w: bufio.NewWriterSize(w, bufferSize), cols: cols, scratch: make([]byte, 0, 64)}
-	e.write(bom)
+	e := &CSVEncoder{w: bufio.NewWriterSize(w, bufferSize), cols: cols}
+	b := []byte(bom)
 	for i, label := range cols.labels {
-		e.cell(i, label)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendCSVCell(b, label)
 	}
-	e.write("\r\n")
+	b = append(b, '\r', '\n')
+	_, e.err = e.w.Write(b)
 	return e, e.err
 }
 
@@ -51,23 +55,21 @@ func (e *CSVEncoder) Encode(r Row) error {
 	if err := e.cols.place(r.Fields); err != nil {
 		return err
 	}
-	// A time is always bare (digits, '-', ':', 'T', 'Z'), so it is written
-	// as it is formatted, with no string made of it.
-	e.scratch = r.SubmittedAt.UTC().Truncate(time.Second).AppendFormat(e.scratch[:0], time.RFC3339)
-	if e.err == nil {
-		_, e.err = e.w.Write(e.scratch)
-	}
-	e.cell(1, r.SubmissionID)
-	e.cell(2, r.RequestID)
-	for i, j := range e.cols.filled {
-		var values []string
+	// A time is always bare (digits, '-', ':', 'T', 'Z').
+	b := r.SubmittedAt.UTC().Truncate(time.Second).AppendFormat(e.scratch[:0], time.RFC3339)
+	b = append(b, ',')
+	b = appendCSVCell(b, r.SubmissionID)
+	b = append(b, ',')
+	b = appendCSVCell(b, r.RequestID)
+	for _, j := range e.cols.filled {
+		b = append(b, ',')
 		if j >= 0 {
-			values = r.Fields[j].Values
+			b = appendCSVCell(b, r.Fields[j].Values...)
 		}
-		e.cell(fixedColumns+i, values...)
 	}
-	e.write("\r\n")
-	if e.err == nil {
+	b = append(b, '\r', '\n')
+	e.scratch = b
+	if _, e.err = e.w.Write(b); e.err == nil {
 		e.rows++
 	}
 	return e.err
@@ -84,15 +86,12 @@ func (e *CSVEncoder) Flush() error {
 // Rows is how many rows were written.
 func (e *CSVEncoder) Rows() int { return e.rows }
 
-// cell writes the cell in column i made of these values, each after the
-// first on a line of its own: a separator before it, made inert, quoted
-// unless bare. No values is an empty cell; one empty value is "".
-func (e *CSVEncoder) cell(i int, values ...string) {
-	if i > 0 {
-		e.write(",")
-	}
+// appendCSVCell appends the cell made of these values, each after the first
+// on a line of its own: made inert, quoted unless bare. No values is an
+// empty cell (a field the row does not have); one empty value is "".
+func appendCSVCell(b []byte, values ...string) []byte {
 	if len(values) == 0 {
-		return // a field the row does not have: an empty cell
+		return b
 	}
 	if !validUTF8(values) {
 		fixed := make([]string, len(values))
@@ -103,38 +102,30 @@ func (e *CSVEncoder) cell(i int, values ...string) {
 	}
 	inert := startsFormula(values...)
 	if !inert && len(values) == 1 && bare(values[0]) {
-		e.write(values[0])
-		return
+		return append(b, values[0]...)
 	}
-	e.write(`"`)
+	b = append(b, '"')
 	if inert {
-		e.write("'")
+		b = append(b, '\'')
 	}
 	for k, v := range values {
 		if k > 0 {
-			e.write("\n")
+			b = append(b, '\n')
 		}
-		e.quoted(v)
+		b = appendQuoted(b, v)
 	}
-	e.write(`"`)
+	return append(b, '"')
 }
 
-// quoted writes s inside a quoted cell, each quote doubled.
-func (e *CSVEncoder) quoted(s string) {
+// appendQuoted appends s as the inside of a quoted cell, each quote doubled.
+func appendQuoted(b []byte, s string) []byte {
 	for {
 		q := strings.IndexByte(s, '"')
 		if q < 0 {
-			e.write(s)
-			return
+			return append(b, s...)
 		}
-		e.write(s[:q+1])
-		e.write(`"`)
+		b = append(b, s[:q+1]...)
+		b = append(b, '"')
 		s = s[q+1:]
-	}
-}
-
-func (e *CSVEncoder) write(s string) {
-	if e.err == nil {
-		_, e.err = e.w.WriteString(s)
 	}
 }

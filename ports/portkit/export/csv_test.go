@@ -115,6 +115,7 @@ func TestCSVInjectionIsMadeInert(t *testing.T) {
 		"tab":                     {"\t=1+1", "'\t=1+1"},
 		"carriage return":         {"\r=1+1", "'\r=1+1"},
 		"a lone tab":              {"\t", "'\t"},
+		"NUL":                     {"\x00=1+1", "'\x00=1+1"},
 		"full-width equals":       {"＝1+1", "'＝1+1"},
 		"full-width plus":         {"＋1", "'＋1"},
 		"full-width minus":        {"－1", "'－1"},

@@ -19,8 +19,8 @@
 // Every file has the columns submittedAt (RFC 3339, UTC, whole seconds),
 // submissionId and requestId, then one column per field name, in the order
 // given. Field names come from submitters, so a field may be named like a
-// fixed column or, in another case, like another field: a column's label is
-// its name, or, where an earlier column already has that label, the name
+// fixed column, or like the label another field was given: a column's label
+// is its name, or, where an earlier column already has that label, the name
 // followed by " (2)", " (3)" and so on. The fixed columns come first and so
 // always keep their names, and no NDJSON object has a key twice.
 //
@@ -34,8 +34,8 @@
 //
 // # CSV
 //
-// The CSV follows RFC 4180: comma-separated, CRLF line ends, fields with
-// quotes doubled. It starts with a UTF-8 byte order mark, which spreadsheet
+// The CSV follows RFC 4180: comma-separated, CRLF line ends, quotes inside a
+// quoted cell doubled. It starts with a UTF-8 byte order mark, which spreadsheet
 // programs need to read UTF-8 as UTF-8 rather than as the system's code page.
 // A cell is quoted unless it is made only of ASCII letters, digits and
 // '.', '_', ':' and '-' (the fixed header names, times and ids, plain numbers
@@ -52,9 +52,9 @@
 // A spreadsheet program evaluates a cell that starts with '=', '+', '-' or
 // '@' as a formula, which can run commands (DDE) or send the sheet's data
 // away (HYPERLINK, WEBSERVICE). Following OWASP, a cell whose first character
-// is one of these, a tab or a carriage return is made inert by a leading
-// single quote ('), which spreadsheet programs show and never evaluate. The
-// check also catches:
+// is one of these, a tab or a carriage return (or a NUL, which OWASP's ASVS
+// adds) is made inert by a leading single quote ('), which has spreadsheet
+// programs read the cell as text. The check also catches:
 //   - the full-width forms '＝', '＋', '－' and '＠' (U+FF1D, U+FF0B, U+FF0D,
 //     U+FF20), which some spreadsheet programs fold to their ASCII forms;
 //   - any of these after leading white space (spaces, line breaks, no-break
@@ -64,6 +64,8 @@
 // submitters. The cost is that a value like "-5" or "+49 30 1234" is shown as
 // '-5 or '+49 30 1234, text rather than a number: OWASP's advice, kept
 // because telling a harmless number from a formula is how such defences fail.
+// A script reading the CSV gets the quote as part of the value; NDJSON is the
+// format for scripts.
 //
 // # NDJSON
 //

@@ -9,7 +9,7 @@ import (
 // starting with r for a formula (the package doc: CSV injection).
 func formulaStart(r rune) bool {
 	switch r {
-	case '=', '+', '-', '@', '\t', '\r',
+	case '=', '+', '-', '@', '\t', '\r', 0,
 		'＝', '＋', '－', '＠':
 		return true
 	}
@@ -32,15 +32,6 @@ func startsFormula(parts ...string) bool {
 		}
 	}
 	return false
-}
-
-// Inert is a cell's text made safe to open in a spreadsheet program: with a
-// single quote before it where it would start a formula.
-func Inert(cell string) string {
-	if startsFormula(cell) {
-		return "'" + cell
-	}
-	return cell
 }
 
 // bare reports whether a cell can be written unquoted: made only of ASCII
