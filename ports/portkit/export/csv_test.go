@@ -209,6 +209,12 @@ func TestColumnsNamedLikeAnotherGetANumber(t *testing.T) {
 	if strings.Join(labels, "|") != want {
 		t.Fatalf("got %q", labels)
 	}
+	// Names differing only in invalid bytes read the same once those are
+	// replaced, so they are told apart after it.
+	labels, _ = Labels([]string{"\xbe", "\xbf"})
+	if strings.Join(labels[3:], "|") != "\uFFFD|\uFFFD (2)" {
+		t.Fatalf("got %q", labels[3:])
+	}
 	if _, err := Labels([]string{"a", "b", "a"}); !errors.Is(err, ErrDuplicateColumn) {
 		t.Fatalf("a name listed twice: %v", err)
 	}
