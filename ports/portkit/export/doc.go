@@ -14,6 +14,17 @@
 // when their buffer fills and on Flush; they count the rows they wrote, for
 // the access record of the export.
 //
+// # Serving
+//
+// A port sets Content-Type from Format.ContentType and Content-Disposition
+// from ContentDisposition (attachment, so a browser saves the file and never
+// renders it), lists the columns, then encodes each row as it reads it and
+// flushes at the end. Once the first bytes are sent the status cannot change,
+// so a port that fails mid-export must break the connection rather than end
+// the response as if the file were whole (net/http does so on a panic with
+// http.ErrAbortHandler, which the ports' recover middleware then has to let
+// through): a download that fails shows it, one cut short would not.
+//
 // # Columns
 //
 // Every file has the columns submittedAt (RFC 3339, UTC, whole seconds),
