@@ -47,7 +47,7 @@ func rekey(ctx context.Context, cfg Config, log *slog.Logger, args []string, out
 	if err != nil {
 		return err
 	}
-	if !report.Complete() {
+	if !report.Complete() { // a dry run's report is what the run would leave
 		return exitError{code: exitIncomplete, msg: "rekey: something is still sealed under an old key (above): keep that key"}
 	}
 	return nil
@@ -78,10 +78,9 @@ func printRekeyReport(out io.Writer, r application.RekeyReport) {
 		fmt.Fprintf(out, "%s: %s\n", k.Kind, strings.Join(parts, "; "))
 	}
 	switch {
-	case !r.Complete():
 	case r.DryRun:
 		fmt.Fprintln(out, "dry run: nothing was written")
-	default:
+	case r.Complete():
 		fmt.Fprintln(out, "nothing is left under an old key: drop it from FORMD_SECRET_KEYS_OLD once its links are past their 72 hours")
 	}
 }
