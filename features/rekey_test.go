@@ -27,18 +27,24 @@ func (f *Formd) rekey(code int, env []string, args ...string) *gexec.Session {
 }
 
 var _ = Describe("Key rotation with formd rekey", func() {
-	It("re-seals a queued delivery's payload under the new key, so it is delivered once the old key is dropped", func() {
+	It("re-seals queued payloads and webhook secrets under the new key, so they are delivered and signed once the old key is dropped", func() {
 		// As in the rotation spec of Secret keys: the form is set up with
 		// delivery workers, then processes without them accept and seal.
-		setup := StartFormd()
+		receiver := startWebhookReceiver()
+		setup := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
 		db := setup.OpenDB()
 		keyA := envValue(setup.Env, "FORMD_SECRET_KEY")
 		lf := setup.LiveForm(nil)
+		w := setup.Patch(lf.Token, integrationsPath(lf.ID, "webhook"), map[string]any{"enabled": true, "targetUrl": receiver.URL("/rekey")})
+		Expect(w.Status).To(Equal(http.StatusOK), "%s", w)
+		secret := expectStandardWebhooksSecret(w.Object("integration")["secret"])
 		setup.stop()
 		a := setup.StartTwin("FORMD_DELIVERY_WORKERS=0")
 		r := a.Post("", "/submit/"+lf.AccessKey, map[string]any{"message": "Sealed under key A"}, fromExampleCom())
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		deliveryID := r.JSON["deliveryId"].(string)
+		Expect(r.Array("webhookDeliveryIds")).To(HaveLen(1))
+		webhookID := r.Array("webhookDeliveryIds")[0].(string)
 		submissionID := db.AcceptedByRequest(r.RequestID()).StreamID
 		payloadKey := func(id string) string {
 			return db.String(`SELECT key_id FROM submission_payloads WHERE submission_id = $1`, id)
@@ -67,12 +73,14 @@ var _ = Describe("Key rotation with formd rekey", func() {
 		out := string(run.Out.Contents())
 		Expect(out).To(ContainSubstring("current key id " + idB + "\n"))
 		Expect(out).To(ContainSubstring("submission payloads: re-sealed key id " + idA + ": 1\n"))
+		Expect(out).To(ContainSubstring("webhook signing secrets: re-sealed key id " + idA + ": 1\n"))
 		Expect(out).To(ContainSubstring("nothing is left under an old key"))
 		for _, s := range []string{out, string(run.Err.Contents())} {
 			Expect(s).NotTo(ContainSubstring(keyA))
 			Expect(s).NotTo(ContainSubstring(keyB))
 		}
 		Expect(payloadKey(submissionID)).To(Equal(idB))
+		Expect(db.String(`SELECT string_agg(DISTINCT key_id, ',') FROM webhook_secrets WHERE form_id = $1`, lf.ID)).To(Equal(idB))
 		Expect(db.TablesHolding(keyB)).To(BeEmpty(), "a key id, never the key")
 
 		By("a second run does nothing")
@@ -90,6 +98,17 @@ var _ = Describe("Key rotation with formd rekey", func() {
 		By("A dropped: the delivery queued under A is delivered")
 		c := a.StartTwin("FORMD_SECRET_KEY="+keyB, "FORMD_SECRET_KEYS_OLD=", "FORMD_DELIVERY_WORKERS=2")
 		Expect(mailWithID(c, lf.Recipient, deliveryID).Text).To(ContainSubstring("Sealed under key A"))
+		var calls []webhookCall
+		Eventually(func() []webhookCall {
+			calls = nil
+			for _, call := range receiver.Calls("/rekey") {
+				if call.Header.Get("webhook-id") == webhookID {
+					calls = append(calls, call)
+				}
+			}
+			return calls
+		}).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(verifyStandardWebhook(secret, calls[0])).To(BeTrue(), "signed with the secret issued under A")
 		Eventually(func() int { return db.PayloadCount(submissionID) }).Should(Equal(0), "redacted once delivered")
 	})
 })
