@@ -386,3 +386,46 @@ func TestAClaimDuringARekeyBatchReadsThePayloadsAsTheyWere(t *testing.T) {
 	}
 	claim(now.Add(time.Hour), "new") // the first claims' leases are over
 }
+
+// cancellingSealer cancels the run's context at its nth Seal, as an
+// operator's Ctrl-C would.
+type cancellingSealer struct {
+	ringSealer
+	n      int
+	calls  *int
+	cancel context.CancelFunc
+}
+
+func (s cancellingSealer) Seal(id string, plain []byte) (application.SealedPayload, error) {
+	if *s.calls++; *s.calls == s.n {
+		s.cancel()
+	}
+	return s.ringSealer.Seal(id, plain)
+}
+
+// A run stopped part way leaves the batches it committed re-sealed and the
+// rest as they were; the next run goes on and re-seals only the rest.
+func TestAnInterruptedRekeyIsFinishedByTheNextRun(t *testing.T) {
+	e := newRekeyEnv(t)
+	for range 7 {
+		e.submit(t, "old1")
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	calls := 0
+	interrupted := application.NewRekeyPayloadsHandler(e.records, cancellingSealer{ringSealer: e.sealer, n: 4, calls: &calls, cancel: cancel})
+	if _, err := interrupted.Handle(ctx, application.RekeyPayloads{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the interrupted run returned %v", err)
+	}
+	// Batches of two: the first committed, the second was cancelled.
+	if got := e.keyIDs(t, application.SealedSubmissionPayloads); got["new"] != 2 || got["old1"] != 5 {
+		t.Fatalf("after the interruption: %v", got)
+	}
+	report, err := application.NewRekeyPayloadsHandler(e.records, e.sealer).Handle(e.ctx, application.RekeyPayloads{})
+	if err != nil || report.Kinds[0].Resealed["old1"] != 5 || !report.Complete() {
+		t.Fatalf("the next run: %+v, %v", report.Kinds[0], err)
+	}
+	if n := e.openAll(t, ringSealer{current: "new", keys: map[string]byte{"new": 0x33}}); n != 7 {
+		t.Fatalf("the current key alone opens %d of 7", n)
+	}
+}
