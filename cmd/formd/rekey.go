@@ -43,10 +43,11 @@ func rekey(ctx context.Context, cfg Config, log *slog.Logger, args []string, out
 	}
 	defer cleanup()
 	report, err := h.Handle(ctx, application.RekeyPayloads{DryRun: dryRun})
-	printRekeyReport(out, report)
-	if err != nil {
-		return err
+	if err != nil { // what its committed batches did stays done: a second run goes on
+		printRekeyLines(out, report)
+		return fmt.Errorf("%w (what is reported above is done; run formd rekey again to go on)", err)
 	}
+	printRekeyReport(out, report)
 	if !report.Complete() { // a dry run's report is what the run would leave
 		return exitError{code: exitIncomplete, msg: "rekey: something is still sealed under an old key (above): keep that key"}
 	}
@@ -56,6 +57,17 @@ func rekey(ctx context.Context, cfg Config, log *slog.Logger, args []string, out
 // printRekeyReport writes one line per kind of sealed record and a
 // conclusion. It names key ids, never keys.
 func printRekeyReport(out io.Writer, r application.RekeyReport) {
+	printRekeyLines(out, r)
+	switch {
+	case r.DryRun:
+		fmt.Fprintln(out, "dry run: nothing was written")
+	case r.Complete():
+		fmt.Fprintln(out, "nothing is left under an old key: drop it from FORMD_SECRET_KEYS_OLD once its links are past their 72 hours")
+	}
+}
+
+// printRekeyLines writes the current key id and a line per kind reported.
+func printRekeyLines(out io.Writer, r application.RekeyReport) {
 	verb := "re-sealed"
 	if r.DryRun {
 		verb = "would re-seal"
@@ -76,12 +88,6 @@ func printRekeyReport(out io.Writer, r application.RekeyReport) {
 			parts = append(parts, "nothing under an old key")
 		}
 		fmt.Fprintf(out, "%s: %s\n", k.Kind, strings.Join(parts, "; "))
-	}
-	switch {
-	case r.DryRun:
-		fmt.Fprintln(out, "dry run: nothing was written")
-	case r.Complete():
-		fmt.Fprintln(out, "nothing is left under an old key: drop it from FORMD_SECRET_KEYS_OLD once its links are past their 72 hours")
 	}
 }
 
