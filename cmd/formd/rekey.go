@@ -62,7 +62,7 @@ func printRekeyReport(out io.Writer, r application.RekeyReport) {
 	case r.DryRun:
 		fmt.Fprintln(out, "dry run: nothing was written")
 	case r.Complete():
-		fmt.Fprintln(out, "nothing is left under an old key: drop it from FORMD_SECRET_KEYS_OLD once its links are past their 72 hours")
+		fmt.Fprintln(out, "nothing is left under an old key: drop it from FORMD_SECRET_KEYS_OLD once its links have expired (docs/operations.md: Key rotation)")
 	}
 }
 
