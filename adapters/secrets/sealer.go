@@ -65,6 +65,10 @@ func open(aead cipher.AEAD, sealed, aad []byte) ([]byte, error) {
 	return aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], aad)
 }
 
+// CurrentKeyID implements application.KeyedSealer: the id of the key Seal
+// wraps under.
+func (s *Sealer) CurrentKeyID() string { return s.current }
+
 // Seal implements application.Sealer, under the current key.
 func (s *Sealer) Seal(submissionID string, plaintext []byte) (application.SealedPayload, error) {
 	dataKey := make([]byte, 32)

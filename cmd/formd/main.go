@@ -1,11 +1,13 @@
 // Command formd is the form backend: `formd` (or `formd serve`) runs the HTTP
 // service and event handlers, `formd migrate` applies migrations, and the
 // operator's commands change an account: `formd plan set <email> <plan>`,
-// `formd grant <email> <feature>` and `formd revoke <email> <feature>`.
+// `formd grant <email> <feature>` and `formd revoke <email> <feature>`;
+// `formd rekey` re-seals under the current key what an old key sealed.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,6 +23,10 @@ import (
 func main() {
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "formd:", err)
+		var exit exitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -73,8 +79,10 @@ func run(args []string) error {
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return postgres.Migrate(ctx, pool) })
 	case "grant", "revoke", "plan":
 		return operate(ctx, cfg, log, args)
+	case "rekey":
+		return rekey(ctx, cfg, log, args, os.Stdout)
 	default:
-		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke, version)", cmd)
+		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke, rekey, version)", cmd)
 	}
 }
 

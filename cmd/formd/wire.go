@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/google/wire"
+
+	"github.com/formd/formd/application"
 )
 
 // buildService wires formd from its configuration.
@@ -19,5 +21,12 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 // grant`, `formd revoke`, `formd plan set`), and only what they need.
 func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator, func(), error) {
 	wire.Build(adapterSet, applicationSet, wire.Struct(new(Operator), "*"))
+	return nil, nil, nil
+}
+
+// buildRekey wires `formd rekey`: the sealer with every configured key and
+// the stores of sealed records.
+func buildRekey(ctx context.Context, cfg Config, log *slog.Logger) (*application.RekeyPayloadsHandler, func(), error) {
+	wire.Build(adapterSet, applicationSet)
 	return nil, nil, nil
 }

@@ -321,3 +321,27 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 		cleanup()
 	}, nil
 }
+
+// buildRekey wires `formd rekey`: the sealer with every configured key and
+// the stores of sealed records.
+func buildRekey(ctx context.Context, cfg Config, log *slog.Logger) (*application.RekeyPayloadsHandler, func(), error) {
+	pool, cleanup, err := providePool(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealedRecords := postgres.NewSealedRecords(pool)
+	keyring, err := provideKeys(cfg, log)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	sealer, err := provideSealer(keyring)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	rekeyPayloadsHandler := application.NewRekeyPayloadsHandler(sealedRecords, sealer)
+	return rekeyPayloadsHandler, func() {
+		cleanup()
+	}, nil
+}
