@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -93,5 +94,49 @@ var _ = Describe("Submissions archive setting", func() {
 		Expect(r.Object("form")).To(HaveKeyWithValue("archive", map[string]any{"enabled": true, "retentionDays": 365.0}))
 		ExpectError(f.Patch(token, "/v1/forms/"+id, map[string]any{"archive": map[string]any{"enabled": true, "retentionDays": 200}}),
 			http.StatusBadRequest, "between 1 and 30")
+	})
+
+	It("is set in the dashboard's form settings, which show the plan's maximum and refuse more, next to the field", func() {
+		f := shared
+		token, email := f.RegisteredVerifiedUser()
+		r := f.Post(token, "/v1/forms", contactForm(nil))
+		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r)
+		id := r.Object("form")["id"].(string)
+		tab := NewTab()
+		signIn(tab, f, email)
+		save := chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`))
+
+		By("the Settings tab offers the archive, off, with the free plan's 30 days named")
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/"+id+"/settings"), chromedp.WaitVisible(chromedp.CSS("#archiveEnabled")))
+		Expect(tab.Text("#archiveRetentionDays-hint")).To(ContainSubstring("From 1 to 30 days on your plan"))
+		Expect(tab.Text(`label[for="archiveRetentionDays"]`)).To(Equal("Keep for (days)"))
+		var ticked bool
+		tab.Eval(`document.querySelector("#archiveEnabled").checked`, &ticked)
+		Expect(ticked).To(BeFalse())
+
+		By("31 days is refused next to the field, and nothing is saved")
+		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), chromedp.SetValue(chromedp.CSS("#archiveRetentionDays"), "31"), save)
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#archiveRetentionDays-error")))
+		Expect(tab.Text("#archiveRetentionDays-error")).To(ContainSubstring("between 1 and 30"))
+		Expect(tab.Attribute("#archiveRetentionDays", "aria-invalid")).To(Equal("true"))
+		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
+
+		By("14 days is saved, shown again, and readable by the API")
+		tab.Do(chromedp.SetValue(chromedp.CSS("#archiveRetentionDays"), "14"), save, chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("archive", map[string]any{"enabled": true, "retentionDays": 14.0}))
+		tab.Eval(`document.querySelector("#archiveEnabled").checked`, &ticked)
+		Expect(ticked).To(BeTrue(), "the box shows the saved setting")
+		Expect(tab.Attribute("#archiveRetentionDays", "value")).To(Equal("14"))
+		checkPage(tab, "form-settings-archive")
+
+		By("unticking it turns the archive off")
+		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), save, chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
+
+		By("the Audit trail tab tells both changes in words")
+		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/"+id+"/audit"), chromedp.WaitVisible(chromedp.CSS("main")))
+		page := tab.Text("main")
+		Expect(page).To(ContainSubstring("on, 14 days"))
+		Expect(page).To(ContainSubstring("off"))
 	})
 })
