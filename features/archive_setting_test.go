@@ -3,6 +3,7 @@ package features_test
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
@@ -130,8 +131,10 @@ var _ = Describe("Submissions archive setting", func() {
 		checkPage(tab, "form-settings-archive")
 
 		By("unticking it turns the archive off")
-		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), save, chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
-		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
+		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), save)
+		// The page already shows the last save's banner: wait for the change itself.
+		Eventually(func() map[string]any { return f.FormByID(token, id) }).WithTimeout(10 * time.Second).
+			Should(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
 
 		By("the Audit trail tab tells both changes in words")
 		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/"+id+"/audit"), chromedp.WaitVisible(chromedp.CSS("main")))
