@@ -10,7 +10,7 @@ import (
 )
 
 var _ = Describe("Submissions archive retention", func() {
-	It("keeps an archived submission sealed past its delivery until its retention ends, then shreds it to the same redacted record as an unarchived one", func() {
+	It("keeps an archived submission, attachment included, sealed past its delivery until its retention ends, then shreds it to the same redacted record as an unarchived one", func() {
 		// A formd of its own: the spec restarts it to run the sweeps.
 		f := StartFormd()
 		db := f.OpenDB()
@@ -18,20 +18,29 @@ var _ = Describe("Submissions archive retention", func() {
 			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
 		plainForm := f.LiveFormOf(archivedForm.Token, archivedForm.OwnerEmail, map[string]any{"allowedDomains": []string{"example.com"}})
 
-		submit := func(lf LiveForm, marker string) (submissionID string) {
+		f.Grant(archivedForm.OwnerEmail, "file_uploads")
+		Expect(f.Patch(archivedForm.Token, "/v1/forms/"+archivedForm.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
+		// The attachment's title is unique to this spec, so the scan after
+		// shredding finds this file and never another's.
+		fileMarker := "archived-file-" + randomHex(8)
+		pdf := []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Title (" + fileMarker + ") >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
+
+		submit := func(lf LiveForm, marker string, files ...uploadPart) (submissionID string) {
 			GinkgoHelper()
-			r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "name": "Ada", "message": "Call me " + marker},
+			r := f.Post("", "/submit/"+lf.AccessKey, multipartBody([]string{"name", "Ada", "message", "Call me " + marker}, files...),
 				fromExampleCom())
 			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			Expect(mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string)).Text).To(ContainSubstring(marker))
+			m := mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string))
+			Expect(m.Text).To(ContainSubstring(marker))
+			Expect(m.Attachments).To(HaveLen(len(files)))
 			return db.AcceptedByRequest(r.RequestID()).StreamID
 		}
 		archivedMarker, _, _ := strings.Cut(UniqueEmail("archived"), "@")
 		plainMarker, _, _ := strings.Cut(UniqueEmail("plain"), "@")
 
-		By("submitting to a form with the archive on and to one without, both delivered")
+		By("submitting to a form with the archive on (with an attachment) and to one without, both delivered")
 		acceptedAt := time.Now()
-		archived := submit(archivedForm, archivedMarker)
+		archived := submit(archivedForm, archivedMarker, uploadPart{Field: "cv", Filename: "archived-cv.pdf", ContentType: "application/pdf", Data: pdf})
 		plain := submit(plainForm, plainMarker)
 
 		By("the unarchived submission is shredded at its delivery, as always")
@@ -47,6 +56,7 @@ var _ = Describe("Submissions archive retention", func() {
 		Expect(time.Unix(int64(until), 0)).To(BeTemporally("~", acceptedAt.AddDate(0, 0, 30), time.Minute))
 		Expect(db.CiphertextHolds(archived, archivedMarker)).To(BeFalse(), "kept sealed")
 		Expect(db.TablesHolding(archivedMarker)).To(BeEmpty(), "no raw value anywhere while it is kept")
+		Expect(db.TablesHolding(fileMarker)).To(BeEmpty(), "nor the attachment's content")
 
 		By("a sweep before the end of its retention keeps it")
 		f.Restart()
@@ -61,8 +71,10 @@ var _ = Describe("Submissions archive retention", func() {
 		Eventually(func() int { return db.PayloadCount(archived) }).WithTimeout(15 * time.Second).Should(BeZero())
 		Expect(db.Events(`event_type = 'submission.redacted.v1' AND stream_id = $1`, archived)).To(HaveLen(1))
 
-		By("nothing of its payload is left anywhere in the database: no raw value, no sealed byte, no wrapped key")
+		By("nothing of its payload is left anywhere in the database: no raw value, no file, no sealed byte, no wrapped key")
 		Expect(db.TablesHolding(archivedMarker)).To(BeEmpty())
+		Expect(db.TablesHolding(fileMarker)).To(BeEmpty())
+		Expect(db.TablesHolding("archived-cv.pdf")).To(BeEmpty())
 		Expect(db.TablesHolding(sealed)).To(BeEmpty())
 		Expect(db.TablesHolding(wrapped)).To(BeEmpty())
 
