@@ -26,9 +26,12 @@ type AccountPlanRecord struct {
 	Grants []string
 }
 
-// Entitlements says which paid or manually granted features an account has.
+// Entitlements says which paid or manually granted features an account has,
+// and which plan it is on (for limits a plan sets, such as archive retention).
 type Entitlements interface {
 	Has(ctx context.Context, accountID, feature string) (bool, error)
+	// PlanOf is the account's plan.
+	PlanOf(ctx context.Context, accountID string) (account.Plan, error)
 }
 
 // SubmissionCounts counts what forms accepted (a read model).

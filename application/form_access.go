@@ -23,14 +23,19 @@ func ownedForm(ctx context.Context, read FormReader, caller Session, formID stri
 	return rec, nil
 }
 
-// formPolicy is what the account's entitlements allow in form settings.
+// formPolicy is what the account's entitlements and plan allow in form
+// settings.
 func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.Policy, error) {
 	wild, err := ent.Has(ctx, accountID, account.FeatureWildcardDomains)
 	if err != nil {
 		return form.Policy{}, err
 	}
 	uploads, err := ent.Has(ctx, accountID, account.FeatureUploads)
-	return form.Policy{WildcardDomains: wild, Uploads: uploads}, err
+	if err != nil {
+		return form.Policy{}, err
+	}
+	plan, err := ent.PlanOf(ctx, accountID)
+	return form.Policy{WildcardDomains: wild, Uploads: uploads, MaxArchiveRetentionDays: plan.ArchiveRetentionDays()}, err
 }
 
 // heldEntitlements looks up which of features the account holds, for a

@@ -62,6 +62,11 @@ type AcceptedSubmission struct {
 	// for any process to claim.
 	ClaimedUntil time.Time
 	Payload      SealedPayload
+	// ArchiveUntil, when set, keeps Payload past the submission's final
+	// delivery until then: the submissions archive of the form version
+	// that judged it (form.Archive.KeepUntil). Zero: shredded once every
+	// delivery is final.
+	ArchiveUntil time.Time
 	Response     StoredResponse
 	// Charge is the quota the submission counts against; an empty
 	// AccountID counts it against none.

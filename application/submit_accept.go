@@ -59,8 +59,9 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
 		},
 		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
-		Charge:  QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
-		Uploads: in.uploads, Autoresponder: slot,
+		ArchiveUntil: rec.Settings.Archive.KeepUntil(now),
+		Charge:       QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
+		Uploads:      in.uploads, Autoresponder: slot,
 	})
 	if accepted.AutoresponderHeld {
 		queued = slices.DeleteFunc(queued, func(q delivery.Queued) bool { return q.DeliveryID == slot.DeliveryID })

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
@@ -55,6 +56,10 @@ func (s *fakeStore) IdempotentResponse(context.Context, string, string) (*Stored
 type noEntitlements struct{}
 
 func (noEntitlements) Has(context.Context, string, string) (bool, error) { return false, nil }
+
+func (noEntitlements) PlanOf(context.Context, string) (account.Plan, error) {
+	return account.PlanFree, nil
+}
 
 type plainSealer struct{}
 
@@ -144,6 +149,10 @@ type countingEntitlements struct{ lookups int }
 func (c *countingEntitlements) Has(context.Context, string, string) (bool, error) {
 	c.lookups++
 	return false, nil
+}
+
+func (c *countingEntitlements) PlanOf(context.Context, string) (account.Plan, error) {
+	return account.PlanFree, nil
 }
 
 // Security review: a refusal was judged twice even when the fresh form was

@@ -7,6 +7,7 @@ type Sweeps struct {
 	ReleaseDeadClaims              *ReleaseDeadClaimsHandler
 	PruneMessages                  *PruneMessagesHandler
 	ShredExpiredPayloads           *ShredExpiredPayloadsHandler
+	ShredArchivedPayloads          *ShredArchivedPayloadsHandler
 	PruneIdempotencyKeys           *PruneIdempotencyKeysHandler
 	PruneAutoresponderReservations *PruneAutoresponderReservationsHandler
 	PruneSpentChallenges           *PruneSpentChallengesHandler

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/submission"
 )
@@ -209,6 +210,10 @@ func TestResolveKeysLeavesAPostWithoutKeysAlone(t *testing.T) {
 type uploadsEntitled struct{}
 
 func (uploadsEntitled) Has(context.Context, string, string) (bool, error) { return true, nil }
+
+func (uploadsEntitled) PlanOf(context.Context, string) (account.Plan, error) {
+	return account.PlanPro, nil
+}
 
 // uploadForm is liveForm taking uploads.
 func uploadForm() FormRecord {

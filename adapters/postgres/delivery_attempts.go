@@ -123,7 +123,7 @@ func sendFirst(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, settles bo
 			return nil, err
 		}
 		var p settledPayload
-		if _, err := pgx.ForEachRow(rows, []any{&p.id, &p.pending, &p.failed, &p.deleted}, func() error {
+		if _, err := pgx.ForEachRow(rows, []any{&p.id, &p.pending, &p.failed, &p.deleted, &p.archived}, func() error {
 			settled = append(settled, p)
 			return nil
 		}); err != nil {
@@ -203,14 +203,19 @@ type settledPayload struct {
 	id              string
 	pending         int
 	failed, deleted bool
+	// archived: the form's archive keeps the payload until its
+	// archived_until, when ShredArchivedPayloads shreds it.
+	archived bool
 }
 
 // settled turns settlePayloads' answer into the second pipeline of a record:
 // a submission with no delivery left pending loses its sealed payload and
 // records submission.redacted, unless one of its deliveries failed: then the
 // payload is kept for the retention (delivery.PayloadKeptUntil), so the
-// delivery can be retried, and ShredExpiredPayloads shreds it after that. It
-// returns the pipeline and the streams it appends to.
+// delivery can be retried, and ShredExpiredPayloads shreds it after that. An
+// archived payload is kept either way (ShredArchivedPayloads shreds it once
+// its archive ends), with a failed delivery's hold beside it. It returns the
+// pipeline and the streams it appends to.
 func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batch, []StreamEvents, error) {
 	var done, kept, shredded []string
 	for _, p := range rows {
@@ -218,6 +223,10 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 		case p.deleted:
 			shredded = append(shredded, p.id)
 		case p.pending > 0:
+		case p.archived:
+			if _, keep := delivery.PayloadKeptUntil(p.failed, now, d.retention); keep {
+				kept = append(kept, p.id)
+			}
 		default:
 			if _, keep := delivery.PayloadKeptUntil(p.failed, now, d.retention); keep {
 				kept = append(kept, p.id)
@@ -235,8 +244,9 @@ func (d *DeliveryStore) settled(rows []settledPayload, now time.Time) (*pgx.Batc
 }
 
 // settlePayloads counts final deliveries off their submissions' payloads. A
-// payload whose last pending deliveries these are, none of them failed, is
-// deleted at once (deleted true): a submission with one delivery, the common
+// payload whose last pending deliveries these are, none of them failed and
+// the payload not archived (archived_until, a column of the row it reads
+// anyway), is deleted at once (deleted true): a submission with one delivery, the common
 // case, costs one delete rather than an update writing a new row version and
 // then a delete. The others are counted down and say how many are still
 // pending and whether one failed; a concurrent settle of the same submission
@@ -255,17 +265,18 @@ const settlePayloads = `
 	WITH f AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS f(id, n)),
 	shredded AS (
 		DELETE FROM submission_payloads p USING f
-		WHERE p.submission_id = f.id AND p.pending <= f.n
+		WHERE p.submission_id = f.id AND p.pending <= f.n AND p.archived_until IS NULL
 		  AND NOT coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false)
 		RETURNING p.submission_id),
 	counted AS (
 		UPDATE submission_payloads p SET pending = greatest(p.pending - f.n, 0)
 		FROM f WHERE p.submission_id = f.id AND p.submission_id NOT IN (SELECT s.submission_id FROM shredded s)
 		RETURNING p.submission_id, p.pending,
-		          coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false) AS failed)
-	SELECT s.submission_id::text, 0, false, true FROM shredded s
+		          coalesce((SELECT true FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = 'failed' LIMIT 1), false) AS failed,
+		          p.archived_until IS NOT NULL AS archived)
+	SELECT s.submission_id::text, 0, false, true, false FROM shredded s
 	UNION ALL
-	SELECT c.submission_id::text, c.pending, c.failed, false FROM counted c`
+	SELECT c.submission_id::text, c.pending, c.failed, false, c.archived FROM counted c`
 
 // queueSettle adds settlePayloads, with its settings before it, to a
 // record's first pipeline, whose last statements they must be (sendFirst

@@ -137,7 +137,8 @@ func (d *DeliveryStore) ShredExpiredPayloads(ctx context.Context, now time.Time)
 	var redacted []StreamEvents
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT submission_id::text FROM submission_payloads
-			WHERE keep_until < $1 AND pending = 0 ORDER BY submission_id LIMIT 1000 FOR UPDATE SKIP LOCKED`, now)
+			WHERE keep_until < $1 AND pending = 0 AND (archived_until IS NULL OR archived_until < $1)
+			ORDER BY submission_id LIMIT 1000 FOR UPDATE SKIP LOCKED`, now)
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,13 @@ func (r *ReadModel) PlanUsage(ctx context.Context, accountID string, month accou
 	return account.Plan(plan), used, err
 }
 
+// PlanOf implements application.Entitlements.
+func (r *ReadModel) PlanOf(ctx context.Context, accountID string) (account.Plan, error) {
+	var plan string
+	err := r.pool.QueryRow(ctx, `SELECT plan FROM accounts WHERE id = $1`, accountID).Scan(&plan)
+	return account.Plan(plan), notFound(err)
+}
+
 // Has implements application.Entitlements: a feature is held through a
 // manual grant or through the account's plan.
 func (r *ReadModel) Has(ctx context.Context, accountID, feature string) (bool, error) {

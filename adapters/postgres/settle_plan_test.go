@@ -66,8 +66,8 @@ func TestSettlingReadsOnlyTheSubmissionsOwnDeliveries(t *testing.T) {
 		for rows.Next() {
 			var id string
 			var pending int
-			var failed, gone bool
-			if err := rows.Scan(&id, &pending, &failed, &gone); err != nil {
+			var failed, gone, archived bool
+			if err := rows.Scan(&id, &pending, &failed, &gone, &archived); err != nil {
 				t.Fatal(err)
 			}
 			deleted[id] = gone

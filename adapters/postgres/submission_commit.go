@@ -188,7 +188,10 @@ type writeRows struct {
 	keyIDs      []string
 	keys, texts [][]byte
 	pending     []int32
-	deliveries  queuedRows
+	// archivedUntil is each payload's end of archive; nil when its form
+	// archives nothing.
+	archivedUntil []*time.Time
+	deliveries    queuedRows
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
@@ -203,6 +206,12 @@ func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) write
 		w.keyIDs = append(w.keyIDs, sub.Payload.KeyID)
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
+		var archivedUntil *time.Time
+		if !sub.ArchiveUntil.IsZero() {
+			until := sub.ArchiveUntil.UTC()
+			archivedUntil = &until
+		}
+		w.archivedUntil = append(w.archivedUntil, archivedUntil)
 		for _, q := range sub.Queued {
 			w.deliveries.add(q, sub.ClaimedUntil)
 		}
@@ -236,9 +245,10 @@ func (w writeRows) committed(store *EventStore) {
 
 func (w writeRows) queuePayloads(b *pgx.Batch) {
 	b.Queue(`
-		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id)
-		SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::bytea[]), unnest($4::bytea[]), unnest($5::int[]), unnest($6::text[])`,
-		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs)
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id, archived_until)
+		SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::bytea[]), unnest($4::bytea[]), unnest($5::int[]), unnest($6::text[]),
+		       unnest($7::timestamptz[])`,
+		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs, w.archivedUntil)
 }
 
 // submissionStreams are the streams one accepted submission appends to: its

@@ -39,6 +39,9 @@ type commitScenario struct {
 
 var scenarioQuotas = account.Quotas{Free: 3, Pro: 100, Lifetime: 100}
 
+// archiveEnd is when the archived scenario's payload may be shredded.
+var archiveEnd = time.Date(2026, 12, 27, 10, 0, 0, 0, time.UTC)
+
 // withAutoresponder is s with an autoresponder to address, and its slot.
 func withAutoresponder(s application.AcceptedSubmission, address string) application.AcceptedSubmission {
 	id := uuid.NewString()
@@ -115,6 +118,24 @@ var commitScenarios = []commitScenario{{
 		}
 		if stored, err := u.subs.IdempotentResponse(u.ctx, u.formID, "b"); err != nil || stored != nil {
 			t.Errorf("the refused submission's key still answers: %+v, %v", stored, err)
+		}
+	},
+}, {
+	name: "archived and unarchived submissions in one batch",
+	batch: func(t *testing.T, u uploadEnv) []application.AcceptedSubmission {
+		return []application.AcceptedSubmission{archivedFor(u.accepted(1, "k"), archiveEnd), u.accepted(1, "")}
+	},
+	want: []string{committed, committed}, atomic: true,
+	check: func(t *testing.T, u uploadEnv, batch []application.AcceptedSubmission) {
+		for i, want := range []time.Time{archiveEnd, {}} {
+			var until *time.Time
+			if err := u.pool.QueryRow(u.ctx, `SELECT archived_until FROM submission_payloads WHERE submission_id = $1`,
+				batch[i].Accepted.SubmissionID).Scan(&until); err != nil {
+				t.Fatal(err)
+			}
+			if (until == nil) != want.IsZero() || (until != nil && !until.Equal(want)) {
+				t.Errorf("submission %d: archived until %v, want %v", i, until, want)
+			}
 		}
 	},
 }, {

@@ -27,6 +27,9 @@ func (failingStores) PruneMessages(context.Context, string, time.Duration) (int6
 func (failingStores) ShredExpiredPayloads(context.Context, time.Time) (int, error) {
 	return 0, errStore
 }
+func (failingStores) ShredArchivedPayloads(context.Context, time.Time, int) (int, error) {
+	return 0, errStore
+}
 func (failingStores) PruneIdempotencyKeys(context.Context) (int64, error) { return 0, errStore }
 func (failingStores) PruneAutoresponderReservations(context.Context) (int64, error) {
 	return 0, errStore
@@ -49,6 +52,7 @@ func failingSweeps() *application.Sweeps {
 		ReleaseDeadClaims:              application.NewReleaseDeadClaimsHandler(s, fixedClock{}),
 		PruneMessages:                  application.NewPruneMessagesHandler(s, application.UnreadMessageRetention(time.Hour)),
 		ShredExpiredPayloads:           application.NewShredExpiredPayloadsHandler(s, fixedClock{}),
+		ShredArchivedPayloads:          application.NewShredArchivedPayloadsHandler(s, fixedClock{}),
 		PruneIdempotencyKeys:           application.NewPruneIdempotencyKeysHandler(s),
 		PruneAutoresponderReservations: application.NewPruneAutoresponderReservationsHandler(s),
 		PruneSpentChallenges:           application.NewPruneSpentChallengesHandler(s, fixedClock{}),
@@ -98,7 +102,8 @@ func TestPeriodicJobsWarnOfEachFailedSweep(t *testing.T) {
 	for _, topic := range application.Topics {
 		want = append(want, "pruning acknowledged messages "+topic)
 	}
-	want = append(want, "shredding the payloads of failed deliveries past their retention", "pruning idempotency keys",
+	want = append(want, "shredding the payloads of failed deliveries past their retention",
+		"shredding archived submissions past their retention", "pruning idempotency keys",
 		"pruning autoresponder reservations", "pruning spent proof-of-work challenges",
 		"pruning password reset requests and throttle keys")
 	if !slices.Equal(got, want) {

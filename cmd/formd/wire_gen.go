@@ -253,6 +253,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	unreadMessageRetention := provideUnreadMessageRetention(cfg)
 	pruneMessagesHandler := application.NewPruneMessagesHandler(acknowledgedMessages, unreadMessageRetention)
 	shredExpiredPayloadsHandler := application.NewShredExpiredPayloadsHandler(deliveryStore, clock)
+	shredArchivedPayloadsHandler := application.NewShredArchivedPayloadsHandler(deliveryStore, clock)
 	expiredRecords := postgres.NewExpiredRecords(pool)
 	pruneIdempotencyKeysHandler := application.NewPruneIdempotencyKeysHandler(expiredRecords)
 	pruneAutoresponderReservationsHandler := application.NewPruneAutoresponderReservationsHandler(expiredRecords)
@@ -263,6 +264,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ReleaseDeadClaims:              releaseDeadClaimsHandler,
 		PruneMessages:                  pruneMessagesHandler,
 		ShredExpiredPayloads:           shredExpiredPayloadsHandler,
+		ShredArchivedPayloads:          shredArchivedPayloadsHandler,
 		PruneIdempotencyKeys:           pruneIdempotencyKeysHandler,
 		PruneAutoresponderReservations: pruneAutoresponderReservationsHandler,
 		PruneSpentChallenges:           pruneSpentChallengesHandler,

@@ -53,3 +53,25 @@ func TestArchiveKeepsUntilTheEndOfRetention(t *testing.T) {
 		t.Fatalf("want %v, got %v", want, got)
 	}
 }
+
+func TestAPlanDowngradeKeepsTheArchiveUntilItIsChanged(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	pro, free := Policy{MaxArchiveRetentionDays: 365}, Policy{MaxArchiveRetentionDays: 30}
+	f, err := Create(NewForm{ID: "f", AccountID: "a", WorkspaceID: "w", AccessKeyHash: "h",
+		Settings: Settings{Name: "Contact", RecipientEmail: "owner@example.com", Archive: Archive{Enabled: true, RetentionDays: 365}}}, pro, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := "Hello"
+	if err := f.ChangeSettings(Patch{SubjectDefault: &subject}, free, at); err != nil {
+		t.Fatalf("another setting after a downgrade: %v", err)
+	}
+	if got := f.Settings().Archive; got.RetentionDays != 365 {
+		t.Fatalf("the archive is kept as set, got %+v", got)
+	}
+	longer := Archive{Enabled: true, RetentionDays: 200}
+	var inv *domain.InvalidInputError
+	if err := f.ChangeSettings(Patch{Archive: &longer}, free, at); !errors.As(err, &inv) || inv.Field != "archive.retentionDays" {
+		t.Fatalf("a change of the archive is bound by the plan, got %v", err)
+	}
+}

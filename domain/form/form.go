@@ -101,6 +101,12 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 		next.Captcha = captcha
 	}
 	next = next.Normalize()
+	if next.Archive == f.settings.Archive {
+		// A plan's lower maximum binds the archive when it is next changed,
+		// not before: a downgrade neither shortens what owners chose to
+		// keep nor blocks their other settings.
+		policy.MaxArchiveRetentionDays = max(policy.MaxArchiveRetentionDays, next.Archive.RetentionDays)
+	}
 	if err := next.Validate(policy); err != nil {
 		return err
 	}
@@ -163,7 +169,7 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
-	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode",
+	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

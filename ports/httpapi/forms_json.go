@@ -51,6 +51,7 @@ type formRequest struct {
 	Autoresponder    *portkit.Autoresponder `json:"autoresponder"`
 	Captcha          *captchaRequest        `json:"captcha"`
 	TestMode         *bool                  `json:"testMode"`
+	Archive          *portkit.Archive       `json:"archive"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -76,6 +77,10 @@ func (r formRequest) patch() form.Patch {
 		l := form.UploadLimits(*r.UploadLimits)
 		p.UploadLimits = &l
 	}
+	if r.Archive != nil {
+		a := r.Archive.Settings()
+		p.Archive = &a
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -93,7 +98,7 @@ func (r formRequest) settings() form.Settings {
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
-		TestMode: deref(p.TestMode),
+		TestMode: deref(p.TestMode), Archive: deref(p.Archive),
 	}
 }
 

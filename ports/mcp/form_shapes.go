@@ -41,6 +41,7 @@ type settingsInput struct {
 	UploadLimits     *uploadLimitsShape     `json:"uploadLimits,omitempty" jsonschema:"limits of uploaded files; replaced whole"`
 	Autoresponder    *portkit.Autoresponder `json:"autoresponder,omitempty" jsonschema:"a confirmation email to the submitter"`
 	TestMode         *bool                  `json:"testMode,omitempty" jsonschema:"test mode: every submission is then a test, judged like a live one, sending nothing; read_test_inbox shows what it would have sent"`
+	Archive          *portkit.Archive       `json:"archive,omitempty" jsonschema:"the submissions archive: enabled keeps each submission accepted from then on, sealed, for retentionDays (1 to the plan's maximum: free 30, Pro and Lifetime 365) after it is accepted; off (the default) forwards and forgets"`
 }
 
 // patch is the settings as a domain patch (nil: unchanged).
@@ -63,6 +64,10 @@ func (in settingsInput) patch() form.Patch {
 	if in.Autoresponder != nil {
 		a := form.Autoresponder(*in.Autoresponder)
 		p.Autoresponder = &a
+	}
+	if in.Archive != nil {
+		a := in.Archive.Settings()
+		p.Archive = &a
 	}
 	return p
 }

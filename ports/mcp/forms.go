@@ -119,7 +119,8 @@ func (s *Server) formTools(srv *sdk.Server) {
 					FromNameDefault: deref(p.FromNameDefault), RedirectDefault: deref(p.RedirectDefault),
 					ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault), Validation: deref(p.Validation),
 					AllowedSenderIPs: deref(p.AllowedSenderIPs), UploadsEnabled: deref(p.UploadsEnabled),
-					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder), TestMode: deref(p.TestMode)},
+					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder), TestMode: deref(p.TestMode),
+					Archive: deref(p.Archive)},
 			})
 			if err != nil {
 				return formOutput{}, err

@@ -32,6 +32,7 @@ type Form struct {
 	Autoresponder     Autoresponder         `json:"autoresponder"`
 	Captcha           Captcha               `json:"captcha"`
 	TestMode          bool                  `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
+	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -52,6 +53,15 @@ type Autoresponder struct {
 	Subject string `json:"subject,omitempty"`
 	Message string `json:"message,omitempty"`
 }
+
+// Archive is a form's submissions archive, as shown and as set.
+type Archive struct {
+	Enabled       bool `json:"enabled" jsonschema:"whether submissions accepted from now on are kept, sealed, after delivery"`
+	RetentionDays int  `json:"retentionDays,omitempty" jsonschema:"how many days after acceptance an archived submission is kept, then shredded: 1 to the plan's maximum (free 30, Pro and Lifetime 365); only while enabled"`
+}
+
+// Settings is the archive as the domain holds it.
+func (a Archive) Settings() form.Archive { return form.Archive(a) }
 
 // Captcha is a form's captcha as formd shows it: never the secret, only
 // whether one is stored.
@@ -75,6 +85,7 @@ func PresentForm(f application.FormRecord) Form {
 		Validation: PresentValidation(st.Validation), AllowedSenderIPs: NonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
+		Archive: Archive(st.Archive),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }

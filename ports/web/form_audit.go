@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func changesOf(e application.HistoryEntry) []auditChange {
 	out := make([]auditChange, 0, len(changes))
 	for _, c := range changes {
 		from, to := shownValue(c.From), shownValue(c.To)
+		if c.Field == "archive" {
+			from, to = shownArchive(c.From), shownArchive(c.To)
+		}
 		if from == to {
 			continue // a setting created empty: nothing to tell
 		}
@@ -129,4 +133,17 @@ func shownValue(raw json.RawMessage) string {
 		return s
 	}
 	return v
+}
+
+// shownArchive writes the submissions archive for people: "off" or
+// "on, 30 days" (absent from a settings event while off).
+func shownArchive(raw json.RawMessage) string {
+	var a form.Archive
+	if v := strings.TrimSpace(string(raw)); v == "" || v == "null" || json.Unmarshal(raw, &a) != nil || !a.Enabled {
+		return "off"
+	}
+	if a.RetentionDays == 1 {
+		return "on, 1 day"
+	}
+	return "on, " + strconv.Itoa(a.RetentionDays) + " days"
 }

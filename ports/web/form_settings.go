@@ -34,7 +34,11 @@ type settingsFields struct {
 	// TestMode makes every submission a test: judged, never sent, shown in
 	// the Test inbox tab.
 	TestMode bool
-	Errors   fieldErrors
+	// ArchiveEnabled keeps submissions, sealed, for ArchiveRetentionDays
+	// (as typed) after they are accepted.
+	ArchiveEnabled       bool
+	ArchiveRetentionDays string
+	Errors               fieldErrors
 }
 
 // settingsPage is the Settings tab.
@@ -49,6 +53,9 @@ type settingsPage struct {
 	MaxFilesCeiling int
 	// MaxFileBytesHint says the default largest file and the most allowed.
 	MaxFileBytesHint string
+	// ArchiveMaxDays is the longest archive retention the account's plan
+	// allows; 0 when it could not be read (the page then names no number).
+	ArchiveMaxDays int
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -76,6 +83,7 @@ var settingsFieldNames = map[string]string{
 	"uploadLimits.allowedMimeTypes": "allowedMimeTypes", "uploadLimits": "maxFiles",
 	"captcha": "captchaProvider", "captcha.provider": "captchaProvider", "captcha.siteKey": "captchaSiteKey",
 	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore", "testMode": "testMode",
+	"archive.enabled": "archiveEnabled", "archive.retentionDays": "archiveRetentionDays",
 }
 
 // ruleIndex finds the rule a validation error names (validation.fields[2].regex).
@@ -93,7 +101,8 @@ func fieldsOf(s form.Settings) settingsFields {
 		MaxFiles: countOrEmpty(int64(s.UploadLimits.MaxFiles)), MaxFileBytes: countOrEmpty(s.UploadLimits.MaxFileBytes),
 		AllowedMimeTypes: strings.Join(s.UploadLimits.AllowedMimeTypes, "\n"), AllowedSenderIPs: strings.Join(s.AllowedSenderIPs, "\n"),
 		Validation: validationJSON(s.Validation), CaptchaProvider: s.Captcha.Provider.Name(), CaptchaSiteKey: s.Captcha.SiteKey,
-		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != "", TestMode: s.TestMode}
+		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != "", TestMode: s.TestMode,
+		ArchiveEnabled: s.Archive.Enabled, ArchiveRetentionDays: countOrEmpty(int64(s.Archive.RetentionDays))}
 }
 
 // countOrEmpty shows an unset limit (0) as an empty field, which the page
@@ -146,6 +155,9 @@ func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
 		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
 	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
+	if acc, err := s.app.Queries.AccountOverview.Handle(r.Context(), application.AccountOverview{Caller: v.Session}); err == nil {
+		page.ArchiveMaxDays = acc.Plan.ArchiveRetentionDays()
+	}
 	s.render(w, r, status, "form-settings", view{Title: page.Form.Name + ": settings", Section: "forms", Visitor: v,
 		Notice: notice, Alert: page.Fields.Errors[""], Data: page})
 }
@@ -171,6 +183,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		CaptchaProvider: r.PostFormValue("captchaProvider"), CaptchaSiteKey: strings.TrimSpace(r.PostFormValue("captchaSiteKey")),
 		CaptchaMinScore: strings.TrimSpace(r.PostFormValue("captchaMinScore")), CaptchaSecret: strings.TrimSpace(r.PostFormValue("captchaSecret")),
 		CaptchaHasSecret: f.Settings.Captcha.SecretID != "", TestMode: r.PostFormValue("testMode") == "on",
+		ArchiveEnabled: r.PostFormValue("archiveEnabled") == "on", ArchiveRetentionDays: strings.TrimSpace(r.PostFormValue("archiveRetentionDays")),
 	}
 	patch, problems := settingsPatch(in)
 	if problems != nil {
@@ -252,6 +265,18 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		}
 	}
 	patch.Validation = &rules
+
+	// Switched off, the archive keeps no retention: a number left in the
+	// box is not a setting.
+	archive := form.Archive{Enabled: in.ArchiveEnabled}
+	if in.ArchiveEnabled {
+		days, err := strconv.Atoi(in.ArchiveRetentionDays)
+		if err != nil {
+			return patch, fieldErrors{"archiveRetentionDays": "Enter how many days to keep submissions, such as 30"}
+		}
+		archive.RetentionDays = days
+	}
+	patch.Archive = &archive
 
 	provider := in.CaptchaProvider
 	captcha := form.CaptchaPatch{Provider: &provider}

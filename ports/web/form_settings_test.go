@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/formd/formd/domain"
@@ -98,5 +99,38 @@ func TestSettingsPatchSendsTestModeEitherWay(t *testing.T) {
 	}
 	if got := fieldsOf(form.Settings{TestMode: true}); !got.TestMode {
 		t.Fatal("the box shows the saved test mode")
+	}
+}
+
+func TestSettingsPatchSendsTheArchive(t *testing.T) {
+	patch, problems := settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, ArchiveEnabled: true, ArchiveRetentionDays: "30"})
+	if problems != nil || patch.Archive == nil || *patch.Archive != (form.Archive{Enabled: true, RetentionDays: 30}) {
+		t.Fatalf("a ticked box with days turns the archive on: %+v %v", patch.Archive, problems)
+	}
+	patch, problems = settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, ArchiveRetentionDays: "30"})
+	if problems != nil || patch.Archive == nil || *patch.Archive != (form.Archive{}) {
+		t.Fatalf("an unticked box turns it off, whatever days are left in the box: %+v %v", patch.Archive, problems)
+	}
+	if _, problems := settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, ArchiveEnabled: true, ArchiveRetentionDays: "a month"}); problems["archiveRetentionDays"] == "" {
+		t.Fatalf("days that are no number are refused next to the field: %v", problems)
+	}
+	if got := fieldsOf(form.Settings{Archive: form.Archive{Enabled: true, RetentionDays: 7}}); !got.ArchiveEnabled || got.ArchiveRetentionDays != "7" {
+		t.Fatalf("the page shows the saved archive: %+v", got)
+	}
+	if field, _, ok := settingsProblem(&domain.InvalidInputError{Field: "archive.retentionDays", Message: "too long"}); !ok || field != "archiveRetentionDays" {
+		t.Fatalf("a refused retention is placed next to its field, got %q", field)
+	}
+}
+
+func TestAuditTrailShowsTheArchiveForPeople(t *testing.T) {
+	for raw, want := range map[string]string{
+		"":                                    "off",
+		"null":                                "off",
+		`{"enabled":true,"retentionDays":30}`: "on, 30 days",
+		`{"enabled":true,"retentionDays":1}`:  "on, 1 day",
+	} {
+		if got := shownArchive(json.RawMessage(raw)); got != want {
+			t.Errorf("%s: got %q, want %q", raw, got, want)
+		}
 	}
 }

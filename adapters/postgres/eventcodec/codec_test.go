@@ -254,6 +254,16 @@ func TestSettingsRoundTrip(t *testing.T) {
 			t.Errorf("captcha %+v came back as %+v (%v) from %s", c, got.Captcha, err, data)
 		}
 	}
+	// The archive is stored while on and absent while off, as before it existed.
+	archived := sampleSettings
+	archived.Archive = form.Archive{Enabled: true, RetentionDays: 30}
+	data, _ := EncodeSettings(archived)
+	if got, err := DecodeSettings(data); err != nil || got.Archive != archived.Archive {
+		t.Errorf("archive came back as %+v (%v) from %s", got.Archive, err, data)
+	}
+	if !strings.Contains(string(data), `"archive":{"enabled":true,"retentionDays":30}`) {
+		t.Errorf("archive stored as %s", data)
+	}
 }
 
 // renamed is a test event whose stored shape went through two versions:

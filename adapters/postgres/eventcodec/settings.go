@@ -29,6 +29,28 @@ type settingsV1 struct {
 	Captcha *captchaV1 `json:"captcha,omitempty"`
 	// TestMode is absent while off, as in every event written before it.
 	TestMode bool `json:"testMode,omitempty"`
+	// Archive is absent while off, as in every event written before it.
+	Archive *archiveV1 `json:"archive,omitempty"`
+}
+
+// archiveV1 is a form's submissions archive as stored, while it is on.
+type archiveV1 struct {
+	Enabled       bool `json:"enabled"`
+	RetentionDays int  `json:"retentionDays,omitempty"`
+}
+
+func archiveToV1(a form.Archive) *archiveV1 {
+	if a == (form.Archive{}) {
+		return nil
+	}
+	return &archiveV1{Enabled: a.Enabled, RetentionDays: a.RetentionDays}
+}
+
+func archiveFromV1(a *archiveV1) form.Archive {
+	if a == nil {
+		return form.Archive{}
+	}
+	return form.Archive{Enabled: a.Enabled, RetentionDays: a.RetentionDays}
 }
 
 // captchaV1 is a form's captcha setting as stored: the provider, its public
@@ -117,7 +139,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode,
+		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -139,7 +161,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode,
+		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
