@@ -21,6 +21,17 @@ const PasswordCheckWait = 2 * time.Second
 // Acquire takes a slot, waiting at most wait, and reports whether it got
 // one; Release gives it back.
 func (p PasswordCheckSlots) Acquire(ctx context.Context, wait time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	// A free slot is taken at once: select picks at random among ready
+	// cases, so with the timer already fired (a short wait on a busy
+	// machine) it could otherwise refuse a check while a slot was free.
+	select {
+	case p <- struct{}{}:
+		return true
+	default:
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {

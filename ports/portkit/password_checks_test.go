@@ -27,6 +27,16 @@ func TestPasswordCheckSlotsBoundConcurrency(t *testing.T) {
 	<-released
 }
 
+func TestAFreeSlotIsTakenHoweverShortTheWait(t *testing.T) {
+	slots := NewPasswordCheckSlots(1)
+	for i := 0; i < 200; i++ {
+		if !slots.Acquire(context.Background(), 0) {
+			t.Fatalf("attempt %d: a free slot was refused", i)
+		}
+		slots.Release()
+	}
+}
+
 func TestAWaitingCheckGivesUpWithItsRequest(t *testing.T) {
 	slots := NewPasswordCheckSlots(1)
 	ctx, cancel := context.WithCancel(context.Background())
