@@ -15,7 +15,7 @@ import (
 // them; each reaches one workspace, through the routes its scopes allow.
 
 // allScopes are the spec's scopes.
-var allScopes = []string{"forms:read", "forms:write", "submissions:test"}
+var allScopes = []string{"forms:read", "forms:write", "submissions:test", "submissions:delete"}
 
 // scopesBut is every scope except skip.
 func scopesBut(skip string) []string {
@@ -106,6 +106,11 @@ var scopedRoutes = []scopedRoute{
 	{method: "POST", path: "/v1/deliveries/{deliveryId}/retry", scope: "forms:write", status: http.StatusAccepted},
 	{method: "GET", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
 	{method: "DELETE", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
+	// The form keeps no archive: nothing to erase, and that is said the same
+	// way with a token as with a session.
+	{method: "DELETE", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:delete", status: http.StatusNotFound},
+	{method: "POST", path: "/v1/forms/{formId}/submissions/erase", scope: "submissions:delete", status: http.StatusOK,
+		body: func() any { return map[string]any{"email": "nobody@example.com"} }},
 	{method: "GET", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusOK},
 	{method: "POST", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusCreated,
 		body: func() any { return map[string]any{"name": "made on the table", "scopes": []string{"forms:read"}} }},
@@ -160,7 +165,8 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 	call := func(rt scopedRoute, token, victim string) *Response {
 		GinkgoHelper()
 		path := strings.NewReplacer("{formId}", formID, "{deliveryId}", failed, "{type}", rt.typ,
-			"{workspaceId}", ws, "{tokenId}", victim).Replace(rt.path)
+			"{workspaceId}", ws, "{tokenId}", victim,
+			"{submissionId}", "00000000-0000-4000-8000-000000000000").Replace(rt.path)
 		var body any
 		if rt.body != nil {
 			body = rt.body()
