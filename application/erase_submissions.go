@@ -131,6 +131,10 @@ func (h *EraseSubmissionsHandler) EraseByEmail(ctx context.Context, cmd EraseSub
 		n, err := h.eraser.EraseArchivedByValueHash(ctx, rec.ID, submission.FieldEmail, hashes, EraseBatch, h.clock.Now())
 		out.Erased += n
 		if err != nil {
+			// The batches committed before stay erased: the trail says so.
+			if out.Erased > 0 {
+				err = errors.Join(err, h.audit(ctx, cmd.Caller, cmd.RequestID, rec.ID, out.Erased, form.ErasedByEmail, "", current))
+			}
 			return out, err
 		}
 		if n < EraseBatch {
