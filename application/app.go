@@ -58,6 +58,8 @@ type Commands struct {
 
 	// ClearTestInbox empties a form's test inbox.
 	ClearTestInbox *ClearTestInboxHandler
+	// EraseSubmissions shreds archived submissions at an owner's request.
+	EraseSubmissions *EraseSubmissionsHandler
 }
 
 // Queries read state and change nothing.

@@ -76,6 +76,9 @@ func (e HistoryEntry) Changes() []form.Change {
 		}
 		to, _ := json.Marshal(ev.SecretPrefix)
 		return []form.Change{{Field: "integrations.webhook.secretPrefix", From: from, To: to}}
+	case form.SubmissionsErased:
+		to, _ := json.Marshal(map[string]any{"erased": ev.Count, "by": ev.By})
+		return []form.Change{{Field: "submissions", From: json.RawMessage("null"), To: to}}
 	}
 	return nil
 }

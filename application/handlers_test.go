@@ -53,6 +53,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"SignOut":      func() { NewSignOutHandler(nil, nil) },
 		"CSRF":         func() { NewRequestForgeryTokenHandler(nil) },
 		"FormCounts":   func() { NewFormSubmissionCountsHandler(nil, nil) },
+		"EraseSubs":    func() { NewEraseSubmissionsHandler(nil, nil, nil, nil, nil) },
 	}
 	for name, build := range constructors {
 		t.Run(name, func(t *testing.T) {

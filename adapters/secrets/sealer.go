@@ -120,6 +120,9 @@ func (s *Sealer) Open(submissionID string, p application.SealedPayload) ([]byte,
 // ValueHasher implements application.ValueHasher with HMAC-SHA256.
 type ValueHasher struct {
 	key []byte
+	// oldKeys are the hashing keys of the old secret keys, for finding
+	// values hashed before a rotation (HashValueUnderEveryKey).
+	oldKeys [][]byte
 	// macs keeps keyed HMACs for reuse: hmac.New hashes the key's pads
 	// anew, a cost every submission would otherwise pay for each hashed
 	// value.
@@ -132,12 +135,36 @@ type valueMAC struct {
 	in  []byte
 }
 
-// NewValueHasher derives the hashing key from the current key only: hashes
-// are compared with each other, never opened, so old keys have no use here.
-// A rotation therefore changes the hash of every value: hashes recorded
-// before and after it are not comparable (docs/operations.md: Key rotation).
+// NewValueHasher hashes new values under the current key only. A rotation
+// therefore changes the hash of every value: hashes recorded before and
+// after it are not comparable (docs/operations.md: Key rotation), except
+// through HashValueUnderEveryKey while the old key is configured.
 func NewValueHasher(r Keyring) *ValueHasher {
-	return &ValueHasher{key: r.Current.Derive("value-hashes")}
+	v := &ValueHasher{key: r.Current.Derive("value-hashes")}
+	for _, k := range r.Old {
+		v.oldKeys = append(v.oldKeys, k.Derive("value-hashes"))
+	}
+	return v
+}
+
+// HashValueUnderEveryKey implements application.EveryKeyHasher: value's
+// hash under the current key, then under each old key.
+func (v *ValueHasher) HashValueUnderEveryKey(formID, field, value string) []string {
+	out := []string{v.HashValue(formID, field, value)}
+	for _, key := range v.oldKeys {
+		out = append(out, hashValueUnder(hmac.New(sha256.New, key), formID, field, value))
+	}
+	return out
+}
+
+func hashValueUnder(mac hash.Hash, formID, field, value string) string {
+	mac.Write([]byte(formID))
+	mac.Write([]byte{0})
+	mac.Write([]byte(field))
+	mac.Write([]byte{0})
+	mac.Write([]byte(value))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(mac.Sum(sum[:0])[:16])
 }
 
 // HashValue returns 128 bits of HMAC(key, form id, field, value) in hex,

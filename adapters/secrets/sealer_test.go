@@ -178,3 +178,16 @@ func TestValueHasher(t *testing.T) {
 		}
 	}
 }
+
+func TestValueHasherFindsHashesMadeBeforeARotation(t *testing.T) {
+	before := secrets.NewValueHasher(ring(t, key(1))).HashValue("form-1", "email", "a@example.com")
+	after := secrets.NewValueHasher(ring(t, key(2), key(1)))
+	got := after.HashValueUnderEveryKey("form-1", "email", "a@example.com")
+	want := []string{after.HashValue("form-1", "email", "a@example.com"), before}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("HashValueUnderEveryKey = %v, want the current key's hash then the old key's %v", got, want)
+	}
+	if dropped := secrets.NewValueHasher(ring(t, key(2))).HashValueUnderEveryKey("form-1", "email", "a@example.com"); len(dropped) != 1 {
+		t.Fatalf("without old keys: %v, want the current key's hash only", dropped)
+	}
+}

@@ -145,6 +145,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	authenticateHandler := application.NewAuthenticateHandler(readModel, readModel, clock)
 	signOutHandler := application.NewSignOutHandler(transactor, authenticateHandler)
 	clearTestInboxHandler := application.NewClearTestInboxHandler(readModel, applicationTestInbox)
+	eraseSubmissionsHandler := application.NewEraseSubmissionsHandler(transactor, readModel, deliveryStore, valueHasher, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -172,6 +173,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		SignIn:                      signInHandler,
 		SignOut:                     signOutHandler,
 		ClearTestInbox:              clearTestInboxHandler,
+		EraseSubmissions:            eraseSubmissionsHandler,
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)

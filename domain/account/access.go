@@ -17,22 +17,26 @@ const (
 	ScopeFormsRead       Scope = "forms:read"
 	ScopeFormsWrite      Scope = "forms:write"
 	ScopeSubmissionsTest Scope = "submissions:test"
+	// ScopeSubmissionsDelete erases archived submissions (docs/archive.md).
+	ScopeSubmissionsDelete Scope = "submissions:delete"
 )
 
 // Scopes lists every scope in its canonical order, the order tokens show
 // theirs in.
-func Scopes() []Scope { return []Scope{ScopeFormsRead, ScopeFormsWrite, ScopeSubmissionsTest} }
+func Scopes() []Scope {
+	return []Scope{ScopeFormsRead, ScopeFormsWrite, ScopeSubmissionsTest, ScopeSubmissionsDelete}
+}
 
 // ParseScopes checks a token's requested scopes: at least one, each a known
 // scope. Repeats collapse, and the result is in canonical order, so one set of
 // scopes has one stored form.
 func ParseScopes(requested []string) ([]Scope, error) {
 	if len(requested) == 0 {
-		return nil, domain.Invalid("scopes", "scopes must name at least one of forms:read, forms:write, submissions:test")
+		return nil, domain.Invalid("scopes", "scopes must name at least one of forms:read, forms:write, submissions:test, submissions:delete")
 	}
 	for _, s := range requested {
 		if !slices.Contains(Scopes(), Scope(s)) {
-			return nil, domain.Invalid("scopes", "scopes must be forms:read, forms:write or submissions:test, not %q", s)
+			return nil, domain.Invalid("scopes", "scopes must be forms:read, forms:write, submissions:test or submissions:delete, not %q", s)
 		}
 	}
 	var out []Scope

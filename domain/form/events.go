@@ -86,3 +86,27 @@ type WebhookSecretIssued struct {
 
 // EventType implements Event.
 func (WebhookSecretIssued) EventType() string { return WebhookSecretIssuedType }
+
+// SubmissionsErasedType is the type name of SubmissionsErased as stored.
+const SubmissionsErasedType = "form.submissions_erased.v1"
+
+// How an erasure chose its submissions.
+const (
+	ErasedByID    = "id"
+	ErasedByEmail = "email"
+)
+
+// SubmissionsErased records, for the audit trail, that archived submissions
+// were shredded at an owner's request. It names the submission erased by id,
+// and for an erasure by submitter email only the address's keyed hash, never
+// the address.
+type SubmissionsErased struct {
+	Count        int
+	By           string
+	SubmissionID string
+	EmailHash    string
+	At           time.Time
+}
+
+// EventType implements Event.
+func (SubmissionsErased) EventType() string { return SubmissionsErasedType }

@@ -224,6 +224,8 @@ func (f *Form) apply(e Event) {
 		in.ChatID, in.UpdatedAt = e.ChatID, e.At
 		f.integrations[IntegrationTelegram] = in
 		f.updatedAt = e.At
+	case SubmissionsErased:
+		// An audit record only: the form's settings stay as they are.
 	case WebhookSecretIssued:
 		hook := f.integrations[IntegrationWebhook]
 		hook.SecretPrefix = e.SecretPrefix
@@ -282,3 +284,14 @@ func (f *Form) CreatedAt() time.Time { return f.createdAt }
 
 // UpdatedAt is when the form last changed.
 func (f *Form) UpdatedAt() time.Time { return f.updatedAt }
+
+// RecordSubmissionsErased records, for the audit trail, an erasure of count
+// archived submissions; by is ErasedByID (with the submission's id) or
+// ErasedByEmail (with the address's keyed hash). It changes no setting.
+func (f *Form) RecordSubmissionsErased(count int, by, submissionID, emailHash string, now time.Time) error {
+	if count < 0 || (by != ErasedByID && by != ErasedByEmail) {
+		return domain.Invalid("by", "an erasure is by id or by email")
+	}
+	f.record(SubmissionsErased{Count: count, By: by, SubmissionID: submissionID, EmailHash: emailHash, At: now.UTC()})
+	return nil
+}

@@ -37,7 +37,7 @@ type agentAuthResponse struct {
 
 // sessionScopes are the setup operations a registration session is meant for;
 // they do not restrict the full-account session (spec: Authentication, rule 2).
-var sessionScopes = []string{"forms:read", "forms:write", "submissions:test"}
+var sessionScopes = []string{"forms:read", "forms:write", "submissions:test", "submissions:delete"}
 
 // MsgTooManyRegistrations answers a registration over the per-network limit
 // (FORMD_REGISTER_RATE), whether or not the address has an account.

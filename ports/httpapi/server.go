@@ -184,6 +184,8 @@ func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logge
 	v1.POST("/deliveries/:deliveryId/retry", s.retryDelivery)
 	v1.GET("/forms/:formId/test-inbox", s.readTestInbox)
 	v1.DELETE("/forms/:formId/test-inbox", s.clearTestInbox)
+	v1.POST("/forms/:formId/submissions/erase", s.eraseSubmitter)
+	v1.DELETE("/forms/:formId/submissions/:submissionId", s.eraseSubmission)
 	s.workspaceRoutes(v1)
 	return r
 }

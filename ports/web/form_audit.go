@@ -43,6 +43,7 @@ var eventLabels = map[string]string{
 	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
 	form.TelegramChatConnectedType: "Telegram chat connected",
 	form.GoogleSheetProvenType:     "Google spreadsheet proven",
+	form.SubmissionsErasedType:     "Submissions erased",
 
 	account.RegisteredType:       "Account registered",
 	account.EmailVerifiedType:    "Email verified",
@@ -112,6 +113,9 @@ func changesOf(e application.HistoryEntry) []auditChange {
 		if c.Field == "archive" {
 			from, to = shownArchive(c.From), shownArchive(c.To)
 		}
+		if e.Type == form.SubmissionsErasedType {
+			to = shownErasure(c.To)
+		}
 		if from == to {
 			continue // a setting created empty: nothing to tell
 		}
@@ -146,4 +150,25 @@ func shownArchive(raw json.RawMessage) string {
 		return "on, 1 day"
 	}
 	return "on, " + strconv.Itoa(a.RetentionDays) + " days"
+}
+
+// shownErasure writes an erasure for people: "erased 3 submissions of a
+// submitter" or "erased 1 submission".
+func shownErasure(raw json.RawMessage) string {
+	var e struct {
+		Erased int    `json:"erased"`
+		By     string `json:"by"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return shownValue(raw)
+	}
+	noun := "submissions"
+	if e.Erased == 1 {
+		noun = "submission"
+	}
+	out := "erased " + strconv.Itoa(e.Erased) + " " + noun
+	if e.By == form.ErasedByEmail {
+		out += " of a submitter"
+	}
+	return out
 }

@@ -146,6 +146,11 @@ var storedShapes = []struct {
 			`"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T12:30:00Z"},"at":"2026-03-01T12:30:00Z"}`},
 	{form.GoogleSheetProven{SpreadsheetID: "1AbCdEfGhIjK", At: at}, `{"spreadsheetId":"1AbCdEfGhIjK","at":"2026-03-01T12:30:00Z"}`},
 	{form.TelegramChatConnected{ChatID: "-1001234567890", At: at}, `{"chatId":"-1001234567890","at":"2026-03-01T12:30:00Z"}`},
+	// An erasure: by id names the submission, by email only the address's hash.
+	{form.SubmissionsErased{Count: 1, By: form.ErasedByID, SubmissionID: "s1", At: at},
+		`{"count":1,"by":"id","submissionId":"s1","at":"2026-03-01T12:30:00Z"}`},
+	{form.SubmissionsErased{Count: 3, By: form.ErasedByEmail, EmailHash: "0a1b", At: at},
+		`{"count":3,"by":"email","emailHash":"0a1b","at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: at},
 		`{"secretId":"s1","secretPrefix":"whsec_abcd","at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd", PreviousExpiresAt: at.Add(24 * time.Hour), At: at},

@@ -72,3 +72,21 @@ type formRecipientVerifiedV1 struct {
 	RecipientEmail string    `json:"recipientEmail"`
 	At             time.Time `json:"at"`
 }
+
+// formSubmissionsErasedV1 is form.submissions_erased.v1 as stored: a count
+// and how the submissions were chosen, never a submitted value.
+type formSubmissionsErasedV1 struct {
+	Count        int       `json:"count"`
+	By           string    `json:"by"`
+	SubmissionID string    `json:"submissionId,omitempty"`
+	EmailHash    string    `json:"emailHash,omitempty"`
+	At           time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.SubmissionsErased) formSubmissionsErasedV1 {
+		return formSubmissionsErasedV1{Count: e.Count, By: e.By, SubmissionID: e.SubmissionID, EmailHash: e.EmailHash, At: e.At}
+	}, func(s formSubmissionsErasedV1) form.SubmissionsErased {
+		return form.SubmissionsErased{Count: s.Count, By: s.By, SubmissionID: s.SubmissionID, EmailHash: s.EmailHash, At: s.At}
+	})
+}

@@ -1,0 +1,83 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/submission"
+)
+
+// EraseArchivedSubmission implements application.SubmissionEraser: it
+// shreds one archived payload of the form exactly as the retention sweep
+// does (redact), whatever its end of retention or a failed delivery's hold.
+func (d *DeliveryStore) EraseArchivedSubmission(ctx context.Context, formID, submissionID string, now time.Time) error {
+	if !isUUID(submissionID) {
+		return domain.ErrNotFound
+	}
+	var redacted []StreamEvents
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		var pending int
+		err := tx.QueryRow(ctx, `SELECT pending FROM submission_payloads
+			WHERE submission_id = $1 AND form_id = $2 AND archived_until IS NOT NULL FOR UPDATE`,
+			submissionID, formID).Scan(&pending)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return domain.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if pending > 0 {
+			return application.ErrDeliveriesPending
+		}
+		redacted, err = d.redact(ctx, tx, []string{submissionID}, nil, now)
+		return err
+	})
+	if err == nil {
+		d.store.Committed(redacted...)
+	}
+	return err
+}
+
+// archivedByValueHash selects the archived payloads of form $1 whose
+// submission.accepted records a hash of field $2 among $3.
+const archivedByValueHash = `FROM submission_payloads p JOIN events e
+	ON e.stream_id = p.submission_id AND e.version = 1 AND e.event_type = '` + submission.AcceptedType + `'
+	WHERE p.form_id = $1 AND p.archived_until IS NOT NULL
+	AND e.data->'valueHashes'->>$2::text = ANY($3::text[])`
+
+// EraseArchivedByValueHash implements application.SubmissionEraser.
+func (d *DeliveryStore) EraseArchivedByValueHash(ctx context.Context, formID, field string, hashes []string, limit int, now time.Time) (int, error) {
+	var n int
+	var redacted []StreamEvents
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT p.submission_id::text `+archivedByValueHash+`
+			AND p.pending = 0 LIMIT $4 FOR UPDATE OF p`, formID, field, hashes, limit)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		n = len(ids)
+		redacted, err = d.redact(ctx, tx, ids, nil, now)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	d.store.Committed(redacted...)
+	return n, nil
+}
+
+// PendingArchivedByValueHash implements application.SubmissionEraser.
+func (d *DeliveryStore) PendingArchivedByValueHash(ctx context.Context, formID, field string, hashes []string) (int, error) {
+	var n int
+	err := d.pool.QueryRow(ctx, `SELECT count(*) `+archivedByValueHash+` AND p.pending > 0`, formID, field, hashes).Scan(&n)
+	return n, err
+}
