@@ -3,7 +3,6 @@ package features_test
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
@@ -131,10 +130,12 @@ var _ = Describe("Submissions archive setting", func() {
 		checkPage(tab, "form-settings-archive")
 
 		By("unticking it turns the archive off")
-		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), save)
-		// The page already shows the last save's banner: wait for the change itself.
-		Eventually(func() map[string]any { return f.FormByID(token, id) }).WithTimeout(10 * time.Second).
-			Should(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
+		// The page already shows the last save's banner: take it away first, so
+		// that waiting for one waits for the page this save loads (navigating
+		// away while that load runs aborts it).
+		tab.Eval(`document.querySelector(".banner-ok").remove()`, nil)
+		tab.Do(chromedp.Click(chromedp.CSS("#archiveEnabled")), save, chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(f.FormByID(token, id)).To(HaveKeyWithValue("archive", map[string]any{"enabled": false}))
 
 		By("the Audit trail tab tells both changes in words")
 		tab.Do(chromedp.Navigate(f.URL+"/dashboard/forms/"+id+"/audit"), chromedp.WaitVisible(chromedp.CSS("main")))
