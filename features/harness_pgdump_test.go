@@ -7,9 +7,7 @@ package features_test
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -113,43 +111,7 @@ func RestoreCustom(file string) string {
 func StartFormdOn(databaseURL string, extraEnv ...string) *Formd {
 	GinkgoHelper()
 	Expect(formdBinary).NotTo(BeEmpty(), "the formd binary is built in SynchronizedBeforeSuite")
-	inbox, smtpAddr := startSMTP()
-	f := &Formd{
-		DatabaseURL: databaseURL,
-		DataDir:     GinkgoT().TempDir(),
-		Mail:        inbox,
-		drop:        func() { Fail("a formd started on a restored database does not own it") },
-		client: &http.Client{
-			Timeout:       15 * time.Second,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-			Transport:     newContractTransport(),
-		},
-	}
-	DeferCleanup(f.client.CloseIdleConnections)
-	// As in StartFormd: the free port may be taken before formd binds it.
-	for attempt := 1; ; attempt++ {
-		port := freePort()
-		f.URL = "http://127.0.0.1:" + port
-		f.Env = append([]string{
-			"FORMD_LISTEN_ADDR=127.0.0.1:" + port,
-			"FORMD_DATABASE_URL=" + withPoolSize(databaseURL, 8),
-			"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
-			"FORMD_MAIL_FROM=formd@test.local",
-			"FORMD_DATA_DIR=" + f.DataDir,
-			"FORMD_SECRET_KEY=" + randomHex(32),
-			"FORMD_LOG_LEVEL=warn",
-			"FORMD_SUBMIT_RATE=0",
-			"FORMD_AUTH_RATE=0",
-			"FORMD_REGISTER_RATE=0",
-			"FORMD_FORM_SUBMIT_RATE=0",
-		}, extraEnv...)
-		if f.start() || attempt == 3 {
-			break
-		}
-		fmt.Fprintf(GinkgoWriter, "formd exited before it was healthy on port %s; trying another port\n", port)
-	}
-	Expect(f.Session.ExitCode()).To(Equal(-1), "formd exited before it answered GET /healthz (its output is above)")
-	return f
+	return startFormdOn(databaseURL, func() { Fail("a formd started on a restored database does not own it") }, extraEnv...)
 }
 
 // StalledSMTP is an SMTP server that accepts connections and never answers,

@@ -97,6 +97,13 @@ func StartFormd(extraEnv ...string) *Formd {
 	Expect(err).NotTo(HaveOccurred(), "create a test database")
 	DeferCleanup(drop) // runs last: after formd has stopped
 
+	return startFormdOn(dbURL, drop, extraEnv...)
+}
+
+// startFormdOn starts a formd on dbURL with an SMTP server, data directory and
+// loopback port of its own; drop is what DropDatabase does with the database.
+func startFormdOn(dbURL string, drop func(), extraEnv ...string) *Formd {
+	GinkgoHelper()
 	inbox, smtpAddr := startSMTP()
 	dataDir := GinkgoT().TempDir()
 	f := &Formd{
