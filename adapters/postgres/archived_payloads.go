@@ -15,12 +15,19 @@ import (
 // skipped (SKIP LOCKED), so processes share the work and each payload is
 // shredded once; the partial index submission_payloads_archived finds them.
 func (d *DeliveryStore) ShredArchivedPayloads(ctx context.Context, now time.Time, limit int) (int, error) {
+	return d.shredSelected(ctx, now, `SELECT submission_id::text FROM submission_payloads
+		WHERE archived_until < $1 AND pending = 0 AND (keep_until IS NULL OR keep_until < $1)
+		ORDER BY archived_until LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+}
+
+// shredSelected shreds, in one transaction, the payloads of the submissions
+// whose ids query selects (and locks), records submission.redacted on each
+// (redact), and returns how many it shredded.
+func (d *DeliveryStore) shredSelected(ctx context.Context, now time.Time, query string, args ...any) (int, error) {
 	var n int
 	var redacted []StreamEvents
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT submission_id::text FROM submission_payloads
-			WHERE archived_until < $1 AND pending = 0 AND (keep_until IS NULL OR keep_until < $1)
-			ORDER BY archived_until LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+		rows, err := tx.Query(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -32,8 +39,9 @@ func (d *DeliveryStore) ShredArchivedPayloads(ctx context.Context, now time.Time
 		redacted, err = d.redact(ctx, tx, ids, nil, now)
 		return err
 	})
-	if err == nil {
-		d.store.Committed(redacted...)
+	if err != nil {
+		return 0, err
 	}
-	return n, err
+	d.store.Committed(redacted...)
+	return n, nil
 }

@@ -133,27 +133,9 @@ func (d *DeliveryStore) Requeue(ctx context.Context, rec application.DeliveryRec
 // records submission.redacted on each; it returns how many. Several
 // processes may run it at once: a payload is shredded once.
 func (d *DeliveryStore) ShredExpiredPayloads(ctx context.Context, now time.Time) (int, error) {
-	var n int
-	var redacted []StreamEvents
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT submission_id::text FROM submission_payloads
-			WHERE keep_until < $1 AND pending = 0 AND (archived_until IS NULL OR archived_until < $1)
-			ORDER BY submission_id LIMIT 1000 FOR UPDATE SKIP LOCKED`, now)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		n = len(ids)
-		redacted, err = d.redact(ctx, tx, ids, nil, now)
-		return err
-	})
-	if err == nil {
-		d.store.Committed(redacted...)
-	}
-	return n, err
+	return d.shredSelected(ctx, now, `SELECT submission_id::text FROM submission_payloads
+		WHERE keep_until < $1 AND pending = 0 AND (archived_until IS NULL OR archived_until < $1)
+		ORDER BY submission_id LIMIT 1000 FOR UPDATE SKIP LOCKED`, now)
 }
 
 // isUUID reports whether id can name a row: a UUID in its canonical form

@@ -52,27 +52,8 @@ const archivedByValueHash = `FROM submission_payloads p JOIN events e
 
 // EraseArchivedByValueHash implements application.SubmissionEraser.
 func (d *DeliveryStore) EraseArchivedByValueHash(ctx context.Context, formID, field string, hashes []string, limit int, now time.Time) (int, error) {
-	var n int
-	var redacted []StreamEvents
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT p.submission_id::text `+archivedByValueHash+`
-			AND p.pending = 0 LIMIT $4 FOR UPDATE OF p`, formID, field, hashes, limit)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		n = len(ids)
-		redacted, err = d.redact(ctx, tx, ids, nil, now)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	d.store.Committed(redacted...)
-	return n, nil
+	return d.shredSelected(ctx, now, `SELECT p.submission_id::text `+archivedByValueHash+`
+		AND p.pending = 0 LIMIT $4 FOR UPDATE OF p`, formID, field, hashes, limit)
 }
 
 // PendingArchivedByValueHash implements application.SubmissionEraser.
