@@ -91,10 +91,12 @@ type Tab struct {
 	ctx context.Context
 }
 
-// NewTab opens a fresh tab in this process's Chromium.
+// NewTab opens a fresh tab in this process's Chromium, in a browser context
+// of its own: it starts with no cookies, so a spec begins signed out whatever
+// an earlier spec in this process signed in to.
 func NewTab() *Tab {
 	GinkgoHelper()
-	ctx, cancel := chromedp.NewContext(startBrowser())
+	ctx, cancel := chromedp.NewContext(startBrowser(), chromedp.WithNewBrowserContext())
 	DeferCleanup(cancel)
 	Expect(chromedp.Do(ctx)).To(Succeed(), "open a tab")
 	return &Tab{ctx: ctx}
