@@ -72,6 +72,9 @@ type Queries struct {
 	ListDeliveries        *ListDeliveriesHandler
 	DeliveryDetails       *DeliveryDetailsHandler
 	ListIntegrations      *ListIntegrationsHandler
+	// ReadSubmissions lists, reads and exports the submissions archive, and
+	// shows who did.
+	ReadSubmissions *ReadSubmissionsHandler
 	// AccountOverview and AccountHistory show the caller's account: plan,
 	// entitlements, this month's usage, and its audit trail.
 	AccountOverview     *AccountOverviewHandler

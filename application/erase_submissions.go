@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -124,7 +123,7 @@ func (h *EraseSubmissionsHandler) EraseByEmail(ctx context.Context, cmd EraseSub
 	if err != nil {
 		return Erasure{}, err
 	}
-	hashes := h.emailHashes(rec.ID, email)
+	hashes := valueHashesOf(h.hasher, rec.ID, submission.FieldEmail, email)
 	current := h.hasher.HashValueUnderEveryKey(rec.ID, submission.FieldEmail, email)[0]
 	var out Erasure
 	for {
@@ -145,17 +144,6 @@ func (h *EraseSubmissionsHandler) EraseByEmail(ctx context.Context, cmd EraseSub
 		return out, err
 	}
 	return out, h.audit(ctx, cmd.Caller, cmd.RequestID, rec.ID, out.Erased, form.ErasedByEmail, "", current)
-}
-
-// emailHashes are the keyed hashes an email field holding email may have:
-// as given and in lower case, under every configured key.
-func (h *EraseSubmissionsHandler) emailHashes(formID, email string) []string {
-	out := h.hasher.HashValueUnderEveryKey(formID, submission.FieldEmail, email)
-	if lower := strings.ToLower(email); lower != email {
-		out = append(out, h.hasher.HashValueUnderEveryKey(formID, submission.FieldEmail, lower)...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 func (h *EraseSubmissionsHandler) audit(ctx context.Context, caller Session, requestID, formID string, count int, by, submissionID, emailHash string) error {

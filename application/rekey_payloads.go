@@ -58,14 +58,17 @@ func (r RekeyReport) Complete() bool {
 type RekeyPayloadsHandler struct {
 	records SealedRecords
 	sealer  KeyedSealer
+	// hasher hashes under the key sealer seals with: a payload's value
+	// hashes are re-made with its seal.
+	hasher ValueHasher
 }
 
 // NewRekeyPayloadsHandler builds the handler; every dependency is required.
-func NewRekeyPayloadsHandler(records SealedRecords, sealer KeyedSealer) *RekeyPayloadsHandler {
-	if records == nil || sealer == nil {
+func NewRekeyPayloadsHandler(records SealedRecords, sealer KeyedSealer, hasher ValueHasher) *RekeyPayloadsHandler {
+	if records == nil || sealer == nil || hasher == nil {
 		panic("application: nil dependency of RekeyPayloadsHandler")
 	}
-	return &RekeyPayloadsHandler{records: records, sealer: sealer}
+	return &RekeyPayloadsHandler{records: records, sealer: sealer, hasher: hasher}
 }
 
 // sealedBinding is the id each kind's records are sealed with (Sealer's id
@@ -134,23 +137,28 @@ func (h *RekeyPayloadsHandler) walk(ctx context.Context, kind SealedKind, curren
 	bind := sealedBinding[kind]
 	resealed, cannotOpen = map[string]int{}, map[string]int{}
 	for after := ""; ; {
-		after, err = h.records.ResealBatch(ctx, kind, current, after, func(r SealedRecord) (SealedPayload, bool, error) {
+		after, err = h.records.ResealBatch(ctx, kind, current, after, func(r SealedRecord) (Resealed, bool, error) {
 			id := bind(r.BoundTo)
 			plain, err := h.sealer.Open(id, r.Sealed)
 			if err != nil {
 				cannotOpen[r.Sealed.KeyID]++
-				return SealedPayload{}, false, nil
+				return Resealed{}, false, nil
 			}
 			if dryRun {
 				resealed[r.Sealed.KeyID]++
-				return SealedPayload{}, false, nil
+				return Resealed{}, false, nil
 			}
-			sealed, err := h.sealer.Seal(id, plain)
-			if err != nil {
-				return SealedPayload{}, false, err
+			out := Resealed{}
+			if r.Indexed {
+				if out.ValueHashes, err = h.rehash(r.FormID, plain); err != nil {
+					return Resealed{}, false, err
+				}
+			}
+			if out.Sealed, err = h.sealer.Seal(id, plain); err != nil {
+				return Resealed{}, false, err
 			}
 			resealed[r.Sealed.KeyID]++
-			return sealed, true, nil
+			return out, true, nil
 		})
 		if err != nil { // the batch wrote nothing, and the run stops: the counts go with it
 			return nil, nil, err
@@ -159,4 +167,14 @@ func (h *RekeyPayloadsHandler) walk(ctx context.Context, kind SealedKind, curren
 			return resealed, cannotOpen, nil
 		}
 	}
+}
+
+// rehash is a payload's value hashes under the current key, made as the
+// submission's acceptance made them.
+func (h *RekeyPayloadsHandler) rehash(formID string, plain []byte) (map[string]string, error) {
+	p, err := decodePayload(plain)
+	if err != nil {
+		return nil, err
+	}
+	return valueHashesOfFields(h.hasher, formID, p.Fields), nil
 }

@@ -57,13 +57,26 @@ type SealedRecord struct {
 	// BoundTo is the id the seal is bound to (Sealer's id argument is made
 	// from it), so the record cannot be opened as another.
 	BoundTo string
+	// Indexed says whether the record keeps value hashes made with its key
+	// (an archived submission payload's search index), keyed with FormID.
+	Indexed bool
+	FormID  string
 	Sealed  SealedPayload
+}
+
+// Resealed is a record's new seal and what is derived from the same key.
+type Resealed struct {
+	Sealed SealedPayload
+	// ValueHashes is an indexed record's values hashed under the current
+	// key, stored as its search index, so a search still finds it once the
+	// old key is dropped. Nil for a record that is not indexed.
+	ValueHashes map[string]string
 }
 
 // ResealFunc re-seals one record: the new seal and true, or false to leave
 // the record as it is (no configured key opens it, or a dry run). An error
 // aborts the batch, writing none of it.
-type ResealFunc func(SealedRecord) (SealedPayload, bool, error)
+type ResealFunc func(SealedRecord) (Resealed, bool, error)
 
 // SealedRecords is where everything sealed under the server keys is stored,
 // walked to re-seal it under the current key after a rotation.

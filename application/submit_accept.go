@@ -35,10 +35,7 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 	if err != nil {
 		return SubmitOutcome{}, err
 	}
-	hashes := make(map[string]string, len(data))
-	for _, f := range data {
-		hashes[f.Name] = h.hasher.HashValue(rec.ID, f.Name, f.Value)
-	}
+	hashes := valueHashesOfFields(h.hasher, rec.ID, data)
 	redirect := d.Redirect()
 	stored := StoredResponse{Response: resp, Redirect: redirect}
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
@@ -55,7 +52,7 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 		FormID: rec.ID, FormVersion: rec.Version, IdempotencyKey: cmd.IdempotencyKey,
 		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
 		Accepted: submission.Accepted{
-			SubmissionID: submissionID, FormID: rec.ID, RequestID: cmd.RequestID,
+			SubmissionID: submissionID, FormID: rec.ID, FormVersion: rec.Version, RequestID: cmd.RequestID,
 			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
 		},
 		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
@@ -190,4 +187,14 @@ func submitterID(hasher ValueHasher, formID, ip string) string {
 		return ""
 	}
 	return "ip_" + hasher.HashValue(formID, submitterIPField, ip)
+}
+
+// valueHashesOfFields is the keyed hash of each field's value, as
+// submission.accepted records them (and an archived payload's search index).
+func valueHashesOfFields(hasher ValueHasher, formID string, fields []submission.Field) map[string]string {
+	out := make(map[string]string, len(fields))
+	for _, f := range fields {
+		out[f.Name] = hasher.HashValue(formID, f.Name, f.Value)
+	}
+	return out
 }

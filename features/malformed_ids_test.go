@@ -65,6 +65,7 @@ var _ = Describe("Malformed ids in /v1 paths", Ordered, func() {
 		// A well-formed id no submission has: what is walked is the other
 		// parameter made malformed, and an unknown submission is a 404 too.
 		valid[":submissionId"] = "5f0c2a43-93c1-4f3e-9b7e-0d7d2f6f1a2b"
+		valid[":index"] = "0" // an attachment's place, not an id: anything but a number is a 404 too
 	})
 
 	It("answers 404 for a malformed id in any path parameter of any route, never 500, and logs no ERROR with the caller's text", func() {

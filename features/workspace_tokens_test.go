@@ -15,7 +15,7 @@ import (
 // them; each reaches one workspace, through the routes its scopes allow.
 
 // allScopes are the spec's scopes.
-var allScopes = []string{"forms:read", "forms:write", "submissions:test", "submissions:delete"}
+var allScopes = []string{"forms:read", "forms:write", "submissions:test", "submissions:read", "submissions:delete"}
 
 // scopesBut is every scope except skip.
 func scopesBut(skip string) []string {
@@ -106,8 +106,11 @@ var scopedRoutes = []scopedRoute{
 	{method: "POST", path: "/v1/deliveries/{deliveryId}/retry", scope: "forms:write", status: http.StatusAccepted},
 	{method: "GET", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
 	{method: "DELETE", path: "/v1/forms/{formId}/test-inbox", scope: "submissions:test", status: http.StatusOK},
-	// The form keeps no archive: nothing to erase, and that is said the same
-	// way with a token as with a session.
+	// The form keeps no archive: nothing to list, read or erase, and that is
+	// said the same way with a token as with a session.
+	{method: "GET", path: "/v1/forms/{formId}/submissions", scope: "submissions:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:read", status: http.StatusNotFound},
+	{method: "GET", path: "/v1/forms/{formId}/submissions/{submissionId}/attachments/{index}", scope: "submissions:read", status: http.StatusNotFound},
 	{method: "DELETE", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:delete", status: http.StatusNotFound},
 	{method: "POST", path: "/v1/forms/{formId}/submissions/erase", scope: "submissions:delete", status: http.StatusOK,
 		body: func() any { return map[string]any{"email": "nobody@example.com"} }},
@@ -168,7 +171,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		GinkgoHelper()
 		path := strings.NewReplacer("{formId}", formID, "{deliveryId}", failed, "{type}", rt.typ,
 			"{workspaceId}", ws, "{tokenId}", victim,
-			"{submissionId}", "00000000-0000-4000-8000-000000000000").Replace(rt.path)
+			"{submissionId}", "00000000-0000-4000-8000-000000000000", "{index}", "0").Replace(rt.path)
 		var body any
 		if rt.body != nil {
 			body = rt.body()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
-	"github.com/formd/formd/domain/submission"
 )
 
 // EraseArchivedSubmission implements application.SubmissionEraser: it
@@ -43,12 +42,12 @@ func (d *DeliveryStore) EraseArchivedSubmission(ctx context.Context, formID, sub
 	return err
 }
 
-// archivedByValueHash selects the archived payloads of form $1 whose
-// submission.accepted records a hash of field $2 among $3.
-const archivedByValueHash = `FROM submission_payloads p JOIN events e
-	ON e.stream_id = p.submission_id AND e.version = 1 AND e.event_type = '` + submission.AcceptedType + `'
+// archivedByValueHash selects the archived payloads of form $1 whose value
+// of field $2 hashes to one of $3 (their value_hashes index, which formd
+// rekey keeps under the current key).
+const archivedByValueHash = `FROM submission_payloads p
 	WHERE p.form_id = $1 AND p.archived_until IS NOT NULL
-	AND e.data->'valueHashes'->>$2::text = ANY($3::text[])`
+	AND p.value_hashes->>$2::text = ANY($3::text[])`
 
 // EraseArchivedByValueHash implements application.SubmissionEraser.
 func (d *DeliveryStore) EraseArchivedByValueHash(ctx context.Context, formID, field string, hashes []string, limit int, now time.Time) (int, error) {

@@ -36,16 +36,18 @@ func (s *SealedRecords) WithBatchRows(n int) *SealedRecords {
 }
 
 // sealedTable is where one kind of sealed record is stored: position is its
-// primary key (a uuid), boundTo the column its seal is bound to.
+// primary key (a uuid), boundTo the column its seal is bound to, indexed
+// whether a record keeps value hashes made with its key (only an archived
+// payload does, keyed with its form).
 type sealedTable struct {
-	name, position, boundTo string
+	name, position, boundTo, indexed string
 }
 
 var sealedTables = map[application.SealedKind]sealedTable{
-	application.SealedSubmissionPayloads: {"submission_payloads", "submission_id", "submission_id"},
-	application.SealedTestSubmissions:    {"test_inbox", "id", "id"},
-	application.SealedWebhookSecrets:     {"webhook_secrets", "id", "id"},
-	application.SealedCaptchaSecrets:     {"captcha_secrets", "form_id", "secret_id"},
+	application.SealedSubmissionPayloads: {"submission_payloads", "submission_id", "submission_id", "value_hashes IS NOT NULL"},
+	application.SealedTestSubmissions:    {"test_inbox", "id", "id", "false"},
+	application.SealedWebhookSecrets:     {"webhook_secrets", "id", "id", "false"},
+	application.SealedCaptchaSecrets:     {"captcha_secrets", "form_id", "secret_id", "false"},
 }
 
 func sealedTableOf(kind application.SealedKind) (sealedTable, error) {
@@ -84,14 +86,22 @@ func (s *SealedRecords) ResealBatch(ctx context.Context, kind application.Sealed
 		}
 		b := &pgx.Batch{}
 		for _, r := range records {
-			sealed, ok, err := reseal(r)
+			out, ok, err := reseal(r)
 			if err != nil {
 				return err
 			}
-			if ok {
-				b.Queue(fmt.Sprintf(`UPDATE %s SET key_id = $2, wrapped_key = $3, ciphertext = $4 WHERE %s = $1::uuid`, t.name, t.position),
-					r.Position, sealed.KeyID, sealed.WrappedKey, sealed.Ciphertext)
+			if !ok {
+				continue
 			}
+			sealed := out.Sealed
+			if r.Indexed {
+				b.Queue(fmt.Sprintf(`UPDATE %s SET key_id = $2, wrapped_key = $3, ciphertext = $4, value_hashes = $5::jsonb
+					WHERE %s = $1::uuid`, t.name, t.position),
+					r.Position, sealed.KeyID, sealed.WrappedKey, sealed.Ciphertext, archiveIndex(out.ValueHashes))
+				continue
+			}
+			b.Queue(fmt.Sprintf(`UPDATE %s SET key_id = $2, wrapped_key = $3, ciphertext = $4 WHERE %s = $1::uuid`, t.name, t.position),
+				r.Position, sealed.KeyID, sealed.WrappedKey, sealed.Ciphertext)
 		}
 		if b.Len() == 0 {
 			return nil
@@ -128,15 +138,15 @@ func (s *SealedRecords) lockBatch(ctx context.Context, tx pgx.Tx, t sealedTable,
 }
 
 func readSealed(ctx context.Context, tx pgx.Tx, t sealedTable, positions []string) ([]application.SealedRecord, error) {
-	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT %[2]s::text, %[3]s::text, key_id, wrapped_key, ciphertext FROM %[1]s
-		WHERE %[2]s = ANY ($1::uuid[]) ORDER BY %[2]s`, t.name, t.position, t.boundTo), positions)
+	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT %[2]s::text, %[3]s::text, %[4]s, coalesce(form_id::text, ''), key_id, wrapped_key, ciphertext
+		FROM %[1]s WHERE %[2]s = ANY ($1::uuid[]) ORDER BY %[2]s`, t.name, t.position, t.boundTo, t.indexed), positions)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.SealedRecord, error) {
 		var r application.SealedRecord
 		// pgx copies bytea out of its read buffer.
-		err := row.Scan(&r.Position, &r.BoundTo, &r.Sealed.KeyID, &r.Sealed.WrappedKey, &r.Sealed.Ciphertext)
+		err := row.Scan(&r.Position, &r.BoundTo, &r.Indexed, &r.FormID, &r.Sealed.KeyID, &r.Sealed.WrappedKey, &r.Sealed.Ciphertext)
 		return r, err
 	})
 }

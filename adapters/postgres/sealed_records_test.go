@@ -26,6 +26,12 @@ type ringSealer struct {
 
 func (s ringSealer) CurrentKeyID() string { return s.current }
 
+// HashValue is an application.ValueHasher under the current key: the key id
+// and the value, so a test sees which key a hash was made with.
+func (s ringSealer) HashValue(formID, field, value string) string {
+	return s.current + ":" + field + "=" + value
+}
+
 func (s ringSealer) Seal(id string, plain []byte) (application.SealedPayload, error) {
 	return s.sealUnder(s.current, id, plain), nil
 }
@@ -154,7 +160,7 @@ func TestRekeyResealsEveryKindUnderTheCurrentKeyAndLeavesWhatNoKeyOpens(t *testi
 	}
 	lost := e.submit(t, "lost")
 	e.sealSecrets(t, "old1")
-	h := application.NewRekeyPayloadsHandler(e.records, e.sealer)
+	h := application.NewRekeyPayloadsHandler(e.records, e.sealer, e.sealer)
 
 	dry, err := h.Handle(e.ctx, application.RekeyPayloads{DryRun: true})
 	if err != nil {
@@ -204,12 +210,12 @@ func TestRekeyResealsEveryKindUnderTheCurrentKeyAndLeavesWhatNoKeyOpens(t *testi
 	// The secrets open under the current key alone too, bound to their ids.
 	rec := e.sealer
 	rec.keys = onlyNew.keys
-	if _, err := e.records.ResealBatch(e.ctx, application.SealedCaptchaSecrets, "none", "", func(r application.SealedRecord) (application.SealedPayload, bool, error) {
+	if _, err := e.records.ResealBatch(e.ctx, application.SealedCaptchaSecrets, "none", "", func(r application.SealedRecord) (application.Resealed, bool, error) {
 		plain, err := rec.Open("captcha-secret:"+r.BoundTo, r.Sealed)
 		if err != nil || string(plain) != "captcha secret" {
 			t.Errorf("captcha secret opens to %q, %v", plain, err)
 		}
-		return application.SealedPayload{}, false, nil
+		return application.Resealed{}, false, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +248,7 @@ func TestRekeyPassesOverAHeldPayloadAndTheNextRunTakesIt(t *testing.T) {
 	if _, err := tx.Exec(e.ctx, `SELECT 1 FROM submission_payloads WHERE submission_id = $1 FOR UPDATE`, held); err != nil {
 		t.Fatal(err)
 	}
-	h := application.NewRekeyPayloadsHandler(e.records, e.sealer)
+	h := application.NewRekeyPayloadsHandler(e.records, e.sealer, e.sealer)
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
 	report, err := h.Handle(ctx, application.RekeyPayloads{})
@@ -272,7 +278,7 @@ func TestDeliveriesClaimedWhileRekeyRunsOpenTheirPayloads(t *testing.T) {
 		e.submit(t, "old1")
 	}
 	deliveries := postgres.NewDeliveryStore(e.pool, postgres.NewEventStore())
-	h := application.NewRekeyPayloadsHandler(e.records, e.sealer)
+	h := application.NewRekeyPayloadsHandler(e.records, e.sealer, e.sealer)
 	var wg sync.WaitGroup
 	var rekeyErr error
 	wg.Go(func() { _, rekeyErr = h.Handle(e.ctx, application.RekeyPayloads{}) })
@@ -313,14 +319,14 @@ func TestRekeyWritesNothingOfABatchThatFailed(t *testing.T) {
 	e.submit(t, "old1")
 	e.submit(t, "old1")
 	calls := 0
-	_, err := e.records.ResealBatch(e.ctx, application.SealedSubmissionPayloads, "new", "", func(r application.SealedRecord) (application.SealedPayload, bool, error) {
+	_, err := e.records.ResealBatch(e.ctx, application.SealedSubmissionPayloads, "new", "", func(r application.SealedRecord) (application.Resealed, bool, error) {
 		calls++
 		if calls == 2 {
-			return application.SealedPayload{}, false, errors.New("no randomness")
+			return application.Resealed{}, false, errors.New("no randomness")
 		}
 		plain, _ := e.sealer.Open(r.BoundTo, r.Sealed)
 		sealed, _ := e.sealer.Seal(r.BoundTo, plain)
-		return sealed, true, nil
+		return application.Resealed{Sealed: sealed}, true, nil
 	})
 	if err == nil {
 		t.Fatal("the failure was not returned")
@@ -355,7 +361,7 @@ func TestAClaimDuringARekeyBatchReadsThePayloadsAsTheyWere(t *testing.T) {
 	e.submit(t, "old1")
 	e.submit(t, "old1")
 	sealing, release := make(chan struct{}), make(chan struct{})
-	h := application.NewRekeyPayloadsHandler(e.records, blockingSealer{ringSealer: e.sealer, sealing: sealing, release: release, once: &sync.Once{}})
+	h := application.NewRekeyPayloadsHandler(e.records, blockingSealer{ringSealer: e.sealer, sealing: sealing, release: release, once: &sync.Once{}}, e.sealer)
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.Handle(e.ctx, application.RekeyPayloads{})
@@ -413,7 +419,7 @@ func TestAnInterruptedRekeyIsFinishedByTheNextRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	calls := 0
-	interrupted := application.NewRekeyPayloadsHandler(e.records, cancellingSealer{ringSealer: e.sealer, n: 4, calls: &calls, cancel: cancel})
+	interrupted := application.NewRekeyPayloadsHandler(e.records, cancellingSealer{ringSealer: e.sealer, n: 4, calls: &calls, cancel: cancel}, e.sealer)
 	if _, err := interrupted.Handle(ctx, application.RekeyPayloads{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the interrupted run returned %v", err)
 	}
@@ -421,7 +427,7 @@ func TestAnInterruptedRekeyIsFinishedByTheNextRun(t *testing.T) {
 	if got := e.keyIDs(t, application.SealedSubmissionPayloads); got["new"] != 2 || got["old1"] != 5 {
 		t.Fatalf("after the interruption: %v", got)
 	}
-	report, err := application.NewRekeyPayloadsHandler(e.records, e.sealer).Handle(e.ctx, application.RekeyPayloads{})
+	report, err := application.NewRekeyPayloadsHandler(e.records, e.sealer, e.sealer).Handle(e.ctx, application.RekeyPayloads{})
 	if err != nil || report.Kinds[0].Resealed["old1"] != 5 || !report.Complete() {
 		t.Fatalf("the next run: %+v, %v", report.Kinds[0], err)
 	}

@@ -191,7 +191,10 @@ type writeRows struct {
 	// archivedUntil is each payload's end of archive; nil when its form
 	// archives nothing.
 	archivedUntil []*time.Time
-	deliveries    queuedRows
+	// valueHashes is each archived payload's search index (the accepted
+	// event's value hashes, as JSON); nil when its form archives nothing.
+	valueHashes []*string
+	deliveries  queuedRows
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
@@ -207,11 +210,13 @@ func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) write
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
 		var archivedUntil *time.Time
+		var valueHashes *string
 		if !sub.ArchiveUntil.IsZero() {
-			until := sub.ArchiveUntil.UTC()
-			archivedUntil = &until
+			until, index := sub.ArchiveUntil.UTC(), archiveIndex(sub.Accepted.ValueHashes)
+			archivedUntil, valueHashes = &until, &index
 		}
 		w.archivedUntil = append(w.archivedUntil, archivedUntil)
+		w.valueHashes = append(w.valueHashes, valueHashes)
 		for _, q := range sub.Queued {
 			w.deliveries.add(q, sub.ClaimedUntil)
 		}
@@ -245,10 +250,10 @@ func (w writeRows) committed(store *EventStore) {
 
 func (w writeRows) queuePayloads(b *pgx.Batch) {
 	b.Queue(`
-		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id, archived_until)
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id, archived_until, value_hashes)
 		SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::bytea[]), unnest($4::bytea[]), unnest($5::int[]), unnest($6::text[]),
-		       unnest($7::timestamptz[])`,
-		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs, w.archivedUntil)
+		       unnest($7::timestamptz[]), unnest($8::text[])::jsonb`,
+		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs, w.archivedUntil, w.valueHashes)
 }
 
 // submissionStreams are the streams one accepted submission appends to: its

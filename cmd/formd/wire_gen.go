@@ -182,6 +182,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
+	submissionArchive := postgres.NewSubmissionArchive(pool)
+	readSubmissionsHandler := application.NewReadSubmissionsHandler(readModel, submissionArchive, submissionArchive, sealer, valueHasher, objectLinks, clock)
 	accountOverviewHandler := application.NewAccountOverviewHandler(readModel, clock, quotas)
 	accountHistoryHandler := application.NewAccountHistoryHandler(readModel)
 	listWorkspacesHandler := application.NewListWorkspacesHandler(readModel)
@@ -203,6 +205,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListDeliveries:        listDeliveriesHandler,
 		DeliveryDetails:       deliveryDetailsHandler,
 		ListIntegrations:      listIntegrationsHandler,
+		ReadSubmissions:       readSubmissionsHandler,
 		AccountOverview:       accountOverviewHandler,
 		AccountHistory:        accountHistoryHandler,
 		ListWorkspaces:        listWorkspacesHandler,
@@ -344,7 +347,8 @@ func buildRekey(ctx context.Context, cfg Config, log *slog.Logger) (*application
 		cleanup()
 		return nil, nil, err
 	}
-	rekeyPayloadsHandler := application.NewRekeyPayloadsHandler(sealedRecords, sealer)
+	valueHasher := secrets.NewValueHasher(keyring)
+	rekeyPayloadsHandler := application.NewRekeyPayloadsHandler(sealedRecords, sealer, valueHasher)
 	return rekeyPayloadsHandler, func() {
 		cleanup()
 	}, nil

@@ -3,6 +3,7 @@ package account
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/formd/formd/domain"
 )
@@ -17,6 +18,9 @@ const (
 	ScopeFormsRead       Scope = "forms:read"
 	ScopeFormsWrite      Scope = "forms:write"
 	ScopeSubmissionsTest Scope = "submissions:test"
+	// ScopeSubmissionsRead lists, reads and exports archived submissions
+	// (docs/archive.md).
+	ScopeSubmissionsRead Scope = "submissions:read"
 	// ScopeSubmissionsDelete erases archived submissions (docs/archive.md).
 	ScopeSubmissionsDelete Scope = "submissions:delete"
 )
@@ -24,7 +28,20 @@ const (
 // Scopes lists every scope in its canonical order, the order tokens show
 // theirs in.
 func Scopes() []Scope {
-	return []Scope{ScopeFormsRead, ScopeFormsWrite, ScopeSubmissionsTest, ScopeSubmissionsDelete}
+	return []Scope{ScopeFormsRead, ScopeFormsWrite, ScopeSubmissionsTest, ScopeSubmissionsRead, ScopeSubmissionsDelete}
+}
+
+// scopeList names every scope for a message: "a, b, c or d" (conjunction
+// "or") or "a, b, c, d" (conjunction "").
+func scopeList(conjunction string) string {
+	names := make([]string, len(Scopes()))
+	for i, s := range Scopes() {
+		names[i] = string(s)
+	}
+	if conjunction == "" {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conjunction + " " + names[len(names)-1]
 }
 
 // ParseScopes checks a token's requested scopes: at least one, each a known
@@ -32,11 +49,11 @@ func Scopes() []Scope {
 // scopes has one stored form.
 func ParseScopes(requested []string) ([]Scope, error) {
 	if len(requested) == 0 {
-		return nil, domain.Invalid("scopes", "scopes must name at least one of forms:read, forms:write, submissions:test, submissions:delete")
+		return nil, domain.Invalid("scopes", "scopes must name at least one of "+scopeList(""))
 	}
 	for _, s := range requested {
 		if !slices.Contains(Scopes(), Scope(s)) {
-			return nil, domain.Invalid("scopes", "scopes must be forms:read, forms:write, submissions:test or submissions:delete, not %q", s)
+			return nil, domain.Invalid("scopes", "scopes must be "+scopeList("or")+", not %q", s)
 		}
 	}
 	var out []Scope

@@ -44,7 +44,7 @@ func TestCreateToken(t *testing.T) {
 			want: account.TokenCreated{TokenID: "tok-1", WorkspaceID: "ws-1", Name: "CI deploys", Prefix: "fdw_abcdefgh",
 				TokenHash: "ab12", Scopes: []account.Scope{account.ScopeFormsRead}, At: accountT0.UTC()}},
 		{name: "scopes in canonical order, repeats collapsed", mutate: func(n *account.NewToken) {
-			n.Scopes = []string{"submissions:delete", "submissions:test", "forms:write", "forms:read", "forms:write"}
+			n.Scopes = []string{"submissions:delete", "submissions:read", "submissions:test", "forms:write", "forms:read", "forms:write"}
 		}, want: account.TokenCreated{TokenID: "tok-1", WorkspaceID: "ws-1", Name: "CI deploys", Prefix: "fdw_abcdefgh",
 			TokenHash: "ab12", Scopes: account.Scopes(), At: accountT0.UTC()}},
 		{name: "name trimmed, expiry in UTC, another workspace of the account", mutate: func(n *account.NewToken) {

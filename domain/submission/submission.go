@@ -158,11 +158,14 @@ type DeliveryRef struct {
 type Accepted struct {
 	SubmissionID string
 	FormID       string
-	RequestID    string
-	FieldNames   []string
-	ValueHashes  map[string]string
-	Deliveries   []DeliveryRef
-	At           time.Time
+	// FormVersion is the version of the form whose settings judged the
+	// submission (0 on submissions accepted before it was recorded).
+	FormVersion int
+	RequestID   string
+	FieldNames  []string
+	ValueHashes map[string]string
+	Deliveries  []DeliveryRef
+	At          time.Time
 }
 
 // EventType implements the event interface.

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/account"
 )
 
 type agentAuthRequest struct {
@@ -37,7 +38,13 @@ type agentAuthResponse struct {
 
 // sessionScopes are the setup operations a registration session is meant for;
 // they do not restrict the full-account session (spec: Authentication, rule 2).
-var sessionScopes = []string{"forms:read", "forms:write", "submissions:test", "submissions:delete"}
+var sessionScopes = func() []string {
+	out := make([]string, len(account.Scopes()))
+	for i, s := range account.Scopes() {
+		out[i] = string(s)
+	}
+	return out
+}()
 
 // MsgTooManyRegistrations answers a registration over the per-network limit
 // (FORMD_REGISTER_RATE), whether or not the address has an account.

@@ -46,22 +46,37 @@ func UTC(t *time.Time) *time.Time {
 // EncodeDeliveryCursor makes a page's position of the delivery log opaque:
 // callers pass it back as it is, to the API or to MCP alike.
 func EncodeDeliveryCursor(c application.DeliveryCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.ID))
+	return encodeCursor(c.CreatedAt, c.ID)
 }
 
 // DecodeDeliveryCursor reads a cursor EncodeDeliveryCursor gave out; any
 // other is an invalid "cursor" argument.
 func DecodeDeliveryCursor(s string) (*application.DeliveryCursor, error) {
+	at, id, err := decodeCursor(s)
+	if err != nil {
+		return nil, err
+	}
+	return &application.DeliveryCursor{CreatedAt: at, ID: id}, nil
+}
+
+// encodeCursor is every keyset page's position: a time and an id, opaque.
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(at.UTC().Format(time.RFC3339Nano) + "|" + id))
+}
+
+// decodeCursor reads what encodeCursor made; any other is an invalid
+// "cursor" argument.
+func decodeCursor(s string) (time.Time, string, error) {
 	bad := domain.Invalid("cursor", "cursor is not one this API gave out; pass nextCursor unchanged")
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return nil, bad
+		return time.Time{}, "", bad
 	}
 	at, rawID, ok := strings.Cut(string(raw), "|")
 	t, err := time.Parse(time.RFC3339Nano, at)
 	id, isID := ID(rawID)
 	if !ok || err != nil || !isID {
-		return nil, bad
+		return time.Time{}, "", bad
 	}
-	return &application.DeliveryCursor{CreatedAt: t, ID: id}, nil
+	return t, id, nil
 }

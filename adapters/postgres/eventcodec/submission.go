@@ -8,7 +8,7 @@ import (
 
 func init() {
 	Register(func(e submission.Accepted) submissionAcceptedV1 {
-		out := submissionAcceptedV1{SubmissionID: e.SubmissionID, FormID: e.FormID, RequestID: e.RequestID,
+		out := submissionAcceptedV1{SubmissionID: e.SubmissionID, FormID: e.FormID, FormVersion: e.FormVersion, RequestID: e.RequestID,
 			FieldNames: e.FieldNames, ValueHashes: e.ValueHashes, At: e.At}
 		if e.Deliveries != nil {
 			out.Deliveries = make([]deliveryRefV1, len(e.Deliveries))
@@ -18,7 +18,7 @@ func init() {
 		}
 		return out
 	}, func(s submissionAcceptedV1) submission.Accepted {
-		out := submission.Accepted{SubmissionID: s.SubmissionID, FormID: s.FormID, RequestID: s.RequestID,
+		out := submission.Accepted{SubmissionID: s.SubmissionID, FormID: s.FormID, FormVersion: s.FormVersion, RequestID: s.RequestID,
 			FieldNames: s.FieldNames, ValueHashes: s.ValueHashes, At: s.At}
 		if s.Deliveries != nil {
 			out.Deliveries = make([]submission.DeliveryRef, len(s.Deliveries))
@@ -33,10 +33,12 @@ func init() {
 }
 
 // submissionAcceptedV1 is submission.accepted.v1 as stored: field names and
-// keyed hashes of the values, never the values.
+// keyed hashes of the values, never the values. FormVersion was added
+// without a new schema version: events without it read as 0 (unknown).
 type submissionAcceptedV1 struct {
 	SubmissionID string            `json:"submissionId"`
 	FormID       string            `json:"formId"`
+	FormVersion  int               `json:"formVersion,omitempty"`
 	RequestID    string            `json:"requestId"`
 	FieldNames   []string          `json:"fieldNames"`
 	ValueHashes  map[string]string `json:"valueHashes"`

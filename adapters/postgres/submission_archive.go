@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
+)
+
+// SubmissionArchive reads the submissions archive (application.SubmissionArchive)
+// and keeps its access log (application.SubmissionAccessLog).
+type SubmissionArchive struct {
+	pool *pgxpool.Pool
+}
+
+// NewSubmissionArchive builds the archive's reader over the pool.
+func NewSubmissionArchive(pool *pgxpool.Pool) *SubmissionArchive {
+	return &SubmissionArchive{pool: pool}
+}
+
+// archiveIndex is an archived payload's value_hashes: the accepted event's
+// keyed value hashes as JSON.
+func archiveIndex(hashes map[string]string) string {
+	b, err := json.Marshal(hashes)
+	if err != nil { // a map of strings always encodes
+		panic(err)
+	}
+	return string(b)
+}
+
+// archivedStatus is an archived submission's delivery state as a whole
+// (application.ArchivedPending, ArchivedFailed, ArchivedDelivered).
+const archivedStatus = `CASE WHEN p.pending > 0 THEN '` + application.ArchivedPending + `'
+	WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.submission_id = p.submission_id AND d.status = '` + delivery.StateFailed + `')
+	THEN '` + application.ArchivedFailed + `' ELSE '` + application.ArchivedDelivered + `' END`
+
+// archivedColumns are an ArchivedSubmission's, from submission_payloads p
+// and its submission.accepted event e (absent only if the stream was lost).
+const archivedColumns = `p.submission_id::text, coalesce(e.data->>'requestId', ''), coalesce((e.data->>'formVersion')::int, 0),
+	coalesce(e.data->'fieldNames', '[]'::jsonb), p.created_at, p.archived_until, ` + archivedStatus + `,
+	p.key_id, p.wrapped_key, p.ciphertext`
+
+// archivedFrom are the payloads of form $1 still in their retention.
+const archivedFrom = ` FROM submission_payloads p
+	LEFT JOIN events e ON e.stream_id = p.submission_id AND e.version = 1 AND e.event_type = '` + submission.AcceptedType + `'
+	WHERE p.form_id = $1 AND p.archived_until > now()`
+
+func scanArchived(row pgx.Row) (application.ArchivedSubmission, error) {
+	var s application.ArchivedSubmission
+	var names []byte
+	err := row.Scan(&s.SubmissionID, &s.RequestID, &s.FormVersion, &names, &s.AcceptedAt, &s.Until, &s.Status,
+		&s.Sealed.KeyID, &s.Sealed.WrappedKey, &s.Sealed.Ciphertext)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, domain.ErrNotFound
+	}
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(names, &s.FieldNames)
+}
+
+// ArchivedPage implements application.SubmissionArchive with a keyset page
+// on the submission_payloads_archive_page index; a filter by value compares
+// the payload's value_hashes, so it opens nothing.
+func (a *SubmissionArchive) ArchivedPage(ctx context.Context, formID string, f application.ArchiveFilter) ([]application.ArchivedSubmission, error) {
+	if !isUUID(formID) {
+		return nil, nil
+	}
+	var where strings.Builder
+	args := []any{formID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if !f.From.IsZero() {
+		fmt.Fprintf(&where, " AND p.created_at >= %s::timestamptz", arg(f.From))
+	}
+	if !f.To.IsZero() {
+		fmt.Fprintf(&where, " AND p.created_at < %s::timestamptz", arg(f.To))
+	}
+	if f.Status != "" {
+		fmt.Fprintf(&where, " AND (%s) = %s::text", archivedStatus, arg(f.Status))
+	}
+	for _, v := range f.Values {
+		fmt.Fprintf(&where, " AND p.value_hashes->>%s::text = ANY(%s::text[])", arg(v.Field), arg(v.Hashes))
+	}
+	if f.After != nil {
+		fmt.Fprintf(&where, " AND (p.created_at, p.submission_id) < (%s::timestamptz, %s::uuid)", arg(f.After.At), arg(f.After.ID))
+	}
+	rows, err := a.pool.Query(ctx, `SELECT `+archivedColumns+archivedFrom+where.String()+`
+		ORDER BY p.created_at DESC, p.submission_id DESC LIMIT `+arg(f.Limit), args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ArchivedSubmission, error) { return scanArchived(row) })
+}
+
+// ArchivedSubmission implements application.SubmissionArchive.
+func (a *SubmissionArchive) ArchivedSubmission(ctx context.Context, formID, submissionID string) (application.ArchivedSubmission, []application.DeliveryRecord, error) {
+	if !isUUID(formID) || !isUUID(submissionID) {
+		return application.ArchivedSubmission{}, nil, domain.ErrNotFound
+	}
+	s, err := scanArchived(a.pool.QueryRow(ctx, `SELECT `+archivedColumns+archivedFrom+` AND p.submission_id = $2`, formID, submissionID))
+	if err != nil {
+		return s, nil, err
+	}
+	rows, err := a.pool.Query(ctx, `SELECT `+deliveryLogColumns+deliveryLogFrom+`
+		WHERE d.submission_id = $1 ORDER BY d.created_at, d.id`, submissionID)
+	if err != nil {
+		return s, nil, err
+	}
+	deliveries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.DeliveryRecord, error) { return scanDeliveryRecord(row) })
+	return s, deliveries, err
+}
+
+// RecordAccess implements application.SubmissionAccessLog.
+func (a *SubmissionArchive) RecordAccess(ctx context.Context, r application.SubmissionAccess) (int64, error) {
+	var submissionID *string
+	if r.SubmissionID != "" {
+		submissionID = &r.SubmissionID
+	}
+	filters := r.Filters
+	if filters == nil {
+		filters = map[string]string{}
+	}
+	var id int64
+	err := a.pool.QueryRow(ctx, `INSERT INTO submission_accesses
+		(form_id, action, submission_id, filters, count, actor_type, actor_id, request_id, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		r.FormID, r.Action, submissionID, filters, r.Count, r.Actor.Type, r.Actor.ID, r.RequestID, r.At.UTC()).Scan(&id)
+	return id, err
+}
+
+// CountAccess implements application.SubmissionAccessLog.
+func (a *SubmissionArchive) CountAccess(ctx context.Context, id int64, count int) error {
+	_, err := a.pool.Exec(ctx, `UPDATE submission_accesses SET count = $2 WHERE id = $1`, id, count)
+	return err
+}
+
+// FormAccesses implements application.SubmissionAccessLog.
+func (a *SubmissionArchive) FormAccesses(ctx context.Context, formID string, limit int) ([]application.SubmissionAccess, error) {
+	if !isUUID(formID) {
+		return nil, nil
+	}
+	rows, err := a.pool.Query(ctx, `SELECT form_id::text, action, coalesce(submission_id::text, ''), filters, count,
+		actor_type, actor_id, request_id, at FROM submission_accesses
+		WHERE form_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, formID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.SubmissionAccess, error) {
+		var r application.SubmissionAccess
+		var at time.Time
+		err := row.Scan(&r.FormID, &r.Action, &r.SubmissionID, &r.Filters, &r.Count, &r.Actor.Type, &r.Actor.ID, &r.RequestID, &at)
+		r.At = at
+		return r, err
+	})
+}
