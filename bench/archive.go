@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -336,7 +337,7 @@ func archiveFlagsError(o Options) error {
 		bad = append(bad, "-goal-archive must be positive")
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%s", strings.Join(bad, "; "))
+		return errors.New(strings.Join(bad, "; "))
 	}
 	return nil
 }
