@@ -68,6 +68,13 @@ type Options struct {
 	KeepUpConfirm time.Duration `json:"-"`
 	// GoalKeepUp bounds that rate ÷ pgbench tps from below.
 	GoalKeepUp float64 `json:"goalKeepUpRatio"`
+	// Archive measures intake with the form's archive off and on, in
+	// ArchiveRounds steps of each, alternating, at ArchiveConcurrency (0:
+	// formd's peak); GoalArchive bounds on ÷ off from below.
+	Archive            bool    `json:"archive"`
+	ArchiveRounds      int     `json:"archiveRounds"`
+	ArchiveConcurrency int     `json:"archiveConcurrency,omitempty"`
+	GoalArchive        float64 `json:"goalArchiveRatio"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -133,8 +140,14 @@ func parseFlags() (Options, error) {
 	flag.DurationVar(&o.KeepUpStep, "keep-up-step", defaultKeepUpStep, "keep-up search: load duration of each search run")
 	flag.DurationVar(&o.KeepUpConfirm, "keep-up-confirm", defaultKeepUpConfirm, "keep-up search: load duration of the run that confirms the result")
 	flag.Float64Var(&o.GoalKeepUp, "goal-keep-up", 0.5, "goal: highest rate that keeps up ÷ pgbench tps at formd's peak concurrency")
+	flag.BoolVar(&o.Archive, "archive", true,
+		"measure intake of one form with its archive off and on, in alternating closed-loop steps of -step on one formd and a fresh database")
+	flag.IntVar(&o.ArchiveRounds, "archive-rounds", 2, "archive phase: steps of each setting (at least 2)")
+	flag.IntVar(&o.ArchiveConcurrency, "archive-concurrency", 0, "archive phase: concurrency of its steps (0: formd's peak in the closed loop)")
+	flag.Float64Var(&o.GoalArchive, "goal-archive", 0.95, "goal: median accepted/s with the archive on ÷ off")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
-		"hard bound on the whole run, build included (a default run takes about 3.5 min; -preload adds "+preloadDeadline.String()+
+		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+archiveDeadline(5*time.Second, 2).String()+
+			" at its default rounds and -step, -preload "+preloadDeadline.String()+
 			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default bench/results/latest.json)")
@@ -146,6 +159,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.KeepUp && !deadlineSet {
 		o.Deadline += keepUpDeadline(o.KeepUpStep, o.KeepUpConfirm)
+	}
+	if o.Archive && !deadlineSet {
+		o.Deadline += archiveDeadline(o.Step, o.ArchiveRounds)
 	}
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -165,6 +181,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.GoalRSSMiB <= 0 || o.GoalStatementUs <= 0 || o.GoalPreloadRatio <= 0 || o.GoalKeepUp <= 0 {
 		return o, errors.New("-goal-rss, -goal-statement-us, -goal-preload and -goal-keep-up must be positive")
+	}
+	if err := archiveFlagsError(o); err != nil {
+		return o, err
 	}
 	if o.KeepUpStep <= 0 || o.KeepUpConfirm <= 0 {
 		return o, errors.New("-keep-up-step and -keep-up-confirm must be positive")

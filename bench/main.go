@@ -2,7 +2,7 @@
 // loopback and compares them with what the same PostgreSQL server does for a
 // plain single-row INSERT (pgbench) in the same run.
 //
-//	cd bench && go run . [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-preload] [-keep-up]
+//	cd bench && go run . [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-archive-rounds 2] [-preload] [-keep-up]
 //
 // It builds formd's ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
@@ -13,7 +13,9 @@
 // naive peer at each step), a
 // delivery phase (on a second fresh database, an open loop at half the peak
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
-// accept-to-SMTP-received latency), and pgbench.
+// accept-to-SMTP-received latency), an archive phase (on a third fresh
+// database, steps at the peak with the form's archive off and on in turn:
+// intake with it on ÷ off), and pgbench.
 // It reports formd's peak resident memory (VmHWM) at the end of each phase
 // and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
 // cluster that does), PostgreSQL's statement time per submission. With

@@ -208,6 +208,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
 		return err
 	}
+	if opts.Archive {
+		if err := measureArchive(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
+			return err
+		}
+	}
 	if opts.Preload {
 		if err := measurePreloaded(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
 			return err
@@ -380,19 +385,26 @@ func maxOf(xs []int) int {
 // setUp creates a verified account and form with a formd of its own, stopped
 // before the measured one starts, and returns the form's access key.
 func setUp(ctx context.Context, bin, dir, dbURL string) (string, error) {
+	form, err := setUpForm(ctx, bin, dir, dbURL)
+	return form.AccessKey, err
+}
+
+// setUpForm is setUp that returns the form's id and the account's
+// credential too, for a phase that changes the form's settings.
+func setUpForm(ctx context.Context, bin, dir, dbURL string) (benchForm, error) {
 	f, err := startFormd(bin, dir, dbURL, "FORMD_SUBMIT_RATE=0")
 	if err != nil {
-		return "", err
+		return benchForm{}, err
 	}
 	defer f.Stop()
 	if err := f.WaitHealthy(ctx, 30*time.Second); err != nil {
-		return "", fmt.Errorf("%w\n%s", err, f.StderrTail())
+		return benchForm{}, fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
-	key, err := f.Setup(ctx)
+	form, err := f.Setup(ctx)
 	if err != nil {
-		return "", fmt.Errorf("%w\n%s", err, f.StderrTail())
+		return benchForm{}, fmt.Errorf("%w\n%s", err, f.StderrTail())
 	}
-	return key, nil
+	return form, nil
 }
 
 // phaseDatabase makes a phase's folder under dir and a fresh database of its

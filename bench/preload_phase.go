@@ -364,6 +364,8 @@ type phaseFormd struct {
 	f    *Formd
 	load *loader
 	sink *smtpSink
+	// form is the form the load goes to.
+	form benchForm
 }
 
 // startPhaseFormd sets up the bench's account and form on dbURL through the
@@ -371,11 +373,11 @@ type phaseFormd struct {
 // database's phases, and warms it up as they do; on failure it also returns
 // formd's log tail, when there is one.
 func startPhaseFormd(ctx context.Context, bin, dir, dbURL string, env []string, opts Options, workers int, what string) (*phaseFormd, string, error) {
-	key, err := setUp(ctx, bin, dir, dbURL)
+	form, err := setUpForm(ctx, bin, dir, dbURL)
 	if err != nil {
 		return nil, "", err
 	}
-	pf := &phaseFormd{}
+	pf := &phaseFormd{form: form}
 	if pf.sink, err = startSMTPSink(); err != nil {
 		return nil, "", err
 	}
@@ -391,7 +393,7 @@ func startPhaseFormd(ctx context.Context, bin, dir, dbURL string, env []string, 
 	if err := pf.f.WaitHealthy(ctx, 30*time.Second); err != nil {
 		return fail(err)
 	}
-	pf.load = newLoader(pf.f.URL, key, workers, opts.ClientIPs).withArrivals(opts.Arrivals)
+	pf.load = newLoader(pf.f.URL, form.AccessKey, workers, opts.ClientIPs).withArrivals(opts.Arrivals)
 	if err := pf.load.probe(ctx); err != nil {
 		return fail(fmt.Errorf("live POST /submit (%s): %w", what, err))
 	}

@@ -34,6 +34,8 @@ type Report struct {
 	Preload *PreloadResult `json:"preload,omitempty"`
 	// KeepUp is the search for the highest rate at which deliveries keep up (-keep-up).
 	KeepUp *KeepUpResult `json:"keepUp,omitempty"`
+	// Archive is intake with the form's archive off and on (-archive).
+	Archive *ArchiveResult `json:"archive,omitempty"`
 	// FormdMemory is formd's memory at the end of each phase; FormdPeakRSSMiB
 	// is the highest peak among them.
 	FormdMemory     []MemoryUse `json:"formdMemory"`
@@ -148,6 +150,9 @@ func judge(opts Options, rep *Report) {
 	if opts.Preload {
 		rep.Goals = append(rep.Goals, preloadGoal(rep.Preload, opts.GoalPreloadRatio))
 	}
+	if opts.Archive {
+		rep.Goals = append(rep.Goals, archiveGoal(rep.Archive, opts.GoalArchive))
+	}
 	if opts.KeepUp {
 		rep.Goals = append(rep.Goals, keepUpGoal(rep.KeepUp, atPeak, rep.ClosedLoop.AtConcurrency, opts.KeepUpConfirm, opts.GoalKeepUp))
 	}
@@ -241,6 +246,11 @@ func printReport(w io.Writer, rep *Report) {
 		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
 		if r := d.Intake; r != nil {
 			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
+		}
+	}
+	if a := rep.Archive; a != nil {
+		for _, line := range archiveLines(a, o) {
+			p("%s", line)
 		}
 	}
 	if pre := rep.Preload; pre != nil {

@@ -32,42 +32,52 @@ type SetupTimings struct {
 	APISetupSeconds float64 `json:"apiSetup"`
 }
 
+// benchForm is the form the bench submits to, and what changes its settings.
+type benchForm struct {
+	// AccessKey goes in every submission.
+	AccessKey string
+	// ID and Credential (the account's session token, which formd keeps in
+	// its database, so it outlives the formd that issued it) are what
+	// PATCH /v1/forms/{id} needs.
+	ID, Credential string
+}
+
 // Setup registers an account, verifies it, creates a form and verifies its
-// recipient, all through the API and the mail spool. It returns the form's
-// access key.
-func (f *Formd) Setup(ctx context.Context) (string, error) {
+// recipient, all through the API and the mail spool.
+func (f *Formd) Setup(ctx context.Context) (benchForm, error) {
 	var auth struct {
 		Credential string `json:"credential"`
 	}
 	if err := f.call(ctx, "POST", "/agent/auth", "", map[string]any{"email": benchAccountEmail}, http.StatusOK, &auth); err != nil {
-		return "", err
+		return benchForm{}, err
 	}
 	if auth.Credential == "" {
-		return "", errors.New("POST /agent/auth answered no credential")
+		return benchForm{}, errors.New("POST /agent/auth answered no credential")
 	}
 	if err := f.followVerification(ctx, benchAccountEmail, nil); err != nil {
-		return "", fmt.Errorf("account verification: %w", err)
+		return benchForm{}, fmt.Errorf("account verification: %w", err)
 	}
 	seen, err := f.mailsTo(benchRecipient)
 	if err != nil {
-		return "", err
+		return benchForm{}, err
 	}
 	var created struct {
 		Form struct {
+			ID        string `json:"id"`
 			AccessKey string `json:"accessKey"`
 		} `json:"form"`
 	}
 	form := map[string]any{"name": "Bench", "recipientEmail": benchRecipient, "allowedDomains": []string{"example.com"}}
 	if err := f.call(ctx, "POST", "/v1/forms", auth.Credential, form, http.StatusCreated, &created); err != nil {
-		return "", err
+		return benchForm{}, err
 	}
-	if created.Form.AccessKey == "" {
-		return "", errors.New("POST /v1/forms answered no form.accessKey")
+	if created.Form.AccessKey == "" || created.Form.ID == "" {
+		return benchForm{}, errors.New("POST /v1/forms answered no form.accessKey or form.id")
 	}
 	if err := f.followVerification(ctx, benchRecipient, seen); err != nil {
-		return "", fmt.Errorf("recipient verification: %w", err)
+		return benchForm{}, fmt.Errorf("recipient verification: %w", err)
 	}
-	return created.Form.AccessKey, nil
+	return benchForm{AccessKey: created.Form.AccessKey, ID: created.Form.ID, Credential: auth.Credential}, nil
 }
 
 // call sends a JSON request and decodes a JSON answer with the wanted status.

@@ -1,0 +1,343 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// archiveRetentionDays is the retention the archive phase turns the archive
+// on with: the free plan's longest, which the bench's account may set.
+const archiveRetentionDays = 30
+
+// archiveSettle is the unreported load after each switch of the archive:
+// formd's form cache (adapters/postgres) keeps a form for up to 2 s, and a
+// submission judged by the stale form is judged again on a fresh read, so
+// the first seconds after a switch do more work than either setting does.
+const archiveSettle = 2500 * time.Millisecond
+
+// archiveSetupAllowance is what the archive phase's fresh database, account
+// set-up, formd start and warm-up take besides its steps, for -deadline.
+const archiveSetupAllowance = 30 * time.Second
+
+// ArchiveResult is the archive phase: intake of one form on one formd and
+// one database, in closed-loop steps of the same concurrency and length with
+// the form's archive off and on in turn, so drift of the machine falls on
+// both settings alike.
+type ArchiveResult struct {
+	Concurrency int `json:"concurrency"`
+	// ConcurrencySource says where Concurrency came from.
+	ConcurrencySource string  `json:"concurrencySource"`
+	RetentionDays     int     `json:"retentionDays"`
+	StepSeconds       float64 `json:"stepSeconds"`
+	SettleSeconds     float64 `json:"settleSeconds"`
+	// Rounds are the steps in the order they ran.
+	Rounds []ArchiveRound `json:"rounds"`
+	// OffAcceptedPerSecond and OnAcceptedPerSecond are the medians of each
+	// setting's steps; Ratio is on ÷ off (0 when either is missing).
+	OffAcceptedPerSecond float64 `json:"offAcceptedPerSecond"`
+	OnAcceptedPerSecond  float64 `json:"onAcceptedPerSecond"`
+	Ratio                float64 `json:"ratio"`
+	// OffStatementUs and OnStatementUs are the medians of each setting's
+	// statement time per accepted submission (0: not measured in every step).
+	OffStatementUs float64 `json:"offStatementMicrosPerAccepted,omitempty"`
+	OnStatementUs  float64 `json:"onStatementMicrosPerAccepted,omitempty"`
+	// Verified says every step's payload rows were archived as its setting
+	// says: one per accepted submission with the archive on, none with it off.
+	Verified bool `json:"archiveVerified"`
+	// Memory goes to the report's list of all phases; notes to its warnings.
+	Memory *MemoryUse `json:"-"`
+	notes  []string
+}
+
+// ArchiveRound is one step of the archive phase.
+type ArchiveRound struct {
+	Archive bool        `json:"archive"`
+	Step    *StepResult `json:"step"`
+	// ArchivedRows is how many payload rows with an end of retention the
+	// step added (-1: unknown).
+	ArchivedRows int              `json:"archivedRows"`
+	Statements   *StatementReport `json:"statements,omitempty"`
+}
+
+// archiveOrder is the setting of each step: off, on, off, on …, rounds of each.
+func archiveOrder(rounds int) []bool {
+	order := make([]bool, 0, 2*rounds)
+	for range rounds {
+		order = append(order, false, true)
+	}
+	return order
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count), 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// summarizeArchive computes a's medians, ratio and verification from its rounds.
+func summarizeArchive(a *ArchiveResult) {
+	rates := map[bool][]float64{}
+	stmts := map[bool][]float64{}
+	steps := map[bool]int{}
+	a.Verified = len(a.Rounds) > 0
+	for _, r := range a.Rounds {
+		if r.Step == nil {
+			a.Verified = false
+			continue
+		}
+		steps[r.Archive]++
+		rates[r.Archive] = append(rates[r.Archive], r.Step.AcceptedPerSecond)
+		if r.Statements != nil && r.Statements.Accepted > 0 {
+			stmts[r.Archive] = append(stmts[r.Archive], r.Statements.PerAcceptedUs)
+		}
+		if !archivedAsSet(r) {
+			a.Verified = false
+		}
+	}
+	a.OffAcceptedPerSecond, a.OnAcceptedPerSecond = median(rates[false]), median(rates[true])
+	a.Ratio = ratio(a.OnAcceptedPerSecond, a.OffAcceptedPerSecond)
+	a.OffStatementUs, a.OnStatementUs = 0, 0
+	if len(stmts[false]) == steps[false] {
+		a.OffStatementUs = median(stmts[false])
+	}
+	if len(stmts[true]) == steps[true] {
+		a.OnStatementUs = median(stmts[true])
+	}
+}
+
+// archivedAsSet says whether a step's archived rows match its setting: a
+// row for each accepted submission with the archive on, none with it off.
+func archivedAsSet(r ArchiveRound) bool {
+	if r.ArchivedRows < 0 || r.Step == nil {
+		return false
+	}
+	if r.Archive {
+		return r.Step.Accepted > 0 && r.ArchivedRows >= r.Step.Accepted
+	}
+	return r.ArchivedRows == 0
+}
+
+// archiveGoal judges "archiving does not slow intake": the median accepted/s
+// with the archive on ÷ off at least goal. It is unknown unless both were
+// measured and every step archived as its setting says.
+func archiveGoal(a *ArchiveResult, goal float64) Goal {
+	g := Goal{Name: "intake with the archive on ÷ off (medians)", Target: fmt.Sprintf(">= %.2f", goal)}
+	if a == nil {
+		return g
+	}
+	g.Value = a.Ratio
+	g.Known = a.Ratio > 0 && a.Verified
+	g.Pass = g.Known && a.Ratio >= goal
+	return g
+}
+
+// archiveDeadline is what the archive phase adds to the default -deadline.
+func archiveDeadline(step time.Duration, rounds int) time.Duration {
+	return time.Duration(2*rounds)*(step+archiveSettle) + archiveSetupAllowance
+}
+
+// measureArchive runs the archive phase and adds it to the report; a failure
+// is reported as a warning, since the other figures stand.
+func measureArchive(ctx context.Context, bin, tmp string, env []string, opts Options, rep *Report) error {
+	c, source := opts.ArchiveConcurrency, "-archive-concurrency"
+	if c == 0 {
+		c, source = rep.ClosedLoop.AtConcurrency, "the closed loop's peak"
+	}
+	if c == 0 {
+		rep.Warnings = append(rep.Warnings, "formd accepted nothing in the closed loop and -archive-concurrency is not set: no archive phase")
+		return nil
+	}
+	a, tail, err := runArchive(ctx, bin, tmp, env, opts, c, rep)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "archive phase failed: "+err.Error())
+		if tail != "" {
+			rep.Warnings = append(rep.Warnings, "archive phase formd's log (tail): "+tail)
+		}
+		return nil
+	}
+	a.ConcurrencySource = source
+	rep.Archive = a
+	addMemory(rep, a.Memory)
+	rep.Warnings = append(rep.Warnings, a.notes...)
+	return nil
+}
+
+// runArchive sets up the bench's form on a fresh database, starts formd on
+// it as the closed loop's, and runs opts.ArchiveRounds steps of each setting
+// at concurrency c in archiveOrder, switching the archive through
+// PATCH /v1/forms/{id} and settling before each step.
+func runArchive(ctx context.Context, bin, tmp string, env []string, opts Options, c int, rep *Report) (*ArchiveResult, string, error) {
+	dir, dbURL, drop, err := phaseDatabase(ctx, tmp, "archive", "archive phase")
+	if err != nil {
+		return nil, "", err
+	}
+	defer drop()
+	pf, tail, err := startPhaseFormd(ctx, bin, dir, dbURL, env, opts, c, "archive phase")
+	if err != nil {
+		return nil, tail, err
+	}
+	defer pf.stop()
+	f := pf.f
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var stats *statementStats
+	if rep.StatementsUnavailable == "" {
+		if stats, err = openStatementStats(ctx, dbURL); err != nil {
+			rep.Warnings = append(rep.Warnings, "archive phase: no statement time: "+err.Error())
+		}
+		defer stats.Close()
+	}
+
+	a := &ArchiveResult{Concurrency: c, RetentionDays: archiveRetentionDays, StepSeconds: opts.Step.Seconds(), SettleSeconds: archiveSettle.Seconds()}
+	order := archiveOrder(opts.ArchiveRounds)
+	for i, on := range order {
+		if err := setArchive(ctx, f, pf.form, on); err != nil {
+			return nil, f.StderrTail(), err
+		}
+		pf.load.closedStep(ctx, c, archiveSettle, opts.StepRequests)
+		progress(fmt.Sprintf("archive phase: step %d of %d, archive %s, c=%d for %s", i+1, len(order), onOff(on), c, opts.Step))
+		before := archivedRows(ctx, conn)
+		stats = resetStatements(ctx, stats, rep)
+		cpu := markCPU(f.PID())
+		st := pf.load.closedStep(ctx, c, opts.Step, opts.StepRequests)
+		if ctx.Err() != nil {
+			return nil, f.StderrTail(), ctx.Err()
+		}
+		st.CPU = cpuSince(cpu, f.PID())
+		r := ArchiveRound{Archive: on, Step: st, ArchivedRows: -1}
+		if stats != nil {
+			if r.Statements, err = stats.Read(ctx, "archive "+onOff(on)+" step", st.Accepted, -1); err != nil {
+				a.notes = append(a.notes, "reading pg_stat_statements after an archive step failed: "+err.Error())
+			}
+		}
+		if after := archivedRows(ctx, conn); before >= 0 && after >= 0 {
+			r.ArchivedRows = after - before
+		}
+		if st.Errors() > 0 {
+			a.notes = append(a.notes, fmt.Sprintf("archive phase, archive %s: %d of %d requests not accepted: %s",
+				onOff(on), st.Errors(), st.Sent, st.errorSummary()))
+		}
+		if !archivedAsSet(r) {
+			a.notes = append(a.notes, fmt.Sprintf("archive phase, archive %s: %d accepted submissions added %d archived payload rows; the step does not measure its setting",
+				onOff(on), st.Accepted, r.ArchivedRows))
+		}
+		a.Rounds = append(a.Rounds, r)
+	}
+	a.Memory = formdMemory("archive phase", f.PID())
+	if f.Exited() {
+		return nil, f.StderrTail(), fmt.Errorf("formd exited during the archive phase")
+	}
+	summarizeArchive(a)
+	return a, f.StderrTail(), nil
+}
+
+// setArchive turns the form's archive on (for archiveRetentionDays) or off
+// through the API, and checks that formd says it is so.
+func setArchive(ctx context.Context, f *Formd, form benchForm, on bool) error {
+	archive := map[string]any{"enabled": on}
+	if on {
+		archive["retentionDays"] = archiveRetentionDays
+	}
+	var out struct {
+		Form struct {
+			Archive struct {
+				Enabled bool `json:"enabled"`
+			} `json:"archive"`
+		} `json:"form"`
+	}
+	if err := f.call(ctx, http.MethodPatch, "/v1/forms/"+form.ID, form.Credential, map[string]any{"archive": archive}, http.StatusOK, &out); err != nil {
+		return fmt.Errorf("turning the archive %s: %w", onOff(on), err)
+	}
+	if out.Form.Archive.Enabled != on {
+		return fmt.Errorf("turning the archive %s: PATCH /v1/forms/%s answered archive.enabled %v", onOff(on), form.ID, out.Form.Archive.Enabled)
+	}
+	return nil
+}
+
+// archivedRows counts the payload rows kept with an end of retention (-1: unknown).
+func archivedRows(ctx context.Context, conn *pgx.Conn) int {
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT "+benchMarker+" count(*) FROM submission_payloads WHERE archived_until IS NOT NULL").Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// archiveLines is the human-readable form of the archive phase.
+func archiveLines(a *ArchiveResult, o Options) []string {
+	lines := []string{fmt.Sprintf("archive off vs on (fresh database, one formd, c=%d = %s; %d steps of %s each, off first, alternating; %.1f s of unreported load after each switch; on = %d days):",
+		a.Concurrency, a.ConcurrencySource, len(a.Rounds), o.Step, a.SettleSeconds, a.RetentionDays)}
+	for i, r := range a.Rounds {
+		st := r.Step
+		stmt := ""
+		if r.Statements != nil {
+			stmt = fmt.Sprintf("  statements %.0f µs/accepted", r.Statements.PerAcceptedUs)
+		}
+		lines = append(lines, fmt.Sprintf("  %d. archive %-3s %8s accepted/s  p50 %6.2f ms  p99 %7.2f ms  archived rows %s%s  %s  errors: %s",
+			i+1, onOff(r.Archive), thousands(st.AcceptedPerSecond), st.P50Ms, st.P99Ms, count(r.ArchivedRows), stmt, st.CPU, st.errorSummary()))
+	}
+	summary := fmt.Sprintf("  medians: off %s, on %s accepted/s; on ÷ off %.3f", thousands(a.OffAcceptedPerSecond), thousands(a.OnAcceptedPerSecond), a.Ratio)
+	if a.OffStatementUs > 0 && a.OnStatementUs > 0 {
+		summary += fmt.Sprintf("; statement time per accepted submission off %.0f µs, on %.0f µs", a.OffStatementUs, a.OnStatementUs)
+	} else {
+		summary += "; statement time: not measured"
+	}
+	verdict := "met"
+	switch g := archiveGoal(a, o.GoalArchive); {
+	case !g.Known:
+		verdict = "unknown"
+		if !a.Verified {
+			verdict += " (a step's archived rows do not match its setting)"
+		}
+	case !g.Pass:
+		verdict = "NOT met"
+	}
+	return append(lines, summary+fmt.Sprintf("; goal on ÷ off >= %.2f: %s", o.GoalArchive, verdict))
+}
+
+// archiveFlagsError checks the archive phase's flags.
+func archiveFlagsError(o Options) error {
+	var bad []string
+	if o.ArchiveRounds < 2 {
+		bad = append(bad, "-archive-rounds must be at least 2")
+	}
+	if o.ArchiveConcurrency < 0 {
+		bad = append(bad, "-archive-concurrency must not be negative")
+	}
+	if o.GoalArchive <= 0 {
+		bad = append(bad, "-goal-archive must be positive")
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
