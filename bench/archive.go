@@ -66,11 +66,14 @@ type ArchiveRound struct {
 	Statements   *StatementReport `json:"statements,omitempty"`
 }
 
-// archiveOrder is the setting of each step: off, on, off, on …, rounds of each.
+// archiveOrder is the setting of each step, rounds of each: off, on, on,
+// off, off, on … (ABBA), so that a drift of the machine over the phase
+// weighs on both settings alike rather than always on the second.
 func archiveOrder(rounds int) []bool {
 	order := make([]bool, 0, 2*rounds)
-	for range rounds {
-		order = append(order, false, true)
+	for i := range rounds {
+		on := i%2 == 1
+		order = append(order, on, !on)
 	}
 	return order
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-func TestTheArchiveStepsAlternateOffFirst(t *testing.T) {
-	want := []bool{false, true, false, true, false, true}
+func TestTheArchiveStepsAlternateOffFirstInABBAOrder(t *testing.T) {
+	want := []bool{false, true, true, false, false, true}
 	if got := archiveOrder(3); !slices.Equal(got, want) {
 		t.Fatalf("3 rounds ran as %v; want %v", got, want)
 	}
