@@ -74,11 +74,7 @@ func listSubmissionsQuery(c *gin.Context) (application.ListSubmissions, error) {
 // getSubmission is GET /v1/forms/{formId}/submissions/{submissionId}
 // (scope submissions:read).
 func (s *Server) getSubmission(c *gin.Context) {
-	formID, ok := s.formID(c)
-	if !ok {
-		return
-	}
-	submissionID, ok := s.uuidParam(c, "submissionId")
+	formID, submissionID, ok := s.submissionIDs(c)
 	if !ok {
 		return
 	}
@@ -99,11 +95,7 @@ func (s *Server) getSubmission(c *gin.Context) {
 // /v1/forms/{formId}/submissions/{submissionId}/attachments/{index} (scope
 // submissions:read): a file that came in the post, as a download.
 func (s *Server) getSubmissionAttachment(c *gin.Context) {
-	formID, ok := s.formID(c)
-	if !ok {
-		return
-	}
-	submissionID, ok := s.uuidParam(c, "submissionId")
+	formID, submissionID, ok := s.submissionIDs(c)
 	if !ok {
 		return
 	}
@@ -122,4 +114,14 @@ func (s *Server) getSubmissionAttachment(c *gin.Context) {
 	c.Header("X-Content-Type-Options", "nosniff")
 	c.Header("Cache-Control", "private, no-store")
 	c.Data(http.StatusOK, a.ContentType, a.Content)
+}
+
+// submissionIDs are the path's form and submission ids; anything but UUIDs
+// is not found.
+func (s *Server) submissionIDs(c *gin.Context) (formID, submissionID string, ok bool) {
+	if formID, ok = s.formID(c); !ok {
+		return "", "", false
+	}
+	submissionID, ok = s.uuidParam(c, "submissionId")
+	return formID, submissionID, ok
 }

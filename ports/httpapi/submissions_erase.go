@@ -19,11 +19,7 @@ type erasureAnswer struct {
 // eraseSubmission is DELETE /v1/forms/{formId}/submissions/{submissionId}
 // (scope submissions:delete).
 func (s *Server) eraseSubmission(c *gin.Context) {
-	formID, ok := s.formID(c)
-	if !ok {
-		return
-	}
-	submissionID, ok := s.uuidParam(c, "submissionId")
+	formID, submissionID, ok := s.submissionIDs(c)
 	if !ok {
 		return
 	}
