@@ -54,7 +54,8 @@ type Config struct {
 const instructions = `formd is a form backend: a website posts a form to formd, which validates it and delivers it by email (and to webhooks, chat and sheets).
 Set up a form with create_form (it returns the public access key once: keep it), adjust it with update_form, connect a webhook with configure_integration and check it with test_integration.
 Two steps need a person and no tool can do them: the account's email verification (before create_form works) and the form recipient's verification, which the recipient completes by following the link in the email formd sends them (get_recipient_verification shows the status, resend_recipient_verification sends a new link).
-dry_run_submission shows, gate by gate, whether a submission would be accepted, without storing or sending anything; list_deliveries shows what was sent and retry_delivery retries a failed delivery.`
+dry_run_submission shows, gate by gate, whether a submission would be accepted, without storing or sending anything; list_deliveries shows what was sent and retry_delivery retries a failed delivery.
+On a form whose archive is on, list_submissions and get_submission read the submissions it keeps; every call is recorded in the form's access log.`
 
 // Server answers /mcp and hands every other request to the next handler.
 type Server struct {
@@ -112,6 +113,7 @@ func (s *Server) newTools() *sdk.Server {
 	s.verificationTools(srv)
 	s.dryRunTool(srv)
 	s.deliveryTools(srv)
+	s.submissionTools(srv)
 	s.integrationTools(srv)
 	s.testInboxTools(srv)
 	return srv

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,9 +50,53 @@ func (fakeRead) FormsByAccount(_ context.Context, accountID string) ([]applicati
 		Settings: form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com"}, Version: 1}}, nil
 }
 
-func (fakeRead) FormByID(_ context.Context, id string) (application.FormRecord, error) {
+func (r fakeRead) FormByID(ctx context.Context, id string) (application.FormRecord, error) {
+	forms, _ := r.FormsByAccount(ctx, "acc-1")
+	for _, f := range forms {
+		if f.ID == id {
+			return f, nil
+		}
+	}
 	return application.FormRecord{}, domain.ErrNotFound
 }
+
+// archive is a form's empty submissions archive.
+type archive struct{ application.SubmissionArchive }
+
+func (archive) ArchivedPage(context.Context, string, application.ArchiveFilter) ([]application.ArchivedSubmission, error) {
+	return nil, nil
+}
+
+func (archive) ArchivedSubmission(context.Context, string, string) (application.ArchivedSubmission, []application.DeliveryRecord, error) {
+	return application.ArchivedSubmission{}, nil, domain.ErrNotFound
+}
+
+// accessLog keeps the accesses recorded, for the test to read once a call
+// has answered.
+type accessLog struct {
+	application.SubmissionAccessLog
+	mu       sync.Mutex
+	accesses []application.SubmissionAccess
+}
+
+func (l *accessLog) RecordAccess(_ context.Context, a application.SubmissionAccess) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.accesses = append(l.accesses, a)
+	return int64(len(l.accesses)), nil
+}
+
+func (l *accessLog) recorded() []application.SubmissionAccess {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.accesses)
+}
+
+// hasher "hashes" a value by prefixing it, so a test can tell a hash from
+// the value.
+type hasher struct{}
+
+func (hasher) HashValueUnderEveryKey(_, _, value string) []string { return []string{"hash:" + value} }
 
 // tokens knows one workspace token, which holds forms:read only.
 type tokens struct{ application.WorkspaceTokens }
@@ -80,17 +125,30 @@ func (r *requests) ObserveRequest(route, method string, status int, _ time.Durat
 // with the use cases the tests call built on the fakes above.
 func newServer(t *testing.T) (*httptest.Server, *requests) {
 	t.Helper()
+	srv, seen, _ := newServerWithAccessLog(t)
+	return srv, seen
+}
+
+// newServerWithAccessLog is newServer that also returns the archive's access
+// log.
+func newServerWithAccessLog(t *testing.T) (*httptest.Server, *requests, *accessLog) {
+	t.Helper()
 	read := fakeRead{}
+	accesses := &accessLog{}
 	app := &application.Application{Queries: application.Queries{
 		Authenticate: application.NewAuthenticateHandler(read, tokens{}, clock{}),
 		ListForms:    application.NewListFormsHandler(read),
 		FormHistory:  application.NewFormHistoryHandler(read),
+		// Only an empty archive: what the port adds is the caller, the
+		// request id and the arguments' reading.
+		ReadSubmissions: application.NewReadSubmissionsHandler(read, archive{}, accesses, struct{ application.Sealer }{},
+			hasher{}, struct{ application.ObjectLinks }{}, clock{}),
 	}}
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(299) })
 	seen := &requests{}
 	srv := httptest.NewServer(mcp.NewHandler(app, slog.New(slog.NewTextHandler(io.Discard, nil)), mcp.Config{Requests: seen}, next))
 	t.Cleanup(srv.Close)
-	return srv, seen
+	return srv, seen, accesses
 }
 
 // bearer adds a credential to every request of a client.
@@ -198,7 +256,8 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 		}
 	}
 	want := []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_recipient_verification",
-		"list_deliveries", "list_forms", "read_test_inbox", "resend_recipient_verification", "retry_delivery", "test_integration", "update_form"}
+		"get_submission", "list_deliveries", "list_forms", "list_submissions", "read_test_inbox", "resend_recipient_verification", "retry_delivery",
+		"test_integration", "update_form"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -239,5 +298,69 @@ func TestRefusalsAreToolErrorsWithTheAPIsMessage(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), tc.want) {
 			t.Errorf("%s %v = %q (error %v), want a tool error with %q", tc.tool, tc.args, text(res), res.IsError, tc.want)
 		}
+	}
+}
+
+func TestArchiveToolsRecordTheReadAsTheCallerWithTheRequestsID(t *testing.T) {
+	srv, _, accesses := newServerWithAccessLog(t)
+	owner := connect(t, srv, sessionToken)
+	res := call(t, owner, "list_submissions", map[string]any{"formId": strings.ToUpper(formID), "email": "Ada@Example.com",
+		"status": "failed", "from": "2026-11-01", "limit": 10})
+	if res.IsError || text(res) != `{"submissions":[]}` {
+		t.Fatalf("list_submissions = %s (error %v), want an empty page", text(res), res.IsError)
+	}
+	got := accesses.recorded()
+	if len(got) != 1 {
+		t.Fatalf("recorded %d accesses, want 1", len(got))
+	}
+	a := got[0]
+	if a.FormID != formID || a.Action != application.AccessList || a.RequestID == "" || a.Actor.Type != application.ActorSession ||
+		a.Count == nil || *a.Count != 0 {
+		t.Errorf("recorded %+v, want a list of form %s by the session with the request's id and a count of 0", a, formID)
+	}
+	want := map[string]string{"email": "hash:ada@example.com", "status": "failed", "from": "2026-11-01T00:00:00Z"}
+	if len(a.Filters) != len(want) || a.Filters["email"] != want["email"] || a.Filters["status"] != want["status"] ||
+		a.Filters["from"] != want["from"] {
+		t.Errorf("filters %v, want %v: the address only as its hash", a.Filters, want)
+	}
+
+	res = call(t, owner, "list_submissions", map[string]any{"formId": formID})
+	if res.IsError {
+		t.Fatalf("list_submissions without filters = %s", text(res))
+	}
+	if got := accesses.recorded(); len(got) != 2 || got[1].RequestID == a.RequestID {
+		t.Errorf("accesses %+v, want a second one with its own request id", got)
+	}
+}
+
+func TestArchiveToolsRefuseWithTheAPIsMessages(t *testing.T) {
+	srv, _, accesses := newServerWithAccessLog(t)
+	owner, reader := connect(t, srv, sessionToken), connect(t, srv, readToken)
+	submissionID := "5f0e6a2b-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
+	for _, tc := range []struct {
+		who  *sdk.ClientSession
+		tool string
+		args map[string]any
+		want string
+	}{
+		{reader, "list_submissions", map[string]any{"formId": formID},
+			"This workspace API token lacks the submissions:read scope, which this route needs. Use a token with submissions:read, or a session."},
+		{reader, "get_submission", map[string]any{"formId": formID, "submissionId": submissionID}, "lacks the submissions:read scope"},
+		{owner, "get_submission", map[string]any{"formId": formID, "submissionId": submissionID}, "Not found."},
+		{owner, "get_submission", map[string]any{"formId": formID, "submissionId": "not-a-uuid"}, "Not found."},
+		{owner, "list_submissions", map[string]any{"formId": "7d1f1c1e-0000-4000-8000-000000000000"}, "Not found."},
+		{owner, "list_submissions", map[string]any{"formId": formID, "from": "yesterday"}, "from must be a date"},
+		{owner, "list_submissions", map[string]any{"formId": formID, "status": "lost"}, "status must be one of pending, delivered, failed"},
+		{owner, "list_submissions", map[string]any{"formId": formID, "field": "company"}, "value is the value of field to find"},
+		{owner, "list_submissions", map[string]any{"formId": formID, "limit": 101}, "limit must be between 1 and 100"},
+		{owner, "list_submissions", map[string]any{"formId": formID, "cursor": "not a cursor"}, "cursor"},
+	} {
+		res := call(t, tc.who, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text(res), tc.want) {
+			t.Errorf("%s %v = %q (error %v), want a tool error with %q", tc.tool, tc.args, text(res), res.IsError, tc.want)
+		}
+	}
+	if got := accesses.recorded(); len(got) != 0 {
+		t.Errorf("refused reads were recorded: %+v", got)
 	}
 }
