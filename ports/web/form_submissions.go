@@ -83,16 +83,24 @@ type submissionRow struct {
 // summaryLength bounds the table's summary of a submission, in characters.
 const summaryLength = 80
 
-// summaryOf is what the table says of a submission: its subject, else its
-// first filled-in field other than the submitter's address (a column of its
-// own), cut to summaryLength characters.
+// summaryOf is what the table says of a submission: the subject its
+// submitter typed, else its first filled-in field that deliveries carry,
+// the submitter's address aside (a column of its own), on one line and cut
+// to summaryLength characters. The notification's subject line is not used:
+// for most submissions it is the form's own, the same on every row.
 func summaryOf(e application.ArchivedEntry) string {
-	text := e.Subject
+	text := ""
+	for _, f := range e.Fields {
+		if strings.EqualFold(f.Name, submission.FieldSubject) && strings.TrimSpace(f.Value) != "" {
+			text = f.Value
+			break
+		}
+	}
 	for _, f := range e.Fields {
 		if text != "" {
 			break
 		}
-		if f.Name != submission.FieldEmail {
+		if submission.IsForwarded(f.Name) && !strings.EqualFold(f.Name, submission.FieldEmail) {
 			text = strings.TrimSpace(f.Value)
 		}
 	}

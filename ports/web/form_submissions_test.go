@@ -10,13 +10,14 @@ import (
 	"github.com/formd/formd/domain/submission"
 )
 
-func TestASubmissionIsSummedUpByItsSubjectElseItsFirstFieldButTheAddressCutShort(t *testing.T) {
+func TestASubmissionIsSummedUpByItsTypedSubjectElseItsFirstFieldButTheAddressCutShort(t *testing.T) {
 	fields := []submission.Field{{Name: "email", Value: "ada@example.com"}, {Name: "name", Value: ""},
 		{Name: "message", Value: "  Hello\n\nthere  "}}
-	if got := summaryOf(application.ArchivedEntry{Subject: "Quote", Fields: fields}); got != "Quote" {
-		t.Errorf("subject first: %q", got)
+	typed := append([]submission.Field{{Name: "botcheck", Value: "x"}}, fields...)
+	if got := summaryOf(application.ArchivedEntry{Subject: "Quote", Fields: append(typed, submission.Field{Name: "Subject", Value: "Quote"})}); got != "Quote" {
+		t.Errorf("the subject typed first: %q", got)
 	}
-	if got := summaryOf(application.ArchivedEntry{Fields: fields}); got != "Hello there" {
+	if got := summaryOf(application.ArchivedEntry{Subject: "New submission: Contact", Fields: typed}); got != "Hello there" {
 		t.Errorf("first filled-in field other than the address, on one line: %q", got)
 	}
 	long := strings.Repeat("é", 100)
