@@ -207,4 +207,48 @@ var _ = Describe("Dashboard submissions", func() {
 			To(Equal(http.StatusNotFound))
 		Expect(db.PayloadCount(second)).To(Equal(1))
 	})
+
+	It("refuses to erase a submission whose deliveries are in progress, saying so, and counts such ones when erasing by address", func() {
+		receiver := startWebhookReceiver()
+		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
+		db := f.OpenDB()
+		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
+			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
+		f.Grant(lf.OwnerEmail, "per_submit_webhook")
+		base := "/dashboard/forms/" + lf.ID
+		ada := UniqueEmail("dash-pending")
+
+		By("a submission whose webhook answers 503: archived, its delivery retrying")
+		r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "email": ada, "message": "Hello",
+			"webhook": receiver.URL("/unavailable")}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		id := db.AcceptedByRequest(r.RequestID()).StreamID
+		Eventually(func() []webhookCall { return receiver.Calls("/unavailable") }).WithTimeout(15 * time.Second).ShouldNot(BeEmpty())
+
+		By("the tab showing it pending")
+		tab := NewTab()
+		signIn(tab, f, lf.OwnerEmail)
+		tab.Do(chromedp.Navigate(f.URL + base + "/submissions"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("table.submissions")))
+		Expect(tab.Text("table.submissions tbody")).To(ContainSubstring("pending"))
+
+		By("erasing it refused with a banner that says why, nothing erased")
+		tab.Do(chromedp.Click(chromedp.CSS(`table.submissions tbody th a`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#delete-confirm")))
+		tab.Do(chromedp.Click(chromedp.CSS("#delete-confirm")), chromedp.Click(chromedp.CSS(`form[action$="/erase"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-error")))
+		Expect(tab.Text(".banner-error")).To(ContainSubstring("still has deliveries in progress"))
+		Expect(tab.Text("table.deliveries")).To(ContainSubstring("webhook"))
+		Expect(db.PayloadCount(id)).To(Equal(1))
+		checkPage(tab, "form-submission-pending")
+
+		By("erasing the address: none erased, one still being delivered")
+		tab.Do(chromedp.Navigate(f.URL + base + "/submissions"))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS("#erase-email")))
+		tab.Do(chromedp.SetValue(chromedp.CSS("#erase-email"), ada), chromedp.Click(chromedp.CSS("#erase-confirm")),
+			chromedp.Click(chromedp.CSS(`form[action$="/submissions/erase"] button[type=submit]`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(".banner-ok")))
+		Expect(tab.Text(".banner-ok")).To(HavePrefix("Erased 0 submissions (1 still being delivered"))
+		Expect(db.PayloadCount(id)).To(Equal(1))
+	})
 })
