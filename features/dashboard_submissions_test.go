@@ -206,6 +206,13 @@ var _ = Describe("Dashboard submissions", func() {
 		Expect(c.post(base+"/submissions/erase", url.Values{"csrf_token": {csrf}, "confirm": {"yes"}, "erase-email": {bob}}).StatusCode).
 			To(Equal(http.StatusNotFound))
 		Expect(db.PayloadCount(second)).To(Equal(1))
+
+		By("the owner's own erasures refused without the session's CSRF token")
+		owner := newDashboardClient(f, lf.Token)
+		Expect(owner.post(base+"/submissions/"+second+"/erase", url.Values{"confirm": {"yes"}}).StatusCode).To(Equal(http.StatusForbidden))
+		Expect(owner.post(base+"/submissions/erase", url.Values{"confirm": {"yes"}, "erase-email": {bob}}).StatusCode).
+			To(Equal(http.StatusForbidden))
+		Expect(db.PayloadCount(second)).To(Equal(1))
 	})
 
 	It("refuses to erase a submission whose deliveries are in progress, saying so, and counts such ones when erasing by address", func() {
