@@ -149,16 +149,7 @@ func (s *Server) drawSubmissions(w http.ResponseWriter, r *http.Request, v *visi
 	query := r.URL.Query()
 	page := submissionsPage{Form: f, Statuses: archiveStatuses, Filter: submissionFilterOf(query), Erase: erase}
 	base := Prefix + "/forms/" + f.ID + "/submissions"
-	api := page.Filter.apiQuery()
-	for _, format := range []string{"csv", "ndjson"} {
-		api.Set("format", format)
-		link := "/v1/forms/" + f.ID + "/submissions/export?" + api.Encode()
-		if format == "csv" {
-			page.ExportCSV = link
-		} else {
-			page.ExportNDJSON = link
-		}
-	}
+	page.ExportCSV, page.ExportNDJSON = exportLink(f.ID, page.Filter, "csv"), exportLink(f.ID, page.Filter, "ndjson")
 	title := f.Name + ": submissions"
 	q, err := page.Filter.list()
 	if raw := query.Get("after"); raw != "" && err == nil {
@@ -193,6 +184,13 @@ func (s *Server) drawSubmissions(w http.ResponseWriter, r *http.Request, v *visi
 		page.Older = base + "?" + older.Encode()
 	}
 	s.render(w, r, status, "form-submissions", view{Title: title, Section: "forms", Visitor: v, Notice: notice, Data: page})
+}
+
+// exportLink is the API's export of what filter selects, in format.
+func exportLink(formID string, filter submissionFilter, format string) string {
+	q := filter.apiQuery()
+	q.Set("format", format)
+	return "/v1/forms/" + formID + "/submissions/export?" + q.Encode()
 }
 
 // attachmentRow is a file of a submission with where to download it: the

@@ -37,6 +37,11 @@ func TestTheFiltersToDayIsIncludedSoTheAPIsBoundIsTheNextDay(t *testing.T) {
 	if api.Get("to") != "2026-12-01" || api.Get("from") != "2026-11-01" || api.Get("value") != "sales" {
 		t.Errorf("API query: %v", api)
 	}
+	link, err := url.Parse(exportLink("f1", f, "ndjson"))
+	if err != nil || link.Path != "/v1/forms/f1/submissions/export" || link.Query().Get("format") != "ndjson" ||
+		link.Query().Get("to") != "2026-12-01" || link.Query().Get("email") != "a@example.com" {
+		t.Errorf("export link: %v", link)
+	}
 	if f.values().Get("to") != "2026-11-30" {
 		t.Errorf("the tab's own query keeps the day typed: %v", f.values())
 	}
