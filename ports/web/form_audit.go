@@ -32,6 +32,8 @@ type auditChange struct {
 type auditPage struct {
 	Form    formHeader
 	Entries []auditEntry
+	// Accesses are the latest reads of the form's submissions archive.
+	Accesses []accessRow
 }
 
 // eventLabels name the form's event types.
@@ -79,8 +81,22 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 		s.failed(w, r, err)
 		return
 	}
-	page := auditPage{Form: f, Entries: timelineOf(history)}
+	accesses, err := s.app.Queries.ReadSubmissions.Accesses(r.Context(), v.Session, f.ID, accessesShown)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	page := auditPage{Form: f, Entries: timelineOf(history), Accesses: accessRowsOf(f.ID, accesses)}
 	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v, Data: page})
+}
+
+// actorLabel says who an actor type is, for people; a type without words
+// is shown as it is.
+func actorLabel(actorType string) string {
+	if label := actorLabels[actorType]; label != "" {
+		return label
+	}
+	return actorType
 }
 
 // timelineOf shows a stream's history newest first, as the form's and the
@@ -93,11 +109,7 @@ func timelineOf(history []application.HistoryEntry) []auditEntry {
 		if what == "" {
 			what = e.Type
 		}
-		actor := actorLabels[e.Metadata.Actor.Type]
-		if actor == "" {
-			actor = e.Metadata.Actor.Type
-		}
-		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: actor, ActorID: e.Metadata.Actor.ID,
+		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: actorLabel(e.Metadata.Actor.Type), ActorID: e.Metadata.Actor.ID,
 			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e)})
 	}
 	return entries

@@ -32,15 +32,22 @@ type formHeader struct {
 	Settings form.Settings
 }
 
-// formTabs lists a form's pages; a tab without a path would be announced, not linked.
-func formTabs(formID, current string) []tab {
+// formTabs lists a form's pages; a tab without a path would be announced,
+// not linked. Submissions is a tab while the form's archive is on: its
+// pages still answer when it is off, for what the archive keeps until its
+// retention ends.
+func formTabs(formID, current string, archive bool) []tab {
 	base := Prefix + "/forms/" + formID
 	tabs := []tab{
 		{Label: "Overview", Path: base},
 		{Label: "Audit trail", Path: base + "/audit"},
-		{Label: "Settings", Path: base + "/settings"}, {Label: "Integrations", Path: base + "/integrations"}, {Label: "Deliveries", Path: base + "/deliveries"}, {Label: "Playground", Path: base + "/playground"},
-		{Label: "Test inbox", Path: base + "/test-inbox"},
+		{Label: "Settings", Path: base + "/settings"}, {Label: "Integrations", Path: base + "/integrations"},
 	}
+	if archive {
+		tabs = append(tabs, tab{Label: "Submissions", Path: base + "/submissions"})
+	}
+	tabs = append(tabs, tab{Label: "Deliveries", Path: base + "/deliveries"}, tab{Label: "Playground", Path: base + "/playground"},
+		tab{Label: "Test inbox", Path: base + "/test-inbox"})
 	for i := range tabs {
 		tabs[i].Current = tabs[i].Label == current
 	}
@@ -66,7 +73,7 @@ func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, cu
 		if f.ID == id {
 			return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
 				RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
-				Tabs: formTabs(f.ID, current), Settings: f.Settings}, true
+				Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled), Settings: f.Settings}, true
 		}
 	}
 	s.errorPage(w, r, http.StatusNotFound, "")

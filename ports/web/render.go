@@ -41,7 +41,7 @@ type view struct {
 }
 
 var templateFuncs = template.FuncMap{
-	"humanTime": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
+	"humanTime": humanTime,
 	"isoTime":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"humanDate": func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 	"inc":       func(i int) int { return i + 1 },
@@ -54,6 +54,9 @@ var templateFuncs = template.FuncMap{
 		return m
 	},
 }
+
+// humanTime writes a time for people, in UTC.
+func humanTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 
 // mustParsePages parses every page template with the layout and the
 // partials (files named partial_*.html); a broken

@@ -40,6 +40,11 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/deliveries", s.signedIn(s.showDeliveries))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/deliveries/{deliveryID}", s.signedIn(s.showDelivery))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/deliveries/{deliveryID}/retry", s.signedIn(s.retryDelivery))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/submissions", s.signedIn(s.showSubmissions))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/submissions/erase", s.signedIn(s.eraseSubmitter))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/submissions/{submissionID}", s.signedIn(s.showSubmission))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/submissions/{submissionID}/erase", s.signedIn(s.eraseSubmission))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/submissions/{submissionID}/attachments/{index}", s.signedIn(s.downloadAttachment))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/test-inbox", s.signedIn(s.showTestInbox))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/test-inbox/clear", s.signedIn(s.clearTestInbox))
 

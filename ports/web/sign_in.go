@@ -73,5 +73,6 @@ var notices = map[string]string{
 	"webhook-secret-rotated":   "The webhook has a new signing secret. The previous one keeps signing for a while, so receivers can switch over.",
 	"delivery-retried":         "The delivery is queued again: it goes out in a moment.",
 	"test-inbox-cleared":       "The test inbox is empty.",
+	"submission-erased":        "The submission is erased: its fields and files are gone for good.",
 	"password-reset-sent":      "If a formd account uses that address, a link to set a new password is on its way to it. The link expires in one hour.",
 }
