@@ -141,3 +141,51 @@ func Labels(fieldNames []string) ([]string, error) {
 	}
 	return c.labels, nil
 }
+
+// ColumnAttachments is the column, after the fields, that holds the names
+// of a submission's files, whichever field carried them.
+const ColumnAttachments = "attachments"
+
+// FieldColumns are the field columns of an export of archived submissions
+// whose fields have these names: the names, then ColumnAttachments, unless
+// a field has that name, whose cell then takes the file names after its
+// value.
+func FieldColumns(fieldNames []string) []string {
+	for _, n := range fieldNames {
+		if n == ColumnAttachments {
+			return fieldNames
+		}
+	}
+	return append(fieldNames[:len(fieldNames):len(fieldNames)], ColumnAttachments)
+}
+
+// RowOf is an archived submission as a row of an export with
+// FieldColumns: each field with its value, the values of a name given
+// more than once joined with ", " in one cell (as the form post's repeated
+// names are joined when a submission is accepted), and its files' names
+// under ColumnAttachments.
+func RowOf(e application.ArchivedEntry) Row {
+	r := Row{SubmittedAt: e.AcceptedAt, SubmissionID: e.SubmissionID, RequestID: e.RequestID,
+		Fields: make([]Field, 0, len(e.Fields)+1)}
+	at := make(map[string]int, len(e.Fields)+1)
+	for _, f := range e.Fields {
+		if i, ok := at[f.Name]; ok {
+			r.Fields[i].Values[0] += ", " + f.Value
+			continue
+		}
+		at[f.Name] = len(r.Fields)
+		r.Fields = append(r.Fields, Field{Name: f.Name, Values: []string{f.Value}})
+	}
+	if len(e.Attachments) == 0 {
+		return r
+	}
+	i, ok := at[ColumnAttachments]
+	if !ok {
+		i = len(r.Fields)
+		r.Fields = append(r.Fields, Field{Name: ColumnAttachments})
+	}
+	for _, a := range e.Attachments {
+		r.Fields[i].Values = append(r.Fields[i].Values, a.Name)
+	}
+	return r
+}
