@@ -138,7 +138,7 @@ func TestAnExportOfAHundredThousandSubmissionsRunsInConstantMemory(t *testing.T)
 	read := postgres.NewReadModel(g.pool, postgres.NewEventStore())
 	h := application.NewReadSubmissionsHandler(read, archive, archive, plainSealer{}, fieldHasher{}, noLinks{}, systemClock{})
 	q := application.ExportSubmissions{Format: "csv", ListSubmissions: application.ListSubmissions{
-		Caller: application.Session{AccountID: g.accountID, ActorType: application.ActorSession, Access: account.FullAccess()},
+		Caller:    application.Session{AccountID: g.accountID, ActorType: application.ActorSession, Access: account.FullAccess()},
 		RequestID: "req-export", FormID: g.formID}}
 	export := func(sink *liveHeapSink) {
 		t.Helper()
