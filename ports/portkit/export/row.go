@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain/submission"
 )
 
 // The fixed columns every export starts with, in this order.
@@ -41,34 +40,11 @@ type Field struct {
 var ErrUnknownField = errors.New("export: the row has a field that is not a column")
 
 // ErrDuplicateField is a row naming a field twice: which value belongs in
-// its cell is for the caller to decide (FieldsOf merges them).
+// its cell is for the caller to decide (RowOf merges them).
 var ErrDuplicateField = errors.New("export: the row has a field twice")
 
 // ErrDuplicateColumn is a field name given twice in the column list.
 var ErrDuplicateColumn = errors.New("export: a field name is listed twice")
-
-// FieldsOf gives a stored submission's fields as a row holds them: each
-// text field with its value, then each file under its field's name, a file
-// field named like a text field adding its file names to that field.
-func FieldsOf(fields []submission.Field, attachments []application.Attachment) []Field {
-	out := make([]Field, 0, len(fields)+len(attachments))
-	at := make(map[string]int, len(fields)+len(attachments))
-	add := func(name, value string) {
-		if i, ok := at[name]; ok {
-			out[i].Values = append(out[i].Values, value)
-			return
-		}
-		at[name] = len(out)
-		out = append(out, Field{Name: name, Values: []string{value}})
-	}
-	for _, f := range fields {
-		add(f.Name, f.Value)
-	}
-	for _, a := range attachments {
-		add(a.Field, a.Name)
-	}
-	return out
-}
 
 // columns maps a row's fields to cells: labels are the header, in order,
 // and index finds a field name's column.
