@@ -32,17 +32,19 @@ type ExportStart struct {
 }
 
 // ExportSink writes an export as its port formats it: Start once, before
-// anything else, then Write for each submission, oldest first. An error
-// from either stops the export.
+// anything else, then Write for each submission, oldest first, then Finish,
+// which sends what the sink still holds. An error from any stops the
+// export.
 type ExportSink interface {
 	Start(ExportStart) error
 	Write(ArchivedEntry) error
+	Finish() error
 }
 
 // Export streams the form's archived submissions to sink, opening one
 // batch at a time, so its memory does not grow with their number. The
 // export is recorded before Start, without a count; the count is set once
-// the last row is written, so an export stopped midway keeps none. It
+// the sink has finished, so an export stopped midway keeps none. It
 // returns how many submissions were written. An error before Start means
 // nothing was written.
 func (h *ReadSubmissionsHandler) Export(ctx context.Context, q ExportSubmissions, sink ExportSink) (int, error) {
@@ -102,6 +104,9 @@ func (h *ReadSubmissionsHandler) Export(ctx context.Context, q ExportSubmissions
 		}
 		last := page[len(page)-1]
 		f.After = &ArchiveCursor{At: last.AcceptedAt, ID: last.SubmissionID}
+	}
+	if err := sink.Finish(); err != nil {
+		return written, err
 	}
 	return written, h.access.CountAccess(ctx, accessID, written)
 }

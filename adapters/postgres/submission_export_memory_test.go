@@ -88,6 +88,8 @@ func (s *liveHeapSink) Write(e application.ArchivedEntry) error {
 	return nil
 }
 
+func (s *liveHeapSink) Finish() error { return nil }
+
 // exportRows is how many archived submissions the memory test exports: the
 // issue's 100,000, or FORMD_EXPORT_ROWS.
 func exportRows(t *testing.T) int {

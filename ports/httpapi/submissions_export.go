@@ -41,9 +41,6 @@ func (s *Server) exportSubmissions(c *gin.Context) {
 	_, err = s.app.Queries.ReadSubmissions.Export(c.Request.Context(),
 		application.ExportSubmissions{ListSubmissions: q, Format: string(format)}, sink)
 	if err == nil {
-		err = sink.flush()
-	}
-	if err == nil {
 		return
 	}
 	if !c.Writer.Written() {
@@ -94,13 +91,9 @@ func (r *exportResponse) Write(e application.ArchivedEntry) error {
 	return nil
 }
 
-// flush sends what the encoder still holds.
-func (r *exportResponse) flush() error {
-	if r.enc == nil {
-		return nil
-	}
-	return r.enc.Flush()
-}
+// Finish implements application.ExportSink: what the encoder still holds
+// goes out.
+func (r *exportResponse) Finish() error { return r.enc.Flush() }
 
 // extendDeadline gives the next batch exportWriteWindow to be written.
 // A writer that cannot set one (a test's recorder) has none to extend; a
