@@ -146,7 +146,7 @@ func (h *ReadSubmissionsHandler) List(ctx context.Context, q ListSubmissions) (S
 	}
 	n := len(found)
 	access := SubmissionAccess{FormID: rec.ID, Action: AccessList, Filters: h.accessFilters(rec.ID, q), Count: &n}
-	if err := h.record(ctx, q.Caller, q.RequestID, access); err != nil {
+	if _, err := h.record(ctx, q.Caller, q.RequestID, access); err != nil {
 		return SubmissionsPage{}, err
 	}
 	page.Submissions = make([]ArchivedEntry, len(found))
@@ -172,7 +172,7 @@ func (h *ReadSubmissionsHandler) Get(ctx context.Context, q GetSubmission) (Subm
 		return SubmissionDetails{}, err
 	}
 	one := 1
-	if err := h.record(ctx, q.Caller, q.RequestID, SubmissionAccess{FormID: rec.ID, Action: AccessRead,
+	if _, err := h.record(ctx, q.Caller, q.RequestID, SubmissionAccess{FormID: rec.ID, Action: AccessRead,
 		SubmissionID: s.SubmissionID, Count: &one}); err != nil {
 		return SubmissionDetails{}, err
 	}
@@ -203,7 +203,7 @@ func (h *ReadSubmissionsHandler) Attachment(ctx context.Context, q ReadSubmissio
 		return AttachmentContent{}, domain.ErrNotFound
 	}
 	one := 1
-	if err := h.record(ctx, q.Caller, q.RequestID, SubmissionAccess{FormID: rec.ID, Action: AccessRead,
+	if _, err := h.record(ctx, q.Caller, q.RequestID, SubmissionAccess{FormID: rec.ID, Action: AccessRead,
 		SubmissionID: s.SubmissionID, Filters: map[string]string{"attachment": p.Attachments[q.Index].Name}, Count: &one}); err != nil {
 		return AttachmentContent{}, err
 	}
@@ -303,12 +303,11 @@ func (h *ReadSubmissionsHandler) accessFilters(formID string, q ListSubmissions)
 }
 
 // record stores the access before any submission leaves: a read that cannot
-// be recorded is refused.
-func (h *ReadSubmissionsHandler) record(ctx context.Context, caller Session, requestID string, a SubmissionAccess) error {
+// be recorded is refused. It returns the record's id.
+func (h *ReadSubmissionsHandler) record(ctx context.Context, caller Session, requestID string, a SubmissionAccess) (int64, error) {
 	md := metadataFor(caller, requestID)
 	a.Actor, a.RequestID, a.At = md.Actor, md.RequestID, h.clock.Now()
-	_, err := h.access.RecordAccess(ctx, a)
-	return err
+	return h.access.RecordAccess(ctx, a)
 }
 
 // payload opens an archived submission's sealed payload.

@@ -11,9 +11,14 @@ import (
 // those it shows.
 type SubmissionArchive interface {
 	// ArchivedPage lists the form's archived submissions that match the
-	// filter, newest first (accepted, then id, descending), at most
-	// f.Limit of them.
+	// filter, newest first (accepted, then id, descending), or oldest first
+	// with f.OldestFirst, at most f.Limit of them.
 	ArchivedPage(ctx context.Context, formID string, f ArchiveFilter) ([]ArchivedSubmission, error)
+	// ArchivedFieldNames lists the field names of the form's archived
+	// submissions that match the filter (its After and Limit aside), each
+	// once, in the order they first appear oldest first: the columns of an
+	// export, known before its first row without opening anything.
+	ArchivedFieldNames(ctx context.Context, formID string, f ArchiveFilter) ([]string, error)
 	// ArchivedSubmission finds one archived submission of the form with its
 	// deliveries; domain.ErrNotFound when the form has no such archived
 	// submission (never archived, or shredded).
@@ -41,8 +46,12 @@ type ArchiveFilter struct {
 	// Values are matched all together: each names a field and the keyed
 	// hashes its value may have.
 	Values []ValueMatch
-	After  *ArchiveCursor
-	Limit  int
+	// OldestFirst runs the pages oldest first (accepted, then id,
+	// ascending); After is then the last submission of the page before in
+	// that order.
+	OldestFirst bool
+	After       *ArchiveCursor
+	Limit       int
 }
 
 // ValueMatch matches a submission whose value of Field hashes to one of

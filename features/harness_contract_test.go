@@ -53,7 +53,7 @@ var (
 
 func init() {
 	// Content types formd answers with besides JSON: their bodies are text.
-	for _, ct := range []string{"text/html", "text/markdown", "text/javascript"} {
+	for _, ct := range []string{"text/html", "text/markdown", "text/javascript", "application/x-ndjson"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
 	openapi3filter.RegisterBodyDecoder("application/linkset+json", openapi3filter.JSONBodyDecoder)

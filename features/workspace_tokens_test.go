@@ -74,9 +74,11 @@ func (f *Formd) Delete(token, path string, headers ...http.Header) *Response {
 type scopedRoute struct {
 	method, path string // as /openapi.json names it
 	scope        string
-	// typ fills {type}; body is the request body (nil: none).
-	typ  string
-	body func() any
+	// typ fills {type}; query holds required query parameters; body is the
+	// request body (nil: none).
+	typ   string
+	query string
+	body  func() any
 	// status is the answer to a token with the scope (to a session, for a
 	// route that takes sessions only).
 	status int
@@ -109,6 +111,7 @@ var scopedRoutes = []scopedRoute{
 	// The form keeps no archive: nothing to list, read or erase, and that is
 	// said the same way with a token as with a session.
 	{method: "GET", path: "/v1/forms/{formId}/submissions", scope: "submissions:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/submissions/export", query: "?format=csv", scope: "submissions:read", status: http.StatusOK},
 	{method: "GET", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:read", status: http.StatusNotFound},
 	{method: "GET", path: "/v1/forms/{formId}/submissions/{submissionId}/attachments/{index}", scope: "submissions:read", status: http.StatusNotFound},
 	{method: "DELETE", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:delete", status: http.StatusNotFound},
@@ -171,7 +174,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		GinkgoHelper()
 		path := strings.NewReplacer("{formId}", formID, "{deliveryId}", failed, "{type}", rt.typ,
 			"{workspaceId}", ws, "{tokenId}", victim,
-			"{submissionId}", "00000000-0000-4000-8000-000000000000", "{index}", "0").Replace(rt.path)
+			"{submissionId}", "00000000-0000-4000-8000-000000000000", "{index}", "0").Replace(rt.path) + rt.query
 		var body any
 		if rt.body != nil {
 			body = rt.body()

@@ -69,40 +69,81 @@ func scanArchived(row pgx.Row) (application.ArchivedSubmission, error) {
 	return s, json.Unmarshal(names, &s.FieldNames)
 }
 
+// archiveQuery is a query's WHERE conditions after archivedFrom and their
+// arguments, $1 being the form id.
+type archiveQuery struct {
+	where strings.Builder
+	args  []any
+}
+
+// arg adds an argument and returns its placeholder.
+func (q *archiveQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return fmt.Sprintf("$%d", len(q.args))
+}
+
+// archiveFilter is the conditions of the filter on the form's archive, its
+// After and Limit aside.
+func archiveFilter(formID string, f application.ArchiveFilter) *archiveQuery {
+	q := &archiveQuery{args: []any{formID}}
+	if !f.From.IsZero() {
+		fmt.Fprintf(&q.where, " AND p.created_at >= %s::timestamptz", q.arg(f.From))
+	}
+	if !f.To.IsZero() {
+		fmt.Fprintf(&q.where, " AND p.created_at < %s::timestamptz", q.arg(f.To))
+	}
+	if f.Status != "" {
+		fmt.Fprintf(&q.where, " AND (%s) = %s::text", archivedStatus, q.arg(f.Status))
+	}
+	for _, v := range f.Values {
+		fmt.Fprintf(&q.where, " AND p.value_hashes->>%s::text = ANY(%s::text[])", q.arg(v.Field), q.arg(v.Hashes))
+	}
+	return q
+}
+
 // ArchivedPage implements application.SubmissionArchive with a keyset page
-// on the submission_payloads_archive_page index; a filter by value compares
-// the payload's value_hashes, so it opens nothing.
+// on the submission_payloads_archive_page index (read backwards oldest
+// first); a filter by value compares the payload's value_hashes, so it
+// opens nothing.
 func (a *SubmissionArchive) ArchivedPage(ctx context.Context, formID string, f application.ArchiveFilter) ([]application.ArchivedSubmission, error) {
 	if !isUUID(formID) {
 		return nil, nil
 	}
-	var where strings.Builder
-	args := []any{formID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	if !f.From.IsZero() {
-		fmt.Fprintf(&where, " AND p.created_at >= %s::timestamptz", arg(f.From))
-	}
-	if !f.To.IsZero() {
-		fmt.Fprintf(&where, " AND p.created_at < %s::timestamptz", arg(f.To))
-	}
-	if f.Status != "" {
-		fmt.Fprintf(&where, " AND (%s) = %s::text", archivedStatus, arg(f.Status))
-	}
-	for _, v := range f.Values {
-		fmt.Fprintf(&where, " AND p.value_hashes->>%s::text = ANY(%s::text[])", arg(v.Field), arg(v.Hashes))
+	q := archiveFilter(formID, f)
+	after, order := "<", "DESC"
+	if f.OldestFirst {
+		after, order = ">", "ASC"
 	}
 	if f.After != nil {
-		fmt.Fprintf(&where, " AND (p.created_at, p.submission_id) < (%s::timestamptz, %s::uuid)", arg(f.After.At), arg(f.After.ID))
+		fmt.Fprintf(&q.where, " AND (p.created_at, p.submission_id) %s (%s::timestamptz, %s::uuid)", after, q.arg(f.After.At), q.arg(f.After.ID))
 	}
-	rows, err := a.pool.Query(ctx, `SELECT `+archivedColumns+archivedFrom+where.String()+`
-		ORDER BY p.created_at DESC, p.submission_id DESC LIMIT `+arg(f.Limit), args...)
+	rows, err := a.pool.Query(ctx, `SELECT `+archivedColumns+archivedFrom+q.where.String()+`
+		ORDER BY p.created_at `+order+`, p.submission_id `+order+` LIMIT `+q.arg(f.Limit), q.args...)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.ArchivedSubmission, error) { return scanArchived(row) })
+}
+
+// ArchivedFieldNames implements application.SubmissionArchive from the
+// accepted events' field names: each name's first place, oldest submission
+// first, then its place in the submission. Only the names leave the
+// database, however many submissions there are.
+func (a *SubmissionArchive) ArchivedFieldNames(ctx context.Context, formID string, f application.ArchiveFilter) ([]string, error) {
+	if !isUUID(formID) {
+		return nil, nil
+	}
+	q := archiveFilter(formID, f)
+	rows, err := a.pool.Query(ctx, `SELECT name FROM (
+		SELECT DISTINCT ON (n.name) n.name, s.created_at, s.submission_id, n.place
+		FROM (SELECT p.created_at, p.submission_id, coalesce(e.data->'fieldNames', '[]'::jsonb) AS names`+archivedFrom+q.where.String()+`) s
+		CROSS JOIN LATERAL jsonb_array_elements_text(s.names) WITH ORDINALITY AS n(name, place)
+		ORDER BY n.name, s.created_at, s.submission_id, n.place) first
+		ORDER BY created_at, submission_id, place`, q.args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // ArchivedSubmission implements application.SubmissionArchive.

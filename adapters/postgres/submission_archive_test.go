@@ -117,3 +117,56 @@ func TestRekeyReHashesAnArchivedPayloadsSearchIndexUnderTheCurrentKey(t *testing
 		t.Errorf("an unarchived payload got a search index: %v, %v", index, err)
 	}
 }
+
+func TestAnExportPagesOldestFirstAndListsItsColumnsInTheOrderTheyFirstAppear(t *testing.T) {
+	g := newGroupEnv(t)
+	a := postgres.NewSubmissionArchive(g.pool)
+	submit := func(hash string, names ...string) string {
+		t.Helper()
+		s := g.accepted(g.version, "")
+		s.Accepted.FieldNames = names
+		s.Accepted.ValueHashes = map[string]string{"email": hash}
+		s.ArchiveUntil = time.Now().Add(time.Hour)
+		g.accept(t, s)
+		return s.Accepted.SubmissionID
+	}
+	first := submit("hash-a", "email", "message")
+	second := submit("hash-b", "name", "email", "phone")
+	third := submit("hash-a", "company", "message", "name")
+	g.accept(t, g.accepted(g.version, "")) // not archived: no column of its own
+
+	oldest := application.ArchiveFilter{OldestFirst: true}
+	if got := pageIDs(t, a, g, oldest); !slices.Equal(got, []string{first, second, third}) {
+		t.Fatalf("oldest first = %v, want %v", got, []string{first, second, third})
+	}
+	page, err := a.ArchivedPage(g.ctx, g.formID, application.ArchiveFilter{OldestFirst: true, Limit: 1})
+	if err != nil || len(page) != 1 {
+		t.Fatalf("first page %v, %v", page, err)
+	}
+	oldest.After = &application.ArchiveCursor{At: page[0].AcceptedAt, ID: page[0].SubmissionID}
+	if got := pageIDs(t, a, g, oldest); !slices.Equal(got, []string{second, third}) {
+		t.Errorf("after the cursor = %v, want %v", got, []string{second, third})
+	}
+
+	names := func(f application.ArchiveFilter) []string {
+		t.Helper()
+		got, err := a.ArchivedFieldNames(g.ctx, g.formID, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := names(application.ArchiveFilter{}); !slices.Equal(got, []string{"email", "message", "name", "phone", "company"}) {
+		t.Errorf("columns = %v", got)
+	}
+	byHash := application.ArchiveFilter{Values: []application.ValueMatch{{Field: "email", Hashes: []string{"hash-a"}}}}
+	if got := names(byHash); !slices.Equal(got, []string{"email", "message", "company", "name"}) {
+		t.Errorf("columns of the filtered = %v", got)
+	}
+	if got := names(application.ArchiveFilter{From: page[0].AcceptedAt.Add(time.Microsecond)}); !slices.Equal(got, []string{"name", "email", "phone", "company", "message"}) {
+		t.Errorf("columns from the second = %v", got)
+	}
+	if got := names(application.ArchiveFilter{Status: application.ArchivedFailed}); len(got) != 0 {
+		t.Errorf("columns of nothing = %v", got)
+	}
+}

@@ -185,6 +185,7 @@ func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logge
 	v1.GET("/forms/:formId/test-inbox", s.readTestInbox)
 	v1.DELETE("/forms/:formId/test-inbox", s.clearTestInbox)
 	v1.GET("/forms/:formId/submissions", s.listSubmissions)
+	v1.GET("/forms/:formId/submissions/export", s.exportSubmissions)
 	v1.GET("/forms/:formId/submissions/:submissionId", s.getSubmission)
 	v1.GET("/forms/:formId/submissions/:submissionId/attachments/:index", s.getSubmissionAttachment)
 	v1.POST("/forms/:formId/submissions/erase", s.eraseSubmitter)
@@ -221,10 +222,16 @@ func (s *Server) accessLog(c *gin.Context) {
 		slog.Duration("duration", time.Since(start)))
 }
 
-// recover turns a panic into a non-leaky 500.
+// recover turns a panic into a non-leaky 500. http.ErrAbortHandler goes
+// on to net/http, which breaks the connection: a handler that fails after
+// its response began (an export) shows the client a broken transfer rather
+// than a response that looks whole.
 func (s *Server) recover(c *gin.Context) {
 	defer func() {
 		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
 			s.log.Error("panic while serving request", "requestId", requestIDOf(c), "panic", p)
 			if !c.Writer.Written() {
 				s.internalError(c)

@@ -48,12 +48,8 @@ func (s *Server) listSubmissions(c *gin.Context) {
 
 // listSubmissionsQuery reads a list's query parameters.
 func listSubmissionsQuery(c *gin.Context) (application.ListSubmissions, error) {
-	q := application.ListSubmissions{Status: c.Query("status"), Email: c.Query("email"), Field: c.Query("field"), Value: c.Query("value")}
-	var err error
-	if q.From, err = portkit.ArchiveTime("from", c.Query("from")); err != nil {
-		return q, err
-	}
-	if q.To, err = portkit.ArchiveTime("to", c.Query("to")); err != nil {
+	q, err := archiveFilterQuery(c)
+	if err != nil {
 		return q, err
 	}
 	if raw, set := c.GetQuery("limit"); set {
@@ -69,6 +65,18 @@ func listSubmissionsQuery(c *gin.Context) (application.ListSubmissions, error) {
 		}
 	}
 	return q, nil
+}
+
+// archiveFilterQuery reads the archive's filters a list and an export
+// share: from, to, status, email, field and value.
+func archiveFilterQuery(c *gin.Context) (application.ListSubmissions, error) {
+	q := application.ListSubmissions{Status: c.Query("status"), Email: c.Query("email"), Field: c.Query("field"), Value: c.Query("value")}
+	var err error
+	if q.From, err = portkit.ArchiveTime("from", c.Query("from")); err != nil {
+		return q, err
+	}
+	q.To, err = portkit.ArchiveTime("to", c.Query("to"))
+	return q, err
 }
 
 // getSubmission is GET /v1/forms/{formId}/submissions/{submissionId}

@@ -35,11 +35,15 @@
 // followed by " (2)", " (3)" and so on. The fixed columns come first and so
 // always keep their names, and no NDJSON object has a key twice.
 //
-// A field holds one or more values: a text field one (repeated names were
-// already joined with ", " when the submission was accepted), a file field
-// the names of its files. In CSV the values of a cell are separated by a line
-// break; in NDJSON a field with one value is a string and one with several is
-// an array of strings. A field a row does not have is an empty cell in CSV
+// RowOf makes an archived submission a row for the columns FieldColumns
+// lists: its text fields, each with one value (a name given more than once
+// has its values joined with ", ", as they are when a submission is
+// accepted), then the column attachments, which holds the names of its
+// files (the header cannot have a column per file field: only the text
+// fields' names are known without opening a submission). A cell may hold
+// several values, as attachments does: in CSV they are separated by a line
+// break; in NDJSON a field with one value is a string and one with several
+// is an array of strings. A field a row does not have is an empty cell in CSV
 // and an absent key in NDJSON, so "not submitted" and "submitted empty" stay
 // apart where the format can say so.
 //

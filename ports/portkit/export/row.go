@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/formd/formd/application"
-	"github.com/formd/formd/domain/submission"
 )
 
 // The fixed columns every export starts with, in this order.
@@ -41,34 +40,11 @@ type Field struct {
 var ErrUnknownField = errors.New("export: the row has a field that is not a column")
 
 // ErrDuplicateField is a row naming a field twice: which value belongs in
-// its cell is for the caller to decide (FieldsOf merges them).
+// its cell is for the caller to decide (RowOf merges them).
 var ErrDuplicateField = errors.New("export: the row has a field twice")
 
 // ErrDuplicateColumn is a field name given twice in the column list.
 var ErrDuplicateColumn = errors.New("export: a field name is listed twice")
-
-// FieldsOf gives a stored submission's fields as a row holds them: each
-// text field with its value, then each file under its field's name, a file
-// field named like a text field adding its file names to that field.
-func FieldsOf(fields []submission.Field, attachments []application.Attachment) []Field {
-	out := make([]Field, 0, len(fields)+len(attachments))
-	at := make(map[string]int, len(fields)+len(attachments))
-	add := func(name, value string) {
-		if i, ok := at[name]; ok {
-			out[i].Values = append(out[i].Values, value)
-			return
-		}
-		at[name] = len(out)
-		out = append(out, Field{Name: name, Values: []string{value}})
-	}
-	for _, f := range fields {
-		add(f.Name, f.Value)
-	}
-	for _, a := range attachments {
-		add(a.Field, a.Name)
-	}
-	return out
-}
 
 // columns maps a row's fields to cells: labels are the header, in order,
 // and index finds a field name's column.
@@ -140,4 +116,52 @@ func Labels(fieldNames []string) ([]string, error) {
 		return nil, err
 	}
 	return c.labels, nil
+}
+
+// ColumnAttachments is the column, after the fields, that holds the names
+// of a submission's files, whichever field carried them.
+const ColumnAttachments = "attachments"
+
+// FieldColumns are the field columns of an export of archived submissions
+// whose fields have these names: the names, then ColumnAttachments, unless
+// a field has that name, whose cell then takes the file names after its
+// value.
+func FieldColumns(fieldNames []string) []string {
+	for _, n := range fieldNames {
+		if n == ColumnAttachments {
+			return fieldNames
+		}
+	}
+	return append(fieldNames[:len(fieldNames):len(fieldNames)], ColumnAttachments)
+}
+
+// RowOf is an archived submission as a row of an export with
+// FieldColumns: each field with its value, the values of a name given
+// more than once joined with ", " in one cell (as the form post's repeated
+// names are joined when a submission is accepted), and its files' names
+// under ColumnAttachments.
+func RowOf(e application.ArchivedEntry) Row {
+	r := Row{SubmittedAt: e.AcceptedAt, SubmissionID: e.SubmissionID, RequestID: e.RequestID,
+		Fields: make([]Field, 0, len(e.Fields)+1)}
+	at := make(map[string]int, len(e.Fields)+1)
+	for _, f := range e.Fields {
+		if i, ok := at[f.Name]; ok {
+			r.Fields[i].Values[0] += ", " + f.Value
+			continue
+		}
+		at[f.Name] = len(r.Fields)
+		r.Fields = append(r.Fields, Field{Name: f.Name, Values: []string{f.Value}})
+	}
+	if len(e.Attachments) == 0 {
+		return r
+	}
+	i, ok := at[ColumnAttachments]
+	if !ok {
+		i = len(r.Fields)
+		r.Fields = append(r.Fields, Field{Name: ColumnAttachments})
+	}
+	for _, a := range e.Attachments {
+		r.Fields[i].Values = append(r.Fields[i].Values, a.Name)
+	}
+	return r
 }
