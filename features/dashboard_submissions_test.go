@@ -84,6 +84,16 @@ var _ = Describe("Dashboard submissions", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(export.Path).To(Equal("/v1/forms/" + lf.ID + "/submissions/export"))
 		Expect(export.Query()).To(Equal(url.Values{"format": {"csv"}, "field": {"topic"}, "value": {"support"}, "email": {bob}}))
+		var downloaded struct {
+			Status     int
+			Type, Body string
+		}
+		tab.Eval(`fetch(document.querySelector('a[href*="format=csv"]').href).then(async r =>
+			({Status: r.status, Type: r.headers.get("Content-Type"), Body: await r.text()}))`, &downloaded)
+		Expect(downloaded.Status).To(Equal(http.StatusOK), "the export link works with the dashboard's session: %s", downloaded.Body)
+		Expect(downloaded.Type).To(HavePrefix("text/csv"))
+		Expect(strings.Count(downloaded.Body, "\n")).To(Equal(2), "the header and bob's one submission: %q", downloaded.Body)
+		Expect(downloaded.Body).To(ContainSubstring(bob))
 		tab.Do(chromedp.SetValue(chromedp.CSS("#value"), "nothing like it"))
 		submitFilter(tab, "value=nothing")
 		Expect(tab.Text("main .empty")).To(ContainSubstring("No submission matches"))
