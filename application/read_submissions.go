@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,7 +205,7 @@ func (h *ReadSubmissionsHandler) Attachment(ctx context.Context, q ReadSubmissio
 	}
 	one := 1
 	if _, err := h.record(ctx, q.Caller, q.RequestID, SubmissionAccess{FormID: rec.ID, Action: AccessRead,
-		SubmissionID: s.SubmissionID, Filters: map[string]string{"attachment": p.Attachments[q.Index].Name}, Count: &one}); err != nil {
+		SubmissionID: s.SubmissionID, Filters: map[string]string{"attachment": strconv.Itoa(q.Index)}, Count: &one}); err != nil {
 		return AttachmentContent{}, err
 	}
 	a := p.Attachments[q.Index]

@@ -84,7 +84,7 @@ var _ = Describe("Submissions archive over MCP", func() {
 		// submission read nothing; the download is the API's own read.
 		Expect(count(`action = 'list'`)).To(Equal(5))
 		Expect(count(`action = 'read' AND submission_id = $2 AND filters = '{}'`, first)).To(Equal(1))
-		Expect(count(`action = 'read' AND filters->>'attachment' = 'ada-cv.pdf'`)).To(Equal(1))
+		Expect(count(`action = 'read' AND filters->>'attachment' = '0'`)).To(Equal(1))
 		Expect(count(`actor_type <> 'session' OR request_id = '' OR count IS NULL`)).To(BeZero())
 		Expect(db.Int(`SELECT count(DISTINCT request_id) FROM submission_accesses WHERE form_id = $1`, lf.ID)).To(Equal(7))
 		Expect(count(`action = 'list' AND filters->>'email' ~ '^[0-9a-f]{32}$' AND count = 1`)).To(Equal(1))

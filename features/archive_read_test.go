@@ -162,6 +162,8 @@ var _ = Describe("Submissions archive reading", func() {
 			"a value searched for is kept as its hash")
 		Expect(count(`filters->>'email' ~ '^[0-9a-f]{32}$'`)).To(Equal(3))
 		Expect(db.TablesHolding(ada)).To(BeEmpty(), "the address searched for is nowhere in the clear")
+		Expect(count(`action = 'read' AND filters->>'attachment' = '0'`)).To(Equal(1), "a file read is named by its place")
+		Expect(db.TablesHolding("ada-cv.pdf")).To(BeEmpty(), "a file's name is submitted content: not kept in the clear")
 		Expect(db.TablesHolding("About sales")).To(BeEmpty(), "nothing read was stored in the clear")
 	})
 })
