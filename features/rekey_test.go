@@ -6,6 +6,7 @@ package features_test
 
 import (
 	"net/http"
+	"net/url"
 	"os/exec"
 	"time"
 
@@ -110,5 +111,46 @@ var _ = Describe("Key rotation with formd rekey", func() {
 		}).WithTimeout(15 * time.Second).Should(HaveLen(1))
 		Expect(verifyStandardWebhook(secret, calls[0])).To(BeTrue(), "signed with the secret issued under A")
 		Eventually(func() int { return db.PayloadCount(submissionID) }).Should(Equal(0), "redacted once delivered")
+	})
+	It("re-hashes archived submissions with their seal, so the archive's searches and erasure by email find them once the old key is dropped", func() {
+		a := StartFormd()
+		db := a.OpenDB()
+		keyA := envValue(a.Env, "FORMD_SECRET_KEY")
+		lf := a.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
+			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
+		email := UniqueEmail("rekeyed")
+		r := a.Post("", "/submit/"+lf.AccessKey, map[string]any{"email": email, "message": "Archived under key A"}, fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		mailWithID(a, lf.Recipient, r.JSON["deliveryId"].(string))
+		id := db.AcceptedByRequest(r.RequestID()).StreamID
+		search := func(f *Formd) []any {
+			GinkgoHelper()
+			got := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/submissions?email="+url.QueryEscape(email))
+			Expect(got.Status).To(Equal(http.StatusOK), "%s", got)
+			return got.JSON["submissions"].([]any)
+		}
+		Expect(search(a)).To(HaveLen(1))
+		indexA := db.String(`SELECT value_hashes::text FROM submission_payloads WHERE submission_id = $1`, id)
+		a.stop()
+
+		By("rotating to B and running rekey: the payload and its search index are made again under B")
+		keyB := randomHex(32)
+		rotated := []string{"FORMD_SECRET_KEY=" + keyB, "FORMD_SECRET_KEYS_OLD=" + keyA}
+		b := a.StartTwin(rotated...)
+		Expect(search(b)).To(HaveLen(1), "found under the old key while it is configured")
+		b.rekey(0, rotated)
+		Expect(db.String(`SELECT value_hashes::text FROM submission_payloads WHERE submission_id = $1`, id)).NotTo(Equal(indexA))
+		b.stop()
+
+		By("A dropped: the search still finds it, reads it, and erasure by email shreds it")
+		c := a.StartTwin("FORMD_SECRET_KEY="+keyB, "FORMD_SECRET_KEYS_OLD=")
+		found := search(c)
+		Expect(found).To(HaveLen(1))
+		Expect(found[0]).To(HaveKeyWithValue("id", id))
+		Expect(found[0].(map[string]any)["fields"]).To(ContainElement(map[string]any{"name": "message", "value": "Archived under key A"}))
+		erased := c.Post(lf.Token, "/v1/forms/"+lf.ID+"/submissions/erase", map[string]any{"email": email})
+		Expect(erased.Status).To(Equal(http.StatusOK), "%s", erased)
+		Expect(erased.JSON).To(HaveKeyWithValue("erased", 1.0))
+		Expect(db.PayloadCount(id)).To(BeZero())
 	})
 })
