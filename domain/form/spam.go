@@ -78,6 +78,20 @@ func (s Spam) IsZero() bool {
 	return s.Shown() == SpamOff && s.Rules.Count() == 0
 }
 
+// Summary says the policy in a few words, for the audit trail: "off",
+// "tag, 3 rules", "reject, 1 rule".
+func (s Spam) Summary() string {
+	out := string(s.Shown())
+	switch n := s.Rules.Count(); n {
+	case 0:
+	case 1:
+		out += ", 1 rule"
+	default:
+		out += ", " + strconv.Itoa(n) + " rules"
+	}
+	return out
+}
+
 // Enabled reports whether the spam gate judges submissions.
 func (s Spam) Enabled() bool { return s.Mode == SpamTag || s.Mode == SpamReject }
 

@@ -133,3 +133,18 @@ func TestChangingTheSpamPolicyIsASettingsChange(t *testing.T) {
 		t.Fatalf("want an error on spam.rules.blockIps[0], got %v", err)
 	}
 }
+
+func TestSpamSummary(t *testing.T) {
+	for _, c := range []struct {
+		spam Spam
+		want string
+	}{
+		{Spam{}, "off"},
+		{Spam{Mode: SpamTag, Rules: SpamRules{BlockWords: []string{"x"}, MaxLinks: 2, BlockDisposable: true}}, "tag, 3 rules"},
+		{Spam{Mode: SpamReject, Rules: SpamRules{BlockIPs: []string{"10.0.0.0/8"}}}, "reject, 1 rule"},
+	} {
+		if got := c.spam.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.spam, got, c.want)
+		}
+	}
+}
