@@ -200,9 +200,9 @@ func (s Spam) validate() error {
 	switch s.Mode {
 	case "", SpamOff, SpamTag, SpamReject:
 	case "hold":
-		return domain.Invalid("spam.mode", "spam.mode hold needs the Spam folder, which this formd does not have yet: use tag or reject")
+		return domain.Invalid("spam.mode", "hold needs the Spam folder, which this formd does not have yet: use tag or reject")
 	default:
-		return domain.Invalid("spam.mode", "spam.mode must be one of off, tag, reject")
+		return domain.Invalid("spam.mode", "the spam mode must be one of off, tag, reject")
 	}
 	r := s.Rules
 	lists := []struct {
@@ -220,14 +220,14 @@ func (s Spam) validate() error {
 	for _, l := range lists {
 		path := "spam.rules." + l.field
 		if len(l.list) > SpamMaxEntries {
-			return domain.Invalid(path, "%s may list at most %d entries", path, SpamMaxEntries)
+			return domain.Invalid(path, "at most %d entries are allowed, got %d", SpamMaxEntries, len(l.list))
 		}
 		for i, e := range l.list {
 			if problem := l.check(e); problem != "" {
-				return domain.Invalid(indexed(path, i), "%s: %s", indexed(path, i), problem)
+				return domain.Invalid(indexed(path, i), "%q %s", e, problem)
 			}
-			if j := slices.Index(l.list[:i], e); j >= 0 {
-				return domain.Invalid(indexed(path, i), "%s repeats %s", indexed(path, i), indexed(path, j))
+			if slices.Contains(l.list[:i], e) {
+				return domain.Invalid(indexed(path, i), "%q is listed twice", e)
 			}
 		}
 	}
@@ -239,46 +239,46 @@ func (s Spam) validate() error {
 		// they must fit the matching budget, as validation regexes do.
 		if steps*domain.MaxFieldValueBytes > domain.RegexBudget {
 			return domain.Invalid(indexed("spam.rules.blockPatterns", i),
-				"spam.rules.blockPatterns together are too costly to check: at most %d compiled steps in all (simplify or remove some patterns)",
+				"the blocked patterns together are too costly to check: at most %d compiled steps in all (simplify or remove some patterns)",
 				domain.RegexBudget/domain.MaxFieldValueBytes)
 		}
 	}
 	if r.MaxLinks < 0 || r.MaxLinks > SpamMaxLinksLimit {
-		return domain.Invalid("spam.rules.maxLinks", "spam.rules.maxLinks must be between 0 (no limit) and %d", SpamMaxLinksLimit)
+		return domain.Invalid("spam.rules.maxLinks", "the most links must be between 0 (no limit) and %d", SpamMaxLinksLimit)
 	}
 	return nil
 }
 
 func checkSpamPrefix(s string) string {
 	if _, err := ParseSpamPrefix(s); err != nil {
-		return "must be an IP address or a CIDR prefix such as 203.0.113.0/24 or 2001:db8::/32"
+		return "is not an IP address or a CIDR prefix such as 203.0.113.0/24 or 2001:db8::/32"
 	}
 	return ""
 }
 
 func checkSpamDomain(d string) string {
 	if !isHostname(d) || !strings.Contains(d, ".") {
-		return "must be a domain such as example.com"
+		return "is not a domain such as example.com"
 	}
 	return ""
 }
 
 func checkSpamWord(w string) string {
 	if n := utf8.RuneCountInString(w); n > SpamMaxWordRunes {
-		return "must be at most " + strconv.Itoa(SpamMaxWordRunes) + " characters"
+		return "is longer than " + strconv.Itoa(SpamMaxWordRunes) + " characters"
 	}
 	if strings.ContainsFunc(w, unicode.IsControl) {
-		return "must be a word or phrase on one line"
+		return "is not a word or phrase on one line"
 	}
 	if !strings.ContainsFunc(w, IsWordRune) {
-		return "must contain a letter or digit"
+		return "has no letter or digit to match"
 	}
 	return ""
 }
 
 func checkSpamPattern(p string) string {
 	if _, err := saferegex.Compile(p); err != nil {
-		return err.Error()
+		return "is refused: " + err.Error()
 	}
 	return ""
 }
