@@ -29,9 +29,13 @@ func spamChanges(events []map[string]any) []string {
 	return out
 }
 
-// spamPolicy is a spam setting as PATCH takes it.
+// spamPolicy is a spam setting as PATCH takes it; nil rules are left out.
 func spamPolicy(mode string, rules map[string]any) map[string]any {
-	return map[string]any{"spam": map[string]any{"mode": mode, "rules": rules}}
+	spam := map[string]any{"mode": mode}
+	if rules != nil {
+		spam["rules"] = rules
+	}
+	return map[string]any{"spam": spam}
 }
 
 var _ = Describe("Spam rules", Ordered, func() {
