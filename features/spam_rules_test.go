@@ -160,6 +160,24 @@ var _ = Describe("Spam rules", Ordered, func() {
 		ExpectError(submitMessage(lf, "viagra"), http.StatusBadRequest, msgSpamContent)
 	})
 
+	It("is set by the MCP tools create_form and update_form, with the same refusals", func() {
+		token, _ := f.RegisteredVerifiedUser()
+		agent := f.ConnectMCP(token)
+		created := agent.MustCall("create_form", map[string]any{"name": "MCP contact", "recipientEmail": UniqueEmail("mcp-spam"),
+			"spam": map[string]any{"mode": "reject"}}).Object("form")
+		Expect(created["spam"]).To(HaveKeyWithValue("mode", "reject"))
+		id := created["id"].(string)
+
+		updated := agent.MustCall("update_form", map[string]any{"formId": id,
+			"spam": map[string]any{"mode": "tag", "rules": map[string]any{"blockDisposable": true}}}).Object("form")
+		Expect(updated["spam"]).To(And(HaveKeyWithValue("mode", "tag"), HaveKeyWithValue("rules", HaveKeyWithValue("blockDisposable", true))))
+		bad := agent.Call("update_form", map[string]any{"formId": id, "spam": map[string]any{"mode": "tag",
+			"rules": map[string]any{"blockWords": []string{"ok", "!!!"}}}})
+		Expect(bad.IsError).To(BeTrue())
+		Expect(bad.Text).To(ContainSubstring("spam.rules.blockWords[1]"))
+		Expect(spamChanges(f.Events(token, id))).To(HaveLen(2), "created with a policy, then changed")
+	})
+
 	It("shows the spam gate with every rule's outcome and the score in the dry run's gate trace", func() {
 		lf := f.LiveForm(spamPolicy("reject", map[string]any{"blockWords": []string{"viagra"}, "blockDisposable": true,
 			"allowIps": []string{"192.0.2.0/24"}}))
