@@ -204,6 +204,24 @@ func TestDeliverPostsTheWebhookBodyToTheDeliverysURL(t *testing.T) {
 	}
 }
 
+// A submission the spam gate tagged reaches webhooks with its verdict.
+func TestATaggedSubmissionsWebhookBodyCarriesTheSpamVerdict(t *testing.T) {
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
+	p := Payload{Webhook: "https://hooks.example.com/in", Spam: &SpamTag{Score: 1, Reasons: []string{`blockWords matched "viagra"`}}}
+	out, err := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, fixedClock{}).Render(context.Background(), q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"spam":{"verdict":"spam","score":1,"reasons":["blockWords matched \"viagra\""]}`
+	if !strings.Contains(string(out.Webhook.Body), want) {
+		t.Errorf("body %s, want %s", out.Webhook.Body, want)
+	}
+	p.Spam = nil
+	if out, _ := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, fixedClock{}).Render(context.Background(), q, p); strings.Contains(string(out.Webhook.Body), `"spam"`) {
+		t.Errorf("an untagged body has no spam object: %s", out.Webhook.Body)
+	}
+}
+
 // A Slack or Discord delivery posts that service's message, built from the
 // form's name and the forwarded fields, unsigned, to its integration's URL;
 // without a URL it fails for good rather than posting anywhere else.

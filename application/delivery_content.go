@@ -118,6 +118,25 @@ type webhookBody struct {
 	// Test marks the sample an integration's test sends (no submission)
 	// and a test submission's rendering in the test inbox (never sent).
 	Test bool `json:"test,omitempty"`
+	// Spam is present when the form's spam gate tagged the submission.
+	Spam *webhookSpam `json:"spam,omitempty"`
+}
+
+// webhookSpam is the spam verdict of a tagged submission, as a webhook
+// receives it.
+type webhookSpam struct {
+	Verdict string   `json:"verdict"`
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons"`
+}
+
+// webhookSpamOf is the webhook's spam object of a payload; nil when the
+// submission was not tagged.
+func webhookSpamOf(t *SpamTag) *webhookSpam {
+	if t == nil {
+		return nil
+	}
+	return &webhookSpam{Verdict: "spam", Score: t.Score, Reasons: append([]string{}, t.Reasons...)}
 }
 
 func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
@@ -182,7 +201,7 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 		}
 		body, err := json.Marshal(webhookBody{Type: WebhookSubmissionAccepted, DeliveryID: q.DeliveryID, SubmissionID: q.SubmissionID,
 			FormID: q.FormID, RequestID: p.RequestID, SubmittedAt: q.At.UTC().Format(time.RFC3339), Data: echo(p.Fields),
-			Attachments: describeAttachments(p.Attachments, links), Test: test})
+			Attachments: describeAttachments(p.Attachments, links), Test: test, Spam: webhookSpamOf(p.Spam)})
 		if err != nil {
 			return Outgoing{}, err
 		}

@@ -37,6 +37,15 @@ type Payload struct {
 	// fields under the same data key, so shredding the payload once every
 	// delivery is final shreds them too.
 	Attachments []Attachment
+	// Spam is the spam gate's verdict on a submission it tagged as spam
+	// (the form's tag mode); nil for every other submission.
+	Spam *SpamTag
+}
+
+// SpamTag is the spam verdict a tagged submission's deliveries carry.
+type SpamTag struct {
+	Score   float64
+	Reasons []string
 }
 
 // Attachment is an accepted file of a submission: a multipart part with

@@ -13,7 +13,8 @@ import (
 // encodePayload writes. A payload stays sealed in the database until every
 // delivery of its submission is final, so each version ever written must
 // keep decoding: a new shape gets a new version and decodePayload an arm
-// for it, and the record types below never change.
+// for it, and the record types below never change but by an optional
+// field that payloads written before it decode without (omitempty).
 const payloadVersion = 1
 
 // errPayloadVersion is a payload written in a version this formd does not
@@ -66,6 +67,12 @@ type payloadV1 struct {
 	WebhookURLs    map[string]string        `json:"webhookUrls,omitempty"`
 	Destinations   map[string]destinationV1 `json:"destinations,omitempty"`
 	Attachments    []attachmentV1           `json:"attachments,omitempty"`
+	Spam           *spamTagV1               `json:"spam,omitempty"`
+}
+
+type spamTagV1 struct {
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 type fieldV1 struct {
@@ -121,6 +128,9 @@ func payloadV1From(p Payload) payloadV1 {
 			s.Destinations[id] = destinationV1{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
+	if t := p.Spam; t != nil {
+		s.Spam = &spamTagV1{Score: t.Score, Reasons: t.Reasons}
+	}
 	for _, a := range p.Attachments {
 		s.Attachments = append(s.Attachments, attachmentV1{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,
 			Content: a.Content, Key: a.Key, LinksExpire: a.LinksExpire})
@@ -151,6 +161,9 @@ func (s payloadV1) payload() Payload {
 		for id, d := range s.Destinations {
 			p.Destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
+	}
+	if t := s.Spam; t != nil {
+		p.Spam = &SpamTag{Score: t.Score, Reasons: t.Reasons}
 	}
 	for _, a := range s.Attachments {
 		p.Attachments = append(p.Attachments, Attachment{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,

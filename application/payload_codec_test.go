@@ -118,3 +118,23 @@ func TestADeliveryOfAPayloadOfAnUnknownVersionIsRetried(t *testing.T) {
 		t.Fatalf("outcome %#v; want a retry saying a newer formd wrote the payload", store.recorded[0].Outcome)
 	}
 }
+
+// A tagged submission's spam verdict travels in the sealed payload, and
+// payloads sealed before it existed decode without one.
+func TestASpamTagRoundTripsInVersion1(t *testing.T) {
+	tagged := Payload{Subject: "[SPAM] Hi", Spam: &SpamTag{Score: 2, Reasons: []string{`blockWords matched "viagra"`, "maxLinks 5 > 3"}}}
+	encoded, err := encodePayload(tagged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(encoded), `"v":1`) || !strings.Contains(string(encoded), `"spam":{"score":2,`) {
+		t.Fatalf("encoded %s, want version 1 with a spam object", encoded)
+	}
+	got, err := decodePayload(encoded)
+	if err != nil || !reflect.DeepEqual(got, tagged) {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	if untagged, _ := encodePayload(Payload{Subject: "Hi"}); strings.Contains(string(untagged), `"spam"`) {
+		t.Errorf("an untagged payload carries no spam object: %s", untagged)
+	}
+}

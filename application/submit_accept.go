@@ -169,6 +169,9 @@ func payloadOf(p submission.Plan, formName string, data []submission.Field) Payl
 	if auto, ok := p.Autoresponder(); ok {
 		out.Autoresponder = &AutoresponderMail{Subject: auto.Subject, Message: auto.Message, FromName: auto.FromName, ReplyTo: auto.ReplyTo}
 	}
+	if tag, ok := p.Spam(); ok {
+		out.Spam = &SpamTag{Score: tag.Score, Reasons: tag.Reasons}
+	}
 	return out
 }
 

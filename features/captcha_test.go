@@ -339,7 +339,7 @@ var _ = Describe("Captcha", Ordered, func() {
 		dry := f.Post("", "/submit/"+lf.AccessKey, hello("h-captcha-response", fake.Token("pass")), dryRunHeader("true"))
 		Expect(dry.Status).To(Equal(http.StatusOK), "%s", dry)
 		Expect(gateVerdicts(dry)).To(Equal([]string{"access_key=passed", "recipient_verified=skipped", "origin=passed", "server_side=skipped",
-			"captcha=passed", "honeypot=passed", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed", "quota=passed"}))
+			"captcha=passed", "honeypot=passed", "spam=skipped", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed", "quota=passed"}))
 
 		By("a dry run with an invalid token, from another site too: every gate judged")
 		h := fromOrigin("https://evil.test")

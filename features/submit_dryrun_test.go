@@ -9,7 +9,7 @@ import (
 )
 
 // submitGates are the gates of a submission, in the order formd checks them.
-var submitGates = []string{"access_key", "recipient_verified", "origin", "server_side", "captcha", "honeypot", "redirect",
+var submitGates = []string{"access_key", "recipient_verified", "origin", "server_side", "captcha", "honeypot", "spam", "redirect",
 	"paid_features", "uploads", "fields", "quota"}
 
 // gateVerdicts lists a dry run's gates as "gate=outcome", in order.
@@ -94,7 +94,7 @@ var _ = Describe("Dry-run submissions", func() {
 			By("reading the verdict of every gate")
 			Expect(gateVerdicts(r)).To(Equal([]string{
 				"access_key=passed", "recipient_verified=skipped", "origin=passed", "server_side=skipped", "captcha=skipped",
-				"honeypot=passed", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed",
+				"honeypot=passed", "spam=skipped", "redirect=skipped", "paid_features=passed", "uploads=skipped", "fields=passed",
 				"quota=passed",
 			}))
 
@@ -140,7 +140,7 @@ var _ = Describe("Dry-run submissions", func() {
 		Expect(r.JSON["message"]).To(ContainSubstring("allowedDomains"), "the message names the first failing gate")
 		Expect(gateVerdicts(r)).To(Equal([]string{
 			"access_key=passed", "recipient_verified=skipped", "origin=failed", "server_side=skipped", "captcha=skipped",
-			"honeypot=failed", "redirect=skipped", "paid_features=failed", "uploads=skipped", "fields=failed",
+			"honeypot=failed", "spam=skipped", "redirect=skipped", "paid_features=failed", "uploads=skipped", "fields=failed",
 			"quota=passed",
 		}))
 		Expect(gateMessage(r, "honeypot")).To(ContainSubstring("spam"))

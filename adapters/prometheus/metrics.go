@@ -53,7 +53,7 @@ type Metrics struct {
 // Gates are the gate label values of refusals; gateNone is an accepted (or
 // replayed, or failed) submission's, gateOther a gate this build does not know.
 var gates = []string{submission.GateAccessKey, submission.GateRecipientVerified, submission.GateOrigin,
-	submission.GateServerSide, submission.GateCaptcha, submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures,
+	submission.GateServerSide, submission.GateCaptcha, submission.GateHoneypot, submission.GateSpam, submission.GateRedirect, submission.GatePaidFeatures,
 	submission.GateUploads, submission.GateFields, submission.GateQuota, application.FloodGate}
 
 const (

@@ -49,7 +49,7 @@ func scopeList(conjunction string) string {
 // scopes has one stored form.
 func ParseScopes(requested []string) ([]Scope, error) {
 	if len(requested) == 0 {
-		return nil, domain.Invalid("scopes", "scopes must name at least one of "+scopeList(""))
+		return nil, domain.Invalid("scopes", "scopes must name at least one of %s", scopeList(""))
 	}
 	for _, s := range requested {
 		if !slices.Contains(Scopes(), Scope(s)) {

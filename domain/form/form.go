@@ -72,6 +72,7 @@ type Patch struct {
 	Captcha          *CaptchaPatch
 	TestMode         *bool
 	Archive          *Archive
+	Spam             *Spam
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -87,6 +88,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.ReplyToMode, p.ReplyToMode)
 	set(&next.ReplyToDefault, p.ReplyToDefault)
 	set(&next.Archive, p.Archive)
+	set(&next.Spam, p.Spam)
 	set(&next.Validation, p.Validation)
 	set(&next.AllowedSenderIPs, p.AllowedSenderIPs)
 	set(&next.UploadsEnabled, p.UploadsEnabled)
@@ -169,7 +171,7 @@ func Diff(before, after Settings, fromNothing bool) []Change {
 var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
-	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive",
+	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

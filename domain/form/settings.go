@@ -66,6 +66,10 @@ type Settings struct {
 	// Archive keeps sealed payloads past delivery for a retention period
 	// (omitzero: absent while off, as in forms made before it existed).
 	Archive Archive `json:"archive,omitzero"`
+	// Spam is the spam policy: off, or the rules that tag or reject
+	// submissions (omitzero: absent while off without rules, as in forms
+	// made before it existed).
+	Spam Spam `json:"spam,omitzero"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -116,6 +120,7 @@ func (s Settings) Normalize() Settings {
 	if len(s.UploadLimits.AllowedMimeTypes) == 0 {
 		s.UploadLimits.AllowedMimeTypes = nil // one form for "any type", as stored
 	}
+	s.Spam = s.Spam.normalize()
 	return s
 }
 
@@ -183,6 +188,9 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Archive.validate(p); err != nil {
+		return err
+	}
+	if err := s.Spam.validate(); err != nil {
 		return err
 	}
 	return s.Validation.Validate()

@@ -59,7 +59,7 @@ func TestTheCaptchaGateWaitsForItsVerification(t *testing.T) {
 		t.Fatalf("verified: pending %v, err %v", pending, v.Err())
 	}
 	want := []string{"access_key:passed", "recipient_verified:passed", "origin:passed", "server_side:skipped", "captcha:passed",
-		"honeypot:passed", "redirect:skipped", "paid_features:passed", "uploads:skipped", "fields:passed"}
+		"honeypot:passed", "spam:skipped", "redirect:skipped", "paid_features:passed", "uploads:skipped", "fields:passed"}
 	if !slices.Equal(gateList(v), want) {
 		t.Fatalf("gates %v, want %v", gateList(v), want)
 	}

@@ -72,6 +72,9 @@ func Decide(f Facts) Decision {
 	d := Decision{verdict: v}
 	if v.Err() == nil {
 		d.plan = PlanDeliveries(t.Settings, r.Envelope).WithIntegrations(f.Integrations)
+		if tag, ok := v.SpamTag(); ok {
+			d.plan = d.plan.TaggedSpam(tag)
+		}
 		d.redirect = Redirect(t.Settings, r.Envelope, r.JSONClient)
 	}
 	return d

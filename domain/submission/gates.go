@@ -10,6 +10,7 @@ const (
 	GateServerSide        = "server_side"
 	GateCaptcha           = "captcha"
 	GateHoneypot          = "honeypot"
+	GateSpam              = "spam"
 	GateRedirect          = "redirect"
 	GatePaidFeatures      = "paid_features"
 	GateUploads           = "uploads"

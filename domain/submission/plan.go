@@ -32,6 +32,31 @@ type Plan struct {
 	// chats are the deliveries of the form's enabled Slack, Discord,
 	// Telegram and Google Sheets integrations, in that order.
 	chats []Planned
+	// spam is the spam gate's verdict when it tagged the submission.
+	spam *SpamVerdict
+}
+
+// SpamSubjectMarker starts the notification subject of a submission tagged
+// as spam, so a recipient's mail filter can sort it.
+const SpamSubjectMarker = "[SPAM] "
+
+// TaggedSpam is the plan of a submission the spam gate tagged: its
+// notification subject is marked and its deliveries carry the verdict.
+func (p Plan) TaggedSpam(v SpamVerdict) Plan {
+	if p.spam == nil {
+		p.subject = SpamSubjectMarker + p.subject
+	}
+	p.spam = &v
+	return p
+}
+
+// Spam is the spam verdict the deliveries carry; false when the submission
+// was not tagged as spam.
+func (p Plan) Spam() (SpamVerdict, bool) {
+	if p.spam == nil {
+		return SpamVerdict{}, false
+	}
+	return *p.spam, true
 }
 
 // Recipient is the form's recipient, to whom the notification goes.

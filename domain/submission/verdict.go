@@ -37,6 +37,9 @@ type Request struct {
 	// Captcha is the outcome of the verification a previous judgement
 	// asked for (Verdict.CaptchaCheck); nil until it was made.
 	Captcha *CaptchaOutcome
+	// Classification is a content classifier's answer for the spam gate;
+	// nil when none was asked for.
+	Classification *Classification
 }
 
 // Target is what the gates know of the form a submission is routed to.
@@ -63,6 +66,17 @@ type Verdict struct {
 	// unjudged is a decision's verdict before the lookups it asked for
 	// (Question): no gate ran.
 	unjudged bool
+	// spam is the spam gate's verdict on a submission it tagged as spam.
+	spam *SpamVerdict
+}
+
+// SpamTag is the spam gate's verdict on a submission accepted but tagged as
+// spam (the form's tag mode); false when it was not tagged.
+func (v Verdict) SpamTag() (SpamVerdict, bool) {
+	if v.spam == nil {
+		return SpamVerdict{}, false
+	}
+	return *v.spam, true
 }
 
 // Gates are the outcomes in the order the gates were checked.
@@ -181,6 +195,10 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 	}
 
 	if !v.check(GateHoneypot, failIf(env.Spam, MsgSpam)) {
+		return v
+	}
+
+	if !v.spamGate(r, st.Spam) {
 		return v
 	}
 

@@ -21,7 +21,7 @@ func FuzzJudge(f *testing.F) {
 	f.Add("null", "", "", "", "", "", "", "https://elsewhere.example.org/", false, false, true, true, true, "", uint8(0), 0.1)
 	f.Add("https://example.com", "", "203.0.113.7", "", "ada@example.com", "", "", "", false, false, true, true, true, "tok", uint8(0), 0.4)
 	order := []string{submission.GateAccessKey, submission.GateRecipientVerified, submission.GateOrigin, submission.GateServerSide,
-		submission.GateCaptcha, submission.GateHoneypot, submission.GateRedirect, submission.GatePaidFeatures, submission.GateUploads, submission.GateFields}
+		submission.GateCaptcha, submission.GateHoneypot, submission.GateSpam, submission.GateRedirect, submission.GatePaidFeatures, submission.GateUploads, submission.GateFields}
 	statuses := []submission.CaptchaStatus{submission.CaptchaVerified, submission.CaptchaInvalid, submission.CaptchaExpired,
 		submission.CaptchaReplayed, submission.CaptchaMisconfigured, submission.CaptchaUnavailable}
 	f.Fuzz(func(t *testing.T, origin, referer, ip, botcheck, email, cc, webhook, redirect string, dryRun, files, jsonClient, verified,

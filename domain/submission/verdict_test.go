@@ -232,7 +232,7 @@ func TestADryRunReportsEveryGate(t *testing.T) {
 		got = append(got, g.Gate+":"+g.Outcome)
 	}
 	want := []string{"access_key:passed", "recipient_verified:skipped", "origin:failed", "server_side:skipped", "captcha:skipped",
-		"honeypot:failed", "redirect:skipped", "paid_features:failed", "uploads:skipped", "fields:passed"}
+		"honeypot:failed", "spam:skipped", "redirect:skipped", "paid_features:failed", "uploads:skipped", "fields:passed"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("gates %v, want %v", got, want)
 	}

@@ -52,6 +52,7 @@ type formRequest struct {
 	Captcha          *captchaRequest        `json:"captcha"`
 	TestMode         *bool                  `json:"testMode"`
 	Archive          *portkit.Archive       `json:"archive"`
+	Spam             *portkit.Spam          `json:"spam"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -81,6 +82,10 @@ func (r formRequest) patch() form.Patch {
 		a := r.Archive.Settings()
 		p.Archive = &a
 	}
+	if r.Spam != nil {
+		sp := r.Spam.Settings()
+		p.Spam = &sp
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -98,7 +103,7 @@ func (r formRequest) settings() form.Settings {
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
-		TestMode: deref(p.TestMode), Archive: deref(p.Archive),
+		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam),
 	}
 }
 

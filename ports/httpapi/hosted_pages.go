@@ -36,6 +36,7 @@ var reasonTexts = map[string]string{
 	"server_side":        "This form does not accept submissions from servers.",
 	"captcha":            "The captcha was missing, not solved, expired or could not be checked. Go back, solve it again and resubmit.",
 	"honeypot":           "Submission rejected as spam: the botcheck field must be left empty.",
+	"spam":               submission.MsgSpamContent,
 	"redirect":           "The form's redirect address is not allowed: it must be an https address, on the form's own site unless the account may redirect elsewhere.",
 	"paid_features":      "The form asked for a feature this form's account does not have, or gave an invalid reply-to, CC or webhook address.",
 	"uploads":            "A file was refused: this form does not accept file uploads, or a file broke its limits (number, size or type), is of a type no form accepts (programs, scripts, web pages, style sheets, SVG), does not match its type, or failed the malware scan.",

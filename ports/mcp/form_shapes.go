@@ -42,6 +42,26 @@ type settingsInput struct {
 	Autoresponder    *portkit.Autoresponder `json:"autoresponder,omitempty" jsonschema:"a confirmation email to the submitter"`
 	TestMode         *bool                  `json:"testMode,omitempty" jsonschema:"test mode: every submission is then a test, judged like a live one, sending nothing; read_test_inbox shows what it would have sent"`
 	Archive          *portkit.Archive       `json:"archive,omitempty" jsonschema:"the submissions archive: enabled keeps each submission accepted from then on, sealed, for retentionDays (1 to the plan's maximum: free 30, Pro and Lifetime 365) after it is accepted; off (the default) forwards and forgets"`
+	Spam             *spamInput             `json:"spam,omitempty" jsonschema:"the spam policy, replaced whole: mode off (the default), tag (deliver marked [SPAM]) or reject (refuse with 400), and its rules; an allowIps match wins over every other rule"`
+}
+
+// spamInput is a form's spam policy in create_form and update_form: a rule
+// left out is not set.
+type spamInput struct {
+	Mode  string         `json:"mode" jsonschema:"off, tag or reject"`
+	Rules spamRulesInput `json:"rules,omitzero"`
+}
+
+// spamRulesInput are portkit.SpamRules with every rule optional.
+type spamRulesInput struct {
+	AllowIPs          []string `json:"allowIps,omitempty" jsonschema:"IP addresses or CIDR prefixes never judged spam"`
+	BlockIPs          []string `json:"blockIps,omitempty" jsonschema:"IP addresses or CIDR prefixes whose submissions are spam"`
+	BlockEmailDomains []string `json:"blockEmailDomains,omitempty" jsonschema:"domains: a submitter email at one or a subdomain is spam"`
+	BlockDisposable   bool     `json:"blockDisposable,omitempty" jsonschema:"a submitter email at a disposable-address domain is spam"`
+	BlockWords        []string `json:"blockWords,omitempty" jsonschema:"words or phrases, matched whole and ignoring case"`
+	BlockPatterns     []string `json:"blockPatterns,omitempty" jsonschema:"safe-subset regexes matched against every field value"`
+	MaxLinks          int      `json:"maxLinks,omitempty" jsonschema:"the most http(s) URLs all fields may hold; 0 is no limit"`
+	AllowedScripts    []string `json:"allowedScripts,omitempty" jsonschema:"Unicode script names such as Latin or Cyrillic; letters of others are a signal"`
 }
 
 // patch is the settings as a domain patch (nil: unchanged).
@@ -68,6 +88,10 @@ func (in settingsInput) patch() form.Patch {
 	if in.Archive != nil {
 		a := in.Archive.Settings()
 		p.Archive = &a
+	}
+	if in.Spam != nil {
+		sp := portkit.Spam{Mode: in.Spam.Mode, Rules: portkit.SpamRules(in.Spam.Rules)}.Settings()
+		p.Spam = &sp
 	}
 	return p
 }

@@ -33,6 +33,7 @@ type Form struct {
 	Captcha           Captcha               `json:"captcha"`
 	TestMode          bool                  `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
 	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
+	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag or reject, and the rules that judge submissions spam"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -63,6 +64,39 @@ type Archive struct {
 // Settings is the archive as the domain holds it.
 func (a Archive) Settings() form.Archive { return form.Archive(a) }
 
+// Spam is a form's spam policy, as shown and as set (a change replaces it
+// whole).
+type Spam struct {
+	Mode  string    `json:"mode" jsonschema:"off (the default): no spam gate; tag: spam is delivered, its notification subject starting [SPAM] and its webhook bodies carrying a spam object; reject: spam is refused with 400"`
+	Rules SpamRules `json:"rules" jsonschema:"the rules, each optional; lists hold at most 200 entries"`
+}
+
+// SpamRules are a form's spam rules, as shown and as set.
+type SpamRules struct {
+	AllowIPs          []string `json:"allowIps" jsonschema:"IP addresses or CIDR prefixes (v4 or v6) never judged spam: an allow rule wins over every signal"`
+	BlockIPs          []string `json:"blockIps" jsonschema:"IP addresses or CIDR prefixes (v4 or v6) whose submissions are spam"`
+	BlockEmailDomains []string `json:"blockEmailDomains" jsonschema:"domains: a submitter email at the domain or a subdomain is spam"`
+	BlockDisposable   bool     `json:"blockDisposable" jsonschema:"a submitter email at a disposable-address domain (formd's shipped list) is spam"`
+	BlockWords        []string `json:"blockWords" jsonschema:"words or phrases found as whole words, ignoring case, in any field"`
+	BlockPatterns     []string `json:"blockPatterns" jsonschema:"regexes of the safe subset that validation rules use, matched against every field value"`
+	MaxLinks          int      `json:"maxLinks" jsonschema:"the most http(s) URLs all fields may hold together; 0 is no limit"`
+	AllowedScripts    []string `json:"allowedScripts" jsonschema:"Unicode script names such as Latin, Cyrillic or Han: letters of any other script are a signal"`
+}
+
+// Settings is the spam policy as the domain holds it.
+func (s Spam) Settings() form.Spam {
+	return form.Spam{Mode: form.SpamMode(s.Mode), Rules: form.SpamRules(s.Rules)}
+}
+
+// PresentSpam shows a spam policy: its mode named (off for none) and
+// every list, empty ones as [].
+func PresentSpam(s form.Spam) Spam {
+	r := s.Rules
+	return Spam{Mode: string(s.Shown()), Rules: SpamRules{AllowIPs: NonNil(r.AllowIPs), BlockIPs: NonNil(r.BlockIPs),
+		BlockEmailDomains: NonNil(r.BlockEmailDomains), BlockDisposable: r.BlockDisposable, BlockWords: NonNil(r.BlockWords),
+		BlockPatterns: NonNil(r.BlockPatterns), MaxLinks: r.MaxLinks, AllowedScripts: NonNil(r.AllowedScripts)}}
+}
+
 // Captcha is a form's captcha as formd shows it: never the secret, only
 // whether one is stored.
 type Captcha struct {
@@ -85,7 +119,7 @@ func PresentForm(f application.FormRecord) Form {
 		Validation: PresentValidation(st.Validation), AllowedSenderIPs: NonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
-		Archive: Archive(st.Archive),
+		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }

@@ -122,8 +122,11 @@ func changesOf(e application.HistoryEntry) []auditChange {
 	out := make([]auditChange, 0, len(changes))
 	for _, c := range changes {
 		from, to := shownValue(c.From), shownValue(c.To)
-		if c.Field == "archive" {
+		switch c.Field {
+		case "archive":
 			from, to = shownArchive(c.From), shownArchive(c.To)
+		case "spam":
+			from, to = shownSpam(c.From), shownSpam(c.To)
 		}
 		if e.Type == form.SubmissionsErasedType {
 			to = shownErasure(c.To)
@@ -162,6 +165,16 @@ func shownArchive(raw json.RawMessage) string {
 		return "on, 1 day"
 	}
 	return "on, " + strconv.Itoa(a.RetentionDays) + " days"
+}
+
+// shownSpam writes the spam policy for people: "off" or "tag, 3 rules"
+// (absent from a settings event while off without rules).
+func shownSpam(raw json.RawMessage) string {
+	var s form.Spam
+	if v := strings.TrimSpace(string(raw)); v != "" && v != "null" && json.Unmarshal(raw, &s) != nil {
+		return shownValue(raw)
+	}
+	return s.Summary()
 }
 
 // shownErasure writes an erasure for people: "erased 3 submissions of a

@@ -89,8 +89,18 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request, v *visitor) 
 
 // splitList reads a list typed one per line or separated by commas.
 func splitList(s string) []string {
+	return splitOn(s, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' })
+}
+
+// splitLines is a list typed one entry per line, whose entries may hold
+// commas (words, patterns).
+func splitLines(s string) []string {
+	return splitOn(s, func(r rune) bool { return r == '\n' || r == '\r' })
+}
+
+func splitOn(s string, sep func(rune) bool) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+	for _, f := range strings.FieldsFunc(s, sep) {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
 		}

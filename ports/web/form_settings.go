@@ -38,7 +38,13 @@ type settingsFields struct {
 	// (as typed) after they are accepted.
 	ArchiveEnabled       bool
 	ArchiveRetentionDays string
-	Errors               fieldErrors
+	// SpamMode is off, tag or reject; the spam rules' lists are typed one
+	// entry per line, SpamMaxLinks as a number (empty: no limit).
+	SpamMode                                                                             string
+	SpamAllowIPs, SpamBlockIPs, SpamBlockEmailDomains, SpamBlockWords, SpamBlockPatterns string
+	SpamAllowedScripts, SpamMaxLinks                                                     string
+	SpamBlockDisposable                                                                  bool
+	Errors                                                                               fieldErrors
 }
 
 // settingsPage is the Settings tab.
@@ -56,6 +62,8 @@ type settingsPage struct {
 	// ArchiveMaxDays is the longest archive retention the account's plan
 	// allows; 0 when it could not be read (the page then names no number).
 	ArchiveMaxDays int
+	// SpamModes are the spam modes the page offers.
+	SpamModes []form.SpamMode
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -84,6 +92,10 @@ var settingsFieldNames = map[string]string{
 	"captcha": "captchaProvider", "captcha.provider": "captchaProvider", "captcha.siteKey": "captchaSiteKey",
 	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore", "testMode": "testMode",
 	"archive.enabled": "archiveEnabled", "archive.retentionDays": "archiveRetentionDays",
+	"spam.mode": "spamMode", "spam.rules.allowIps": "spamAllowIps", "spam.rules.blockIps": "spamBlockIps",
+	"spam.rules.blockEmailDomains": "spamBlockEmailDomains", "spam.rules.blockWords": "spamBlockWords",
+	"spam.rules.blockPatterns": "spamBlockPatterns", "spam.rules.maxLinks": "spamMaxLinks",
+	"spam.rules.allowedScripts": "spamAllowedScripts",
 }
 
 // ruleIndex finds the rule a validation error names (validation.fields[2].regex).
@@ -102,7 +114,12 @@ func fieldsOf(s form.Settings) settingsFields {
 		AllowedMimeTypes: strings.Join(s.UploadLimits.AllowedMimeTypes, "\n"), AllowedSenderIPs: strings.Join(s.AllowedSenderIPs, "\n"),
 		Validation: validationJSON(s.Validation), CaptchaProvider: s.Captcha.Provider.Name(), CaptchaSiteKey: s.Captcha.SiteKey,
 		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != "", TestMode: s.TestMode,
-		ArchiveEnabled: s.Archive.Enabled, ArchiveRetentionDays: countOrEmpty(int64(s.Archive.RetentionDays))}
+		ArchiveEnabled: s.Archive.Enabled, ArchiveRetentionDays: countOrEmpty(int64(s.Archive.RetentionDays)),
+		SpamMode: string(s.Spam.Shown()), SpamAllowIPs: strings.Join(s.Spam.Rules.AllowIPs, "\n"),
+		SpamBlockIPs: strings.Join(s.Spam.Rules.BlockIPs, "\n"), SpamBlockEmailDomains: strings.Join(s.Spam.Rules.BlockEmailDomains, "\n"),
+		SpamBlockWords: strings.Join(s.Spam.Rules.BlockWords, "\n"), SpamBlockPatterns: strings.Join(s.Spam.Rules.BlockPatterns, "\n"),
+		SpamAllowedScripts: strings.Join(s.Spam.Rules.AllowedScripts, "\n"), SpamMaxLinks: countOrEmpty(int64(s.Spam.Rules.MaxLinks)),
+		SpamBlockDisposable: s.Spam.Rules.BlockDisposable}
 }
 
 // countOrEmpty shows an unset limit (0) as an empty field, which the page
@@ -152,6 +169,7 @@ func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	page.CaptchaChoices = captchaChoices
 	page.Defaults = form.UploadLimits{}.Effective()
 	page.MaxFilesCeiling = form.MaxFilesCeiling
+	page.SpamModes = []form.SpamMode{form.SpamOff, form.SpamTag, form.SpamReject}
 	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
 		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
 	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
@@ -184,6 +202,10 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		CaptchaMinScore: strings.TrimSpace(r.PostFormValue("captchaMinScore")), CaptchaSecret: strings.TrimSpace(r.PostFormValue("captchaSecret")),
 		CaptchaHasSecret: f.Settings.Captcha.SecretID != "", TestMode: r.PostFormValue("testMode") == "on",
 		ArchiveEnabled: r.PostFormValue("archiveEnabled") == "on", ArchiveRetentionDays: strings.TrimSpace(r.PostFormValue("archiveRetentionDays")),
+		SpamMode: r.PostFormValue("spamMode"), SpamAllowIPs: r.PostFormValue("spamAllowIps"), SpamBlockIPs: r.PostFormValue("spamBlockIps"),
+		SpamBlockEmailDomains: r.PostFormValue("spamBlockEmailDomains"), SpamBlockWords: r.PostFormValue("spamBlockWords"),
+		SpamBlockPatterns: r.PostFormValue("spamBlockPatterns"), SpamAllowedScripts: r.PostFormValue("spamAllowedScripts"),
+		SpamMaxLinks: strings.TrimSpace(r.PostFormValue("spamMaxLinks")), SpamBlockDisposable: r.PostFormValue("spamBlockDisposable") == "on",
 	}
 	patch, problems := settingsPatch(in)
 	if problems != nil {
@@ -277,6 +299,20 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		archive.RetentionDays = days
 	}
 	patch.Archive = &archive
+
+	// Words and patterns are one per line: a comma may be part of either.
+	spam := form.Spam{Mode: form.SpamMode(in.SpamMode), Rules: form.SpamRules{AllowIPs: splitList(in.SpamAllowIPs),
+		BlockIPs: splitList(in.SpamBlockIPs), BlockEmailDomains: splitList(in.SpamBlockEmailDomains),
+		BlockDisposable: in.SpamBlockDisposable, BlockWords: splitLines(in.SpamBlockWords),
+		BlockPatterns: splitLines(in.SpamBlockPatterns), AllowedScripts: splitList(in.SpamAllowedScripts)}}
+	if in.SpamMaxLinks != "" {
+		n, err := strconv.Atoi(in.SpamMaxLinks)
+		if err != nil {
+			return patch, fieldErrors{"spamMaxLinks": "Enter a whole number of links, or leave it empty for no limit"}
+		}
+		spam.Rules.MaxLinks = n
+	}
+	patch.Spam = &spam
 
 	provider := in.CaptchaProvider
 	captcha := form.CaptchaPatch{Provider: &provider}

@@ -134,3 +134,17 @@ func TestAuditTrailShowsTheArchiveForPeople(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditTrailShowsTheSpamPolicyForPeople(t *testing.T) {
+	for raw, want := range map[string]string{
+		"":     "off",
+		"null": "off",
+		`{"mode":"tag","rules":{"blockWords":["viagra"],"maxLinks":3,"blockDisposable":true}}`: "tag, 3 rules",
+		`{"mode":"reject","rules":{"blockIps":["10.0.0.0/8"]}}`:                                "reject, 1 rule",
+		`{"rules":{"blockIps":["10.0.0.0/8"]}}`:                                                "off, 1 rule",
+	} {
+		if got := shownSpam(json.RawMessage(raw)); got != want {
+			t.Errorf("%s: got %q, want %q", raw, got, want)
+		}
+	}
+}

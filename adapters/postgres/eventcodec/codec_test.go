@@ -269,6 +269,21 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if !strings.Contains(string(data), `"archive":{"enabled":true,"retentionDays":30}`) {
 		t.Errorf("archive stored as %s", data)
 	}
+	// The spam policy is stored while set and absent while off without
+	// rules, as before it existed.
+	if data, _ := EncodeSettings(sampleSettings); strings.Contains(string(data), `"spam"`) {
+		t.Errorf("a form without a spam policy stored %s", data)
+	}
+	filtered := sampleSettings
+	filtered.Spam = form.Spam{Mode: form.SpamTag, Rules: form.SpamRules{AllowIPs: []string{"192.0.2.0/24"}, BlockWords: []string{"viagra"},
+		BlockDisposable: true, MaxLinks: 3, AllowedScripts: []string{"Latin"}}}
+	data, _ = EncodeSettings(filtered)
+	if got, err := DecodeSettings(data); err != nil || !reflect.DeepEqual(got.Spam, filtered.Spam) {
+		t.Errorf("spam came back as %+v (%v) from %s", got.Spam, err, data)
+	}
+	if !strings.Contains(string(data), `"spam":{"mode":"tag","rules":{"allowIps":["192.0.2.0/24"],"blockDisposable":true,"blockWords":["viagra"],"maxLinks":3,"allowedScripts":["Latin"]}}`) {
+		t.Errorf("spam stored as %s", data)
+	}
 }
 
 // renamed is a test event whose stored shape went through two versions:

@@ -31,6 +31,40 @@ type settingsV1 struct {
 	TestMode bool `json:"testMode,omitempty"`
 	// Archive is absent while off, as in every event written before it.
 	Archive *archiveV1 `json:"archive,omitempty"`
+	// Spam is absent while off without rules, as in every event written
+	// before it.
+	Spam *spamV1 `json:"spam,omitempty"`
+}
+
+// spamV1 is a form's spam policy as stored; an empty mode is off.
+type spamV1 struct {
+	Mode  string      `json:"mode,omitempty"`
+	Rules spamRulesV1 `json:"rules,omitzero"`
+}
+
+type spamRulesV1 struct {
+	AllowIPs          []string `json:"allowIps,omitempty"`
+	BlockIPs          []string `json:"blockIps,omitempty"`
+	BlockEmailDomains []string `json:"blockEmailDomains,omitempty"`
+	BlockDisposable   bool     `json:"blockDisposable,omitempty"`
+	BlockWords        []string `json:"blockWords,omitempty"`
+	BlockPatterns     []string `json:"blockPatterns,omitempty"`
+	MaxLinks          int      `json:"maxLinks,omitempty"`
+	AllowedScripts    []string `json:"allowedScripts,omitempty"`
+}
+
+func spamToV1(s form.Spam) *spamV1 {
+	if s.IsZero() {
+		return nil
+	}
+	return &spamV1{Mode: string(s.Mode), Rules: spamRulesV1(s.Rules)}
+}
+
+func spamFromV1(s *spamV1) form.Spam {
+	if s == nil {
+		return form.Spam{}
+	}
+	return form.Spam{Mode: form.SpamMode(s.Mode), Rules: form.SpamRules(s.Rules)}
 }
 
 // archiveV1 is a form's submissions archive as stored, while it is on.
@@ -139,7 +173,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		ReplyToMode: string(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive),
+		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive), Spam: spamToV1(s.Spam),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -161,7 +195,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		ReplyToMode: form.ReplyToMode(s.ReplyToMode), ReplyToDefault: s.ReplyToDefault,
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
-		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive),
+		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive), Spam: spamFromV1(s.Spam),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
