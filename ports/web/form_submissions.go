@@ -218,6 +218,20 @@ func submissionIDOf(r *http.Request) (string, bool) {
 	return portkit.ID(r.PathValue("submissionID"))
 }
 
+// loadSubmissionPage is the form of a submission's page, with the
+// submission's id; a page that is not found is answered here.
+func (s *Server) loadSubmissionPage(w http.ResponseWriter, r *http.Request, v *visitor) (formHeader, string, bool) {
+	f, ok := s.loadForm(w, r, v, "Submissions")
+	if !ok {
+		return f, "", false
+	}
+	id, ok := submissionIDOf(r)
+	if !ok {
+		s.errorPage(w, r, http.StatusNotFound, "")
+	}
+	return f, id, ok
+}
+
 func (s *Server) showSubmission(w http.ResponseWriter, r *http.Request, v *visitor) {
 	s.drawSubmission(w, r, v, http.StatusOK, "", nil)
 }
@@ -226,13 +240,8 @@ func (s *Server) showSubmission(w http.ResponseWriter, r *http.Request, v *visit
 // ReadSubmissions (recorded as an access), with alert above it and the
 // erasure form's errors.
 func (s *Server) drawSubmission(w http.ResponseWriter, r *http.Request, v *visitor, status int, alert string, errs fieldErrors) {
-	f, ok := s.loadForm(w, r, v, "Submissions")
+	f, id, ok := s.loadSubmissionPage(w, r, v)
 	if !ok {
-		return
-	}
-	id, ok := submissionIDOf(r)
-	if !ok {
-		s.errorPage(w, r, http.StatusNotFound, "")
 		return
 	}
 	d, err := s.app.Queries.ReadSubmissions.Get(r.Context(), application.GetSubmission{Caller: v.Session,

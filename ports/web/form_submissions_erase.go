@@ -18,13 +18,8 @@ const unconfirmed = "Tick the box to confirm: erased submissions cannot be resto
 // as DELETE /v1/forms/{formId}/submissions/{submissionId}; a refusal
 // (deliveries still in progress) is shown on the submission's page.
 func (s *Server) eraseSubmission(w http.ResponseWriter, r *http.Request, v *visitor) {
-	f, ok := s.loadForm(w, r, v, "Submissions")
+	f, id, ok := s.loadSubmissionPage(w, r, v)
 	if !ok {
-		return
-	}
-	id, ok := submissionIDOf(r)
-	if !ok {
-		s.errorPage(w, r, http.StatusNotFound, "")
 		return
 	}
 	if r.PostFormValue(confirmField) == "" {
