@@ -351,18 +351,27 @@ func (h *DeliverHandler) appendRow(ctx context.Context, q delivery.Queued, to De
 	return h.outbound.AppendRow(ctx, row)
 }
 
-// notificationText lists the submitted fields in their submitted order,
-// then the download link of each file uploaded in advance.
-func notificationText(p Payload, links map[string]string) string {
+// FieldLines lists fields one a line as the notification mail shows them,
+// "name: value" in submitted order; a value of several lines continues on
+// indented lines. The spam classifier reads the same text.
+func FieldLines(fields []submission.Field) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "New submission to %s\n\n", p.FormName)
-	for _, f := range p.Fields {
+	for _, f := range fields {
 		v := f.Value
 		if strings.Contains(v, "\n") {
 			v = "\n  " + strings.ReplaceAll(v, "\n", "\n  ")
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.Name, v)
 	}
+	return b.String()
+}
+
+// notificationText lists the submitted fields in their submitted order,
+// then the download link of each file uploaded in advance.
+func notificationText(p Payload, links map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "New submission to %s\n\n", p.FormName)
+	b.WriteString(FieldLines(p.Fields))
 	if len(links) > 0 {
 		b.WriteString("\nFiles (download links):\n")
 		for _, a := range p.Attachments {
