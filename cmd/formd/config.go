@@ -123,6 +123,14 @@ type Config struct {
 	// ClamdAddr is ClamAV's clamd, which scans uploaded objects
 	// (tcp://host:port or unix:///path); unset, there is no scanner.
 	ClamdAddr string `env:"FORMD_CLAMD_ADDR"`
+	// RspamdURL is rspamd's scanner, which classifies submissions' content
+	// (docs/rspamd.md); unset, there is no classifier. RspamdControllerURL
+	// and RspamdPassword (a secret, never logged) are its controller, which
+	// learns the owner's judgement; RspamdTimeout bounds each request.
+	RspamdURL           string        `env:"FORMD_RSPAMD_URL"`
+	RspamdControllerURL string        `env:"FORMD_RSPAMD_CONTROLLER_URL"`
+	RspamdPassword      string        `env:"FORMD_RSPAMD_PASSWORD"`
+	RspamdTimeout       time.Duration `env:"FORMD_RSPAMD_TIMEOUT" envDefault:"2s"`
 	// S3Endpoint, with the bucket and credentials, stores advanced uploads
 	// in an S3-compatible bucket; unset, they are stored in PostgreSQL and
 	// served by formd itself (the built-in store).

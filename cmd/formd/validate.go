@@ -32,6 +32,7 @@ func (c *Config) validate() error {
 		c.checkIntegrationServices,
 		c.checkCaptchaURLs,
 		c.checkClamdAddr,
+		c.checkRspamd,
 		c.checkUploads,
 		c.checkShutdownTimeout,
 	}
