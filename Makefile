@@ -40,9 +40,10 @@ check: ## gofmt, go vet, inward-only imports, wire_gen.go up to date
 	  if ! diff -q cmd/formd/wire_gen.go /tmp/formd_wire_gen.go.$$$$ >/dev/null; then \
 	    cp /tmp/formd_wire_gen.go.$$$$ cmd/formd/wire_gen.go; echo "wire_gen.go is stale: run make wire"; exit 1; fi; rm -f /tmp/formd_wire_gen.go.$$$$
 
-unit: ## domain unit tests and adapter/port tests against a real PostgreSQL and clamd (race detector on)
+unit: ## domain unit tests and adapter/port tests against a real PostgreSQL, clamd and rspamd (race detector on)
 	@scripts/ensure-clamd.sh
-	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 $(PACKAGES)
+	rspamd_env=$$(scripts/ensure-rspamd.sh) && env $$rspamd_env \
+	  FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 $(PACKAGES)
 
 bench-test: ## the bench module's tests (bench/ is a module of its own, outside PACKAGES)
 	cd bench && FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) test -race -count=1 ./...
@@ -50,12 +51,13 @@ bench-test: ## the bench module's tests (bench/ is a module of its own, outside 
 fuzz-short: ## each fuzz target for $(FUZZTIME)
 	@scripts/fuzz.sh $(FUZZTIME)
 
-features: ## the Ginkgo acceptance suite, in parallel processes (browser specs in headless Chromium, uploads scanned by a real clamd)
+features: ## the Ginkgo acceptance suite, in parallel processes (browser specs in headless Chromium, uploads scanned by a real clamd, spam classified by a real rspamd)
 	@scripts/ensure-chromium.sh
 	@scripts/ensure-clamd.sh
 	@scripts/ensure-browser-tools.sh
 	@scripts/ensure-deploy-tools.sh
-	FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=10m --poll-progress-after=60s ./features
+	rspamd_env=$$(scripts/ensure-rspamd.sh) && env $$rspamd_env \
+	  FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=10m --poll-progress-after=60s ./features
 
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 	@scripts/fuzz.sh $(LONG_FUZZTIME)

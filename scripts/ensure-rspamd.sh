@@ -21,9 +21,9 @@ scanner=http://127.0.0.1:11433
 controller=http://127.0.0.1:11434
 password=formd-test-password
 
-if ! command -v rspamd >/dev/null 2>&1; then
+if ! command -v rspamd >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    say "no rspamd found; install Debian's rspamd (apt-get install -y rspamd)"
+    say "no rspamd (or curl) found; install Debian's rspamd and curl (apt-get install -y rspamd curl)"
     exit 1
   fi
   say "installing Debian's rspamd for the spam classifier tests"
@@ -37,12 +37,13 @@ if ! command -v rspamd >/dev/null 2>&1; then
   fi
   cleanup() { if [ -n "$made_policy" ]; then rm -f "$policy"; fi; }
   trap cleanup EXIT
-  apt-get install -y -q --no-install-recommends rspamd >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends rspamd >/dev/null; }
+  # curl asks the workers whether they answer.
+  apt-get install -y -q --no-install-recommends rspamd curl >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends rspamd curl >/dev/null; }
   if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
     systemctl disable --now rspamd.service >/dev/null 2>&1 || true
   fi
-  command -v rspamd >/dev/null
+  command -v rspamd >/dev/null && command -v curl >/dev/null
 fi
 
 # Bayes keeps its counts in Redis: without it every check would still
