@@ -74,11 +74,14 @@ if answers "$scanner" && answers "$controller" && diff -rq "$root/scripts/rspamd
   exit 0
 fi
 
+# The pid file may outlive its rspamd (a machine restarted, say): only a
+# process that is rspamd is stopped.
 pidfile="$dir/state/rspamd.pid"
-if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+pid=$(cat "$pidfile" 2>/dev/null || true)
+if [ -n "$pid" ] && [ "$(ps -o comm= -p "$pid" 2>/dev/null)" = rspamd ]; then
   say "restarting the test rspamd with the current configuration"
-  kill "$(cat "$pidfile")"
-  for _ in $(seq 1 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
+  kill "$pid"
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 fi
 
 rm -rf "$dir/conf"
