@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/formd/formd/domain/submission"
 )
@@ -77,4 +78,23 @@ func IsSpamAction(action string) bool {
 		return true
 	}
 	return false
+}
+
+// Classification is the verdict as the spam gate takes it: the score, the
+// spam flag, and as reasons the symbols that raised the score, strongest
+// first, with their scores ("BAYES_SPAM 5.1"). A verdict with no such
+// symbol (GTUBE scores through the action alone) gives every symbol's name.
+func (v SpamVerdict) Classification() submission.Classification {
+	c := submission.Classification{Score: v.Score, Spam: v.Spam}
+	for _, s := range v.Symbols {
+		if s.Score > 0 {
+			c.Reasons = append(c.Reasons, s.Name+" "+strconv.FormatFloat(s.Score, 'f', -1, 64))
+		}
+	}
+	if len(c.Reasons) == 0 {
+		for _, s := range v.Symbols {
+			c.Reasons = append(c.Reasons, s.Name)
+		}
+	}
+	return c
 }
