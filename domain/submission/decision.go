@@ -32,6 +32,8 @@ type Question struct {
 	Usage bool
 	// Captcha is the token verification to make (Request.Captcha).
 	Captcha *CaptchaCheck
+	// Spam is the content classification to ask for (Request.Classification).
+	Spam *SpamCheck
 }
 
 // Decision is the domain's answer on one submission: the gates' verdict
@@ -68,6 +70,9 @@ func Decide(f Facts) Decision {
 	v := Judge(r, t, ent)
 	if check, ok := v.CaptchaCheck(); ok {
 		return Decision{verdict: v, question: Question{Captcha: &check}, asks: true}
+	}
+	if check, ok := v.SpamCheck(); ok {
+		return Decision{verdict: v, question: Question{Spam: &check}, asks: true}
 	}
 	d := Decision{verdict: v}
 	if v.Err() == nil {

@@ -99,12 +99,18 @@ type Autoresponder struct {
 	ReplyTo  string
 }
 
+// notificationSubject is the notification's subject, on one line: the
+// submitted subject, else the form's default, else one naming the form.
+func notificationSubject(st form.Settings, env Envelope) string {
+	return oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name))
+}
+
 // PlanDeliveries decides what an accepted submission sends.
 func PlanDeliveries(st form.Settings, env Envelope) Plan {
 	p := Plan{
 		recipient:      st.RecipientEmail,
 		cc:             SplitCC(env.CC),
-		subject:        oneLine(firstNonBlank(env.Subject, st.SubjectDefault, "New submission: "+st.Name)),
+		subject:        notificationSubject(st, env),
 		fromName:       oneLine(firstNonBlank(env.FromName, st.FromNameDefault, form.DefaultFromName)),
 		replyTo:        ReplyTo(st, env),
 		submitterEmail: env.Email,

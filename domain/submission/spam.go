@@ -147,7 +147,7 @@ func JudgeSpam(rules form.SpamRules, fields []Field, email, remoteIP string, c *
 	if c != nil {
 		switch {
 		case c.Unavailable:
-			s.outcomes = append(s.outcomes, "classifier unavailable (no signal)")
+			s.outcomes = append(s.outcomes, MsgSpamCheckUnavailable+" (no signal)")
 		case c.Spam:
 			reason := "classifier spam, score " + strconv.FormatFloat(c.Score, 'f', -1, 64)
 			if len(c.Reasons) > 0 {
@@ -166,12 +166,17 @@ func JudgeSpam(rules form.SpamRules, fields []Field, email, remoteIP string, c *
 
 // spamGate runs the spam gate: skipped while the form's mode is off; in
 // reject mode spam fails it; in tag mode spam passes, tagged for the plan.
-// The trace names every rule's outcome; a live submitter refused is told
-// only MsgSpamContent.
-func (v *Verdict) spamGate(r Request, p form.Spam) bool {
+// With a classifier configured it first waits for its classification
+// (asksClassifier). The trace names every rule's outcome; a live submitter
+// refused is told only MsgSpamContent.
+func (v *Verdict) spamGate(r Request, st form.Settings) bool {
+	p := st.Spam
 	if !p.Enabled() {
 		v.skip(GateSpam, "the form's spam mode is off")
 		return true
+	}
+	if v.asksClassifier(r, st) {
+		return false
 	}
 	s := JudgeSpam(p.Rules, r.Fields, r.Envelope.Email, r.RemoteIP, r.Classification)
 	if s.Spam && p.Mode == form.SpamReject {

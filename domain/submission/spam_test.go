@@ -103,7 +103,7 @@ func TestTheClassifierJoinsTheRules(t *testing.T) {
 		t.Fatalf("a classifier's spam is a signal: %+v %s", spam, spam.Trace())
 	}
 	down := submission.JudgeSpam(rules, nil, "", "", &submission.Classification{Unavailable: true})
-	if down.Spam || !strings.Contains(down.Trace(), "classifier unavailable") {
+	if down.Spam || !strings.Contains(down.Trace(), submission.MsgSpamCheckUnavailable) {
 		t.Fatalf("an unavailable classifier is no signal (fail open): %s", down.Trace())
 	}
 }

@@ -37,6 +37,10 @@ type Request struct {
 	// Captcha is the outcome of the verification a previous judgement
 	// asked for (Verdict.CaptchaCheck); nil until it was made.
 	Captcha *CaptchaOutcome
+	// SpamClassifier says a content classifier is configured: the spam
+	// gate of a form whose spam mode is not off asks for its answer
+	// (Verdict.SpamCheck).
+	SpamClassifier bool
 	// Classification is a content classifier's answer for the spam gate;
 	// nil when none was asked for.
 	Classification *Classification
@@ -66,6 +70,8 @@ type Verdict struct {
 	// unjudged is a decision's verdict before the lookups it asked for
 	// (Question): no gate ran.
 	unjudged bool
+	// spamPending is the classification the spam gate waits for.
+	spamPending *SpamCheck
 	// spam is the spam gate's verdict on a submission it tagged as spam.
 	spam *SpamVerdict
 }
@@ -91,13 +97,16 @@ func (v Verdict) DryRun() bool { return v.dryRun }
 // Err is nil for an accepted submission, else a *RejectedError naming the
 // first gate that failed. An unfinished verdict (one waiting for a captcha
 // verification) is refused by the captcha gate, and one waiting for a
-// lookup by none: it never reads as accepted.
+// lookup or a classification by none: it never reads as accepted.
 func (v Verdict) Err() error {
 	if v.unjudged {
 		return &RejectedError{Message: MsgUnjudged}
 	}
 	if v.pending != nil {
 		return &RejectedError{Gate: GateCaptcha, Message: MsgCaptchaUnavailable}
+	}
+	if v.spamPending != nil {
+		return &RejectedError{Message: MsgUnjudged}
 	}
 	if v.failed == nil {
 		return nil
@@ -198,7 +207,7 @@ func Judge(r Request, t Target, ent account.Entitlements) Verdict {
 		return v
 	}
 
-	if !v.spamGate(r, st.Spam) {
+	if !v.spamGate(r, st) {
 		return v
 	}
 
