@@ -72,6 +72,7 @@ type SubmitHandler struct {
 	floods   FormFloodLimits
 	quotas   account.Quotas
 	captchas *CaptchaChecks
+	spam     *SpamChecks
 	uploads  *UploadIntake
 	tests    *TestInbox
 	// handOff takes the deliveries whose commit claimed them for this
@@ -85,9 +86,9 @@ type SubmitHandler struct {
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
+	captchas *CaptchaChecks, spam *SpamChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
-		floods == nil || metrics == nil || captchas == nil || uploads == nil || tests == nil ||
+		floods == nil || metrics == nil || captchas == nil || spam == nil || uploads == nil || tests == nil ||
 		handOff == nil || intake == nil {
 		panic("application: nil dependency of SubmitHandler")
 	}
@@ -97,7 +98,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 		}
 	}
 	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
-		floods: floods, quotas: quotas, captchas: captchas, uploads: uploads, tests: tests,
+		floods: floods, quotas: quotas, captchas: captchas, spam: spam, uploads: uploads, tests: tests,
 		handOff: handOff}
 	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: intake}
 }
@@ -238,15 +239,18 @@ func (h *SubmitHandler) route(ctx context.Context, s *submitting) (FormRecord, e
 
 // decide asks the domain for its decision on the submission to rec and
 // answers what it asks: the entitlements it consults (none for a plain
-// browser post), the quota usage a dry run or a test reads, and the
-// captcha token's verification, made once per request.
+// browser post), the quota usage a dry run or a test reads, the captcha
+// token's verification, made once per request, and the content
+// classifier's answer, asked before the commit, never inside it.
 func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecord, test bool) (submission.Decision, error) {
 	facts := s.facts
 	facts.Request.Test = test
 	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
 	facts.Integrations = rec.Integrations
+	facts.Request.SpamClassifier = h.spam.configured()
 	// Each answer settles what was asked, so a decision asks at most once
-	// for each of its three lookups; a fourth question would be a loop.
+	// for each of its lookups (entitlements and usage together, the
+	// captcha, the classifier); a fourth question would be a loop.
 	for range 4 {
 		d := submission.Decide(facts)
 		q, asks := d.Question()
@@ -273,6 +277,10 @@ func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecor
 				return submission.Decision{}, err
 			}
 			facts.Request.Captcha = &outcome
+		}
+		if q.Spam != nil {
+			c := s.spam.classification(ctx, h.spam, rec.ID, s.cmd.RequestID, *q.Spam)
+			facts.Request.Classification = &c
 		}
 	}
 	return submission.Decision{}, errors.New("application: the submission's decision kept asking for what it was given")

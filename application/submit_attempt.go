@@ -26,6 +26,7 @@ type submitting struct {
 	refusedBy *FormRecord
 	refusal   submission.Decision
 	captcha   captchaMemo
+	spam      spamMemo
 	// in is the post once its upload keys became files, for the form inForm.
 	in      *resolved
 	inForm  string

@@ -40,6 +40,8 @@ type Metrics struct {
 
 	// unavailable[surface]: requests refused while the database was down.
 	unavailable map[string]prom.Counter
+	// spamChecks[outcome]: the content classifier's answers.
+	spamChecks map[application.SpamCheckOutcome]prom.Counter
 
 	requests *prom.HistogramVec
 	// routes caches the request-latency series per route, method and
@@ -134,7 +136,15 @@ func New(sources Sources) *Metrics {
 		m.unavailable[s] = unavailable.WithLabelValues(s)
 	}
 
-	m.registry.MustRegister(submissions, dryRuns, attempts, commitSize, commitLatency, m.requests, unavailable,
+	spamChecks := prom.NewCounterVec(prom.CounterOpts{Name: "formd_spam_checks_total",
+		Help: "Submissions the content classifier (rspamd) was asked about, by outcome (ham, spam, unavailable: judged by the form's rules alone)."},
+		[]string{"outcome"})
+	m.spamChecks = map[application.SpamCheckOutcome]prom.Counter{}
+	for _, o := range spamCheckOutcomes {
+		m.spamChecks[o] = spamChecks.WithLabelValues(string(o))
+	}
+
+	m.registry.MustRegister(submissions, dryRuns, attempts, commitSize, commitLatency, m.requests, unavailable, spamChecks,
 		newDatabaseCollector(sources))
 	return m
 }
@@ -179,6 +189,17 @@ var surfaces = []string{application.SurfaceSubmit, application.SurfaceAPI, appli
 // this build does not know is not counted.
 func (m *Metrics) RefusedUnavailable(surface string) {
 	if c, ok := m.unavailable[surface]; ok {
+		c.Inc()
+	}
+}
+
+// spamCheckOutcomes are the outcome label values of formd_spam_checks_total.
+var spamCheckOutcomes = []application.SpamCheckOutcome{application.SpamCheckHam, application.SpamCheckSpam, application.SpamCheckUnavailable}
+
+// SpamChecked implements application.SpamCheckCounter; an outcome this
+// build does not know is not counted.
+func (m *Metrics) SpamChecked(outcome application.SpamCheckOutcome) {
+	if c, ok := m.spamChecks[outcome]; ok {
 		c.Inc()
 	}
 }

@@ -90,6 +90,9 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 	m.RefusedUnavailable(application.SurfaceSubmit)
 	m.RefusedUnavailable(application.SurfaceMCP)
 	m.RefusedUnavailable("carrier pigeon")
+	m.SpamChecked(application.SpamCheckUnavailable)
+	m.SpamChecked(application.SpamCheckSpam)
+	m.SpamChecked(application.SpamCheckSpam)
 	m.ObserveCommit(3, 2*time.Millisecond)
 	m.ObserveRequest("/submit/:accessKey", http.MethodPost, 200, time.Millisecond)
 	m.ObserveRequest("", "BREW", 418, time.Millisecond)
@@ -104,6 +107,9 @@ func TestWhatTheApplicationReportsIsCountedUnderFixedLabels(t *testing.T) {
 		want   float64
 	}{
 		{"formd_submissions_total", []string{"outcome", "accepted", "gate", "none"}, 1},
+		{"formd_spam_checks_total", []string{"outcome", "unavailable"}, 1},
+		{"formd_spam_checks_total", []string{"outcome", "spam"}, 2},
+		{"formd_spam_checks_total", []string{"outcome", "ham"}, 0},
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "origin"}, 1},
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "other"}, 1},
 		{"formd_submissions_total", []string{"outcome", "refused", "gate", "honeypot"}, 0}, // the dry run is counted apart

@@ -62,6 +62,7 @@ var adapterSet = wire.NewSet(
 	secrets.NewChallengeSigner,
 	wire.Bind(new(application.ChallengeSigner), new(*secrets.ChallengeSigner)),
 	provideCaptchaVerifier,
+	provideSpamClassifier,
 	wire.Bind(new(application.CaptchaVerifier), new(*captcha.Verifier)),
 	provideSealer,
 	provideOutbound,
@@ -129,6 +130,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(httpapi.RequestObserver), new(*prometheus.Metrics)),
 	wire.Bind(new(mcp.RequestObserver), new(*prometheus.Metrics)),
 	wire.Bind(new(application.UnavailableRefusals), new(*prometheus.Metrics)),
+	wire.Bind(new(application.SpamCheckCounter), new(*prometheus.Metrics)),
 )
 
 // applicationSet builds the use cases.
@@ -146,6 +148,7 @@ var applicationSet = wire.NewSet(
 	wire.Bind(new(application.DeliveryHandOff), new(*events.DeliveryHandOff)),
 	provideIntakeCounter,
 	application.NewCaptchaChecks,
+	application.NewSpamChecks,
 	application.NewUploadIntake,
 	application.NewReserveUploadHandler,
 	application.NewReceiveObjectHandler,

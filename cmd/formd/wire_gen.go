@@ -75,6 +75,14 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	challengeSigner := secrets.NewChallengeSigner(keyring)
 	spentChallenges := postgres.NewSpentChallenges(pool)
 	captchaChecks := application.NewCaptchaChecks(verifier, readModel, sealer, challengeSigner, spentChallenges, clock, log)
+	spamClassifier, err := provideSpamClassifier(cfg)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	spamChecks := application.NewSpamChecks(spamClassifier, metrics, log)
 	sniffer := filetype.Sniffer{}
 	uploadReservations := postgres.NewUploadReservations(pool)
 	store, err := provideBucket(ctx, cfg)
@@ -106,7 +114,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
 	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
-	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
+	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, spamChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
