@@ -21,18 +21,7 @@ var _ = Describe("Metrics", func() {
 		// not the harness's, which checks every exchange against /openapi.json.
 		client := &http.Client{Timeout: 10 * time.Second}
 		DeferCleanup(client.CloseIdleConnections)
-		scrape := func(g Gomega) map[string]*dto.MetricFamily {
-			resp, err := client.Get("http://" + metricsAddr + "/metrics")
-			g.Expect(err).NotTo(HaveOccurred())
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", body)
-			parser := expfmt.NewTextParser(model.UTF8Validation)
-			families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
-			g.Expect(err).NotTo(HaveOccurred(), "%s", body)
-			return families
-		}
+		scrape := func(g Gomega) map[string]*dto.MetricFamily { return scrapeMetrics(g, client, metricsAddr) }
 
 		By("taking a baseline before any submission")
 		before := scrape(Default)
@@ -100,6 +89,21 @@ var _ = Describe("Metrics", func() {
 		}
 	})
 })
+
+// scrapeMetrics reads the metric families formd serves on its metrics
+// listener at addr.
+func scrapeMetrics(g Gomega, client *http.Client, addr string) map[string]*dto.MetricFamily {
+	resp, err := client.Get("http://" + addr + "/metrics")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", body)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	g.Expect(err).NotTo(HaveOccurred(), "%s", body)
+	return families
+}
 
 // sample is the value of family's series with exactly these label pairs (a
 // histogram's sample count); -1 when there is no such series.
