@@ -68,6 +68,9 @@ func TestTheClassifierTagsASubmission(t *testing.T) {
 	if len(counter.outcomes) != 1 || counter.outcomes[0] != SpamCheckSpam {
 		t.Errorf("counted %v", counter.outcomes)
 	}
+	if got := store.accepted[0].Accepted.SpamCheck; got != submission.SpamCheckChecked {
+		t.Errorf("submission.accepted records the spam check as %q", got)
+	}
 }
 
 func TestTheClassifierRejectsInRejectMode(t *testing.T) {
@@ -92,6 +95,9 @@ func TestAnUnavailableClassifierFailsOpen(t *testing.T) {
 	}
 	if len(counter.outcomes) != 1 || counter.outcomes[0] != SpamCheckUnavailable {
 		t.Errorf("counted %v", counter.outcomes)
+	}
+	if got := store.accepted[0].Accepted.SpamCheck; got != submission.SpamCheckUnavailable {
+		t.Errorf("submission.accepted records the spam check as %q", got)
 	}
 }
 

@@ -53,7 +53,7 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
 		Accepted: submission.Accepted{
 			SubmissionID: submissionID, FormID: rec.ID, FormVersion: rec.Version, RequestID: cmd.RequestID,
-			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, At: now,
+			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, SpamCheck: d.Verdict().SpamCheckResult(), At: now,
 		},
 		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
 		ArchiveUntil: rec.Settings.Archive.KeepUntil(now),

@@ -82,6 +82,9 @@ var _ = Describe("Spam classifier (rspamd)", Ordered, func() {
 		By("a normal message is classified and delivered as it is")
 		r = postMessage(f, lf, "I would like a quote for a new garden fence, about twenty metres. Thank you, Ada")
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		d := f.Get(lf.Token, "/v1/deliveries/"+r.JSON["deliveryId"].(string))
+		Expect(d.Status).To(Equal(http.StatusOK), "%s", d)
+		Expect(d.Array("events")[0]).To(HaveKeyWithValue("spamCheck", "checked"))
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Hello"))
 		Eventually(func() []webhookCall { return receiver.Calls("/classified") }).WithTimeout(15 * time.Second).Should(HaveLen(2))
 		Expect(receiver.Calls("/classified")[1].JSON()).NotTo(HaveKey("spam"))
@@ -118,6 +121,15 @@ var _ = Describe("Spam classifier unavailable", func() {
 		Expect(r.Status).To(Equal(http.StatusOK), "a classifier outage never loses a submission: %s", r)
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Hello"), "delivered untagged")
 		Eventually(spamChecksCounted(metricsAddr, "unavailable")).Should(BeNumerically("==", 2))
+
+		By("the delivery log says the spam check was unavailable, in the API and the dashboard")
+		id := r.JSON["deliveryId"].(string)
+		d := f.Get(lf.Token, "/v1/deliveries/"+id)
+		Expect(d.Status).To(Equal(http.StatusOK), "%s", d)
+		Expect(d.Array("events")[0]).To(HaveKeyWithValue("spamCheck", "unavailable"))
+		page := newDashboardClient(f, lf.Token).get("/dashboard/forms/" + lf.ID + "/deliveries/" + id)
+		Expect(page.StatusCode).To(Equal(http.StatusOK))
+		Expect(readBody(page)).To(ContainSubstring("spam check unavailable"))
 	}
 
 	It("accepts and delivers untagged when rspamd does not listen", func() {

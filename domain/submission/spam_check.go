@@ -14,6 +14,13 @@ import "github.com/formd/formd/domain/form"
 // classifier could not judge; the delivery log shows it too.
 const MsgSpamCheckUnavailable = "spam check unavailable"
 
+// What a submission's spam check came to, as submission.accepted records
+// it (Accepted.SpamCheck); blank when no classifier was asked.
+const (
+	SpamCheckChecked     = "checked"
+	SpamCheckUnavailable = "unavailable"
+)
+
 // SpamCheck is what the classifier is asked to judge: the submission as
 // its notification mail would show it.
 type SpamCheck struct {
@@ -37,10 +44,21 @@ func (v Verdict) SpamCheck() (SpamCheck, bool) {
 	return *v.spamPending, true
 }
 
+// SpamCheckResult is what the classifier's check came to: SpamCheckChecked,
+// SpamCheckUnavailable, or blank when none was asked.
+func (v Verdict) SpamCheckResult() string { return v.spamCheck }
+
 // asksClassifier reports whether the spam gate waits for a classification
 // of r, and records the check to make.
 func (v *Verdict) asksClassifier(r Request, st form.Settings) bool {
-	if !r.SpamClassifier || r.Classification != nil {
+	if c := r.Classification; c != nil {
+		v.spamCheck = SpamCheckChecked
+		if c.Unavailable {
+			v.spamCheck = SpamCheckUnavailable
+		}
+		return false
+	}
+	if !r.SpamClassifier {
 		return false
 	}
 	_, data := Split(r.Fields)

@@ -165,7 +165,10 @@ type Accepted struct {
 	FieldNames  []string
 	ValueHashes map[string]string
 	Deliveries  []DeliveryRef
-	At          time.Time
+	// SpamCheck is what the content classifier's check came to
+	// (SpamCheckChecked, SpamCheckUnavailable); blank when none was asked.
+	SpamCheck string
+	At        time.Time
 }
 
 // EventType implements the event interface.

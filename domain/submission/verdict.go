@@ -72,6 +72,8 @@ type Verdict struct {
 	unjudged bool
 	// spamPending is the classification the spam gate waits for.
 	spamPending *SpamCheck
+	// spamCheck is what the classification came to (SpamCheckResult).
+	spamCheck string
 	// spam is the spam gate's verdict on a submission it tagged as spam.
 	spam *SpamVerdict
 }

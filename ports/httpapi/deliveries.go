@@ -10,6 +10,7 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 	"github.com/formd/formd/ports/portkit"
 )
 
@@ -24,6 +25,7 @@ type deliveryEventJSON struct {
 	Attempt    int               `json:"attempt,omitempty"`
 	Error      string            `json:"error,omitempty"`
 	NextAt     *time.Time        `json:"nextAttemptAt,omitempty"`
+	SpamCheck  string            `json:"spamCheck,omitempty"`
 }
 
 func presentDeliveryEvent(e application.HistoryEntry) deliveryEventJSON {
@@ -36,6 +38,8 @@ func presentDeliveryEvent(e application.HistoryEntry) deliveryEventJSON {
 		out.Attempt, out.Error, out.NextAt = ev.Attempt, ev.Reason, portkit.UTC(&ev.NextAt)
 	case delivery.GaveUp:
 		out.Attempt, out.Error = ev.Attempts, ev.Reason
+	case submission.Accepted:
+		out.SpamCheck = ev.SpamCheck
 	}
 	return out
 }

@@ -159,6 +159,10 @@ func (s *Server) drawDelivery(w http.ResponseWriter, r *http.Request, v *visitor
 			ev.Attempt, ev.Error, ev.NextAt = x.Attempt, x.Reason, &next
 		case delivery.GaveUp:
 			ev.Attempt, ev.Error = x.Attempts, x.Reason
+		case submission.Accepted:
+			if x.SpamCheck == submission.SpamCheckUnavailable {
+				ev.What += " (" + submission.MsgSpamCheckUnavailable + ": judged by the spam rules alone)"
+			}
 		}
 		page.Events = append(page.Events, ev)
 	}
