@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -15,16 +13,6 @@ import (
 // archiveRetentionDays is the retention the archive phase turns the archive
 // on with: the free plan's longest, which the bench's account may set.
 const archiveRetentionDays = 30
-
-// archiveSettle is the unreported load after each switch of the archive:
-// formd's form cache (adapters/postgres) keeps a form for up to 2 s, and a
-// submission judged by the stale form is judged again on a fresh read, so
-// the first seconds after a switch do more work than either setting does.
-const archiveSettle = 2500 * time.Millisecond
-
-// archiveSetupAllowance is what the archive phase's fresh database, account
-// set-up, formd start and warm-up take besides its steps, for -deadline.
-const archiveSetupAllowance = 30 * time.Second
 
 // ArchiveResult is the archive phase: intake of one form on one formd and
 // one database, in closed-loop steps of the same concurrency and length with
@@ -66,62 +54,20 @@ type ArchiveRound struct {
 	Statements   *StatementReport `json:"statements,omitempty"`
 }
 
-// archiveOrder is the setting of each step, rounds of each: off, on, on,
-// off, off, on … (ABBA), so that a drift of the machine over the phase
-// weighs on both settings alike rather than always on the second.
-func archiveOrder(rounds int) []bool {
-	order := make([]bool, 0, 2*rounds)
-	for i := range rounds {
-		on := i%2 == 1
-		order = append(order, on, !on)
-	}
-	return order
-}
-
-// median is the middle of xs (the mean of the two middle ones for an even
-// count), 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // summarizeArchive computes a's medians, ratio and verification from its rounds.
 func summarizeArchive(a *ArchiveResult) {
-	rates := map[bool][]float64{}
-	stmts := map[bool][]float64{}
-	steps := map[bool]int{}
+	steps := make([]settingStep, len(a.Rounds))
 	a.Verified = len(a.Rounds) > 0
-	for _, r := range a.Rounds {
-		if r.Step == nil {
-			a.Verified = false
-			continue
-		}
-		steps[r.Archive]++
-		rates[r.Archive] = append(rates[r.Archive], r.Step.AcceptedPerSecond)
-		if r.Statements != nil && r.Statements.Accepted > 0 {
-			stmts[r.Archive] = append(stmts[r.Archive], r.Statements.PerAcceptedUs)
-		}
+	for i, r := range a.Rounds {
+		steps[i] = settingStep{On: r.Archive, Step: r.Step, Statements: r.Statements}
 		if !archivedAsSet(r) {
 			a.Verified = false
 		}
 	}
-	a.OffAcceptedPerSecond, a.OnAcceptedPerSecond = median(rates[false]), median(rates[true])
-	a.Ratio = ratio(a.OnAcceptedPerSecond, a.OffAcceptedPerSecond)
-	a.OffStatementUs, a.OnStatementUs = 0, 0
-	if len(stmts[false]) == steps[false] {
-		a.OffStatementUs = median(stmts[false])
-	}
-	if len(stmts[true]) == steps[true] {
-		a.OnStatementUs = median(stmts[true])
-	}
+	m := summarizeSteps(steps)
+	a.Verified = a.Verified && m.Complete
+	a.OffAcceptedPerSecond, a.OnAcceptedPerSecond, a.Ratio = m.OffRate, m.OnRate, m.Ratio
+	a.OffStatementUs, a.OnStatementUs = m.OffStatementUs, m.OnStatementUs
 }
 
 // archivedAsSet says whether a step's archived rows match its setting: a
@@ -150,18 +96,10 @@ func archiveGoal(a *ArchiveResult, goal float64) Goal {
 	return g
 }
 
-// archiveDeadline is what the archive phase adds to the default -deadline.
-func archiveDeadline(step time.Duration, rounds int) time.Duration {
-	return time.Duration(2*rounds)*(step+archiveSettle) + archiveSetupAllowance
-}
-
 // measureArchive runs the archive phase and adds it to the report; a failure
 // is reported as a warning, since the other figures stand.
 func measureArchive(ctx context.Context, bin, tmp string, env []string, opts Options, rep *Report) error {
-	c, source := opts.ArchiveConcurrency, "-archive-concurrency"
-	if c == 0 {
-		c, source = rep.ClosedLoop.AtConcurrency, "the closed loop's peak"
-	}
+	c, source := settingConcurrency(opts.ArchiveConcurrency, "-archive-concurrency", rep)
 	if c == 0 {
 		rep.Warnings = append(rep.Warnings, "formd accepted nothing in the closed loop and -archive-concurrency is not set: no archive phase")
 		return nil
@@ -184,76 +122,39 @@ func measureArchive(ctx context.Context, bin, tmp string, env []string, opts Opt
 	return nil
 }
 
-// runArchive sets up the bench's form on a fresh database, starts formd on
-// it as the closed loop's, and runs opts.ArchiveRounds steps of each setting
-// at concurrency c in archiveOrder, switching the archive through
-// PATCH /v1/forms/{id} and settling before each step.
+// runArchive runs the archive phase as a setting phase at concurrency c,
+// counting before and after each step the payload rows kept with an end of
+// retention.
 func runArchive(ctx context.Context, bin, tmp string, env []string, opts Options, c int, rep *Report) (*ArchiveResult, string, error) {
-	dir, dbURL, drop, err := phaseDatabase(ctx, tmp, "archive", "archive phase")
-	if err != nil {
-		return nil, "", err
+	var before int
+	archived := map[*StepResult]int{}
+	p := settingPhase{
+		name: "archive phase", setting: "archive", set: setArchive,
+		beforeStep: func(ctx context.Context, _ *phaseFormd, conn *pgx.Conn) { before = archivedRows(ctx, conn) },
+		afterStep: func(ctx context.Context, _ *phaseFormd, conn *pgx.Conn, s settingStep) []string {
+			r := ArchiveRound{Archive: s.On, Step: s.Step, ArchivedRows: -1}
+			if after := archivedRows(ctx, conn); before >= 0 && after >= 0 {
+				r.ArchivedRows = after - before
+			}
+			archived[s.Step] = r.ArchivedRows
+			if !archivedAsSet(r) {
+				return []string{fmt.Sprintf("archive phase, archive %s: %d accepted submissions added %d archived payload rows; the step does not measure its setting",
+					onOff(s.On), s.Step.Accepted, r.ArchivedRows)}
+			}
+			return nil
+		},
 	}
-	defer drop()
-	pf, tail, err := startPhaseFormd(ctx, bin, dir, dbURL, env, opts, c, "archive phase")
+	steps, notes, mem, tail, err := runSettingPhase(ctx, bin, tmp, env, opts, c, opts.ArchiveRounds, p, rep)
 	if err != nil {
 		return nil, tail, err
 	}
-	defer pf.stop()
-	f := pf.f
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		return nil, "", err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	var stats *statementStats
-	if rep.StatementsUnavailable == "" {
-		if stats, err = openStatementStats(ctx, dbURL); err != nil {
-			rep.Warnings = append(rep.Warnings, "archive phase: no statement time: "+err.Error())
-		}
-		defer stats.Close()
-	}
-
-	a := &ArchiveResult{Concurrency: c, RetentionDays: archiveRetentionDays, StepSeconds: opts.Step.Seconds(), SettleSeconds: archiveSettle.Seconds()}
-	order := archiveOrder(opts.ArchiveRounds)
-	for i, on := range order {
-		if err := setArchive(ctx, f, pf.form, on); err != nil {
-			return nil, f.StderrTail(), err
-		}
-		pf.load.closedStep(ctx, c, archiveSettle, opts.StepRequests)
-		progress(fmt.Sprintf("archive phase: step %d of %d, archive %s, c=%d for %s", i+1, len(order), onOff(on), c, opts.Step))
-		before := archivedRows(ctx, conn)
-		stats = resetStatements(ctx, stats, rep)
-		cpu := markCPU(f.PID())
-		st := pf.load.closedStep(ctx, c, opts.Step, opts.StepRequests)
-		if ctx.Err() != nil {
-			return nil, f.StderrTail(), ctx.Err()
-		}
-		st.CPU = cpuSince(cpu, f.PID())
-		r := ArchiveRound{Archive: on, Step: st, ArchivedRows: -1}
-		if stats != nil {
-			if r.Statements, err = stats.Read(ctx, "archive "+onOff(on)+" step", st.Accepted, -1); err != nil {
-				a.notes = append(a.notes, "reading pg_stat_statements after an archive step failed: "+err.Error())
-			}
-		}
-		if after := archivedRows(ctx, conn); before >= 0 && after >= 0 {
-			r.ArchivedRows = after - before
-		}
-		if st.Errors() > 0 {
-			a.notes = append(a.notes, fmt.Sprintf("archive phase, archive %s: %d of %d requests not accepted: %s",
-				onOff(on), st.Errors(), st.Sent, st.errorSummary()))
-		}
-		if !archivedAsSet(r) {
-			a.notes = append(a.notes, fmt.Sprintf("archive phase, archive %s: %d accepted submissions added %d archived payload rows; the step does not measure its setting",
-				onOff(on), st.Accepted, r.ArchivedRows))
-		}
-		a.Rounds = append(a.Rounds, r)
-	}
-	a.Memory = formdMemory("archive phase", f.PID())
-	if f.Exited() {
-		return nil, f.StderrTail(), fmt.Errorf("formd exited during the archive phase")
+	a := &ArchiveResult{Concurrency: c, RetentionDays: archiveRetentionDays, StepSeconds: opts.Step.Seconds(),
+		SettleSeconds: settingSettle.Seconds(), Memory: mem, notes: notes}
+	for _, s := range steps {
+		a.Rounds = append(a.Rounds, ArchiveRound{Archive: s.On, Step: s.Step, ArchivedRows: archived[s.Step], Statements: s.Statements})
 	}
 	summarizeArchive(a)
-	return a, f.StderrTail(), nil
+	return a, tail, nil
 }
 
 // setArchive turns the form's archive on (for archiveRetentionDays) or off
@@ -286,13 +187,6 @@ func archivedRows(ctx context.Context, conn *pgx.Conn) int {
 		return -1
 	}
 	return n
-}
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }
 
 // archiveLines is the human-readable form of the archive phase.

@@ -9,10 +9,10 @@ import (
 
 func TestTheArchiveStepsAlternateOffFirstInABBAOrder(t *testing.T) {
 	want := []bool{false, true, true, false, false, true}
-	if got := archiveOrder(3); !slices.Equal(got, want) {
+	if got := settingOrder(3); !slices.Equal(got, want) {
 		t.Fatalf("3 rounds ran as %v; want %v", got, want)
 	}
-	if got := archiveOrder(0); len(got) != 0 {
+	if got := settingOrder(0); len(got) != 0 {
 		t.Fatalf("no rounds ran as %v", got)
 	}
 }
@@ -130,7 +130,7 @@ func TestTheArchiveFlagsNeedTwoRoundsAndAPositiveGoal(t *testing.T) {
 			t.Errorf("%s was taken; want an error", name)
 		}
 	}
-	if got := archiveDeadline(5*time.Second, 2); got != 4*(5*time.Second+archiveSettle)+archiveSetupAllowance {
+	if got := settingDeadline(5*time.Second, 2); got != 4*(5*time.Second+settingSettle)+settingPhaseAllowance {
 		t.Fatalf("deadline allowance %s", got)
 	}
 }

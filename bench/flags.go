@@ -146,7 +146,7 @@ func parseFlags() (Options, error) {
 	flag.IntVar(&o.ArchiveConcurrency, "archive-concurrency", 0, "archive phase: concurrency of its steps (0: formd's peak in the closed loop)")
 	flag.Float64Var(&o.GoalArchive, "goal-archive", 0.95, "goal: median accepted/s with the archive on ÷ off")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
-		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+archiveDeadline(5*time.Second, 2).String()+
+		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
 			" at its default rounds and -step, -preload "+preloadDeadline.String()+
 			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
@@ -161,7 +161,7 @@ func parseFlags() (Options, error) {
 		o.Deadline += keepUpDeadline(o.KeepUpStep, o.KeepUpConfirm)
 	}
 	if o.Archive && !deadlineSet {
-		o.Deadline += archiveDeadline(o.Step, o.ArchiveRounds)
+		o.Deadline += settingDeadline(o.Step, o.ArchiveRounds)
 	}
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
