@@ -75,6 +75,11 @@ type Options struct {
 	ArchiveRounds      int     `json:"archiveRounds"`
 	ArchiveConcurrency int     `json:"archiveConcurrency,omitempty"`
 	GoalArchive        float64 `json:"goalArchiveRatio"`
+	// Spam measures intake with the form's spam check (the test rspamd) off
+	// and on, alternating as the archive phase; GoalSpam bounds on ÷ off
+	// from below.
+	Spam     bool    `json:"spam"`
+	GoalSpam float64 `json:"goalSpamRatio"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -145,9 +150,12 @@ func parseFlags() (Options, error) {
 	flag.IntVar(&o.ArchiveRounds, "archive-rounds", 2, "archive phase: steps of each setting (at least 2)")
 	flag.IntVar(&o.ArchiveConcurrency, "archive-concurrency", 0, "archive phase: concurrency of its steps (0: formd's peak in the closed loop)")
 	flag.Float64Var(&o.GoalArchive, "goal-archive", 0.95, "goal: median accepted/s with the archive on ÷ off")
+	flag.BoolVar(&o.Spam, "spam", true,
+		"measure intake of one form with its spam check (the test rspamd, FORMD_TEST_RSPAMD_URL or scripts/ensure-rspamd.sh) off and on, as the archive phase; skipped without rspamd")
+	flag.Float64Var(&o.GoalSpam, "goal-spam", 0.80, "goal: median accepted/s with the spam check on ÷ off")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
 		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
-			" at its default rounds and -step, -preload "+preloadDeadline.String()+
+			" at its default rounds and -step, -spam "+settingDeadline(5*time.Second, spamRounds).String()+" at the default -step, -preload "+preloadDeadline.String()+
 			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default bench/results/latest.json)")
@@ -162,6 +170,9 @@ func parseFlags() (Options, error) {
 	}
 	if o.Archive && !deadlineSet {
 		o.Deadline += settingDeadline(o.Step, o.ArchiveRounds)
+	}
+	if o.Spam && !deadlineSet {
+		o.Deadline += settingDeadline(o.Step, spamRounds)
 	}
 	for _, f := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -184,6 +195,9 @@ func parseFlags() (Options, error) {
 	}
 	if err := archiveFlagsError(o); err != nil {
 		return o, err
+	}
+	if o.GoalSpam <= 0 {
+		return o, errors.New("-goal-spam must be positive")
 	}
 	if o.KeepUpStep <= 0 || o.KeepUpConfirm <= 0 {
 		return o, errors.New("-keep-up-step and -keep-up-confirm must be positive")

@@ -213,6 +213,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 			return err
 		}
 	}
+	if opts.Spam {
+		if err := measureSpam(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
+			return err
+		}
+	}
 	if opts.Preload {
 		if err := measurePreloaded(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
 			return err

@@ -36,6 +36,10 @@ type Report struct {
 	KeepUp *KeepUpResult `json:"keepUp,omitempty"`
 	// Archive is intake with the form's archive off and on (-archive).
 	Archive *ArchiveResult `json:"archive,omitempty"`
+	// Spam is intake with the form's spam check off and on (-spam);
+	// SpamSkipped says why there is none, when the phase was asked for.
+	Spam        *SpamResult `json:"spam,omitempty"`
+	SpamSkipped string      `json:"spamSkipped,omitempty"`
 	// FormdMemory is formd's memory at the end of each phase; FormdPeakRSSMiB
 	// is the highest peak among them.
 	FormdMemory     []MemoryUse `json:"formdMemory"`
@@ -153,6 +157,9 @@ func judge(opts Options, rep *Report) {
 	if opts.Archive {
 		rep.Goals = append(rep.Goals, archiveGoal(rep.Archive, opts.GoalArchive))
 	}
+	if opts.Spam {
+		rep.Goals = append(rep.Goals, spamGoal(rep.Spam, opts.GoalSpam))
+	}
 	if opts.KeepUp {
 		rep.Goals = append(rep.Goals, keepUpGoal(rep.KeepUp, atPeak, rep.ClosedLoop.AtConcurrency, opts.KeepUpConfirm, opts.GoalKeepUp))
 	}
@@ -252,6 +259,9 @@ func printReport(w io.Writer, rep *Report) {
 		for _, line := range archiveLines(a, o) {
 			p("%s", line)
 		}
+	}
+	for _, line := range spamLines(rep.Spam, rep.SpamSkipped, o) {
+		p("%s", line)
 	}
 	if pre := rep.Preload; pre != nil {
 		for _, line := range preloadLines(pre, o) {
