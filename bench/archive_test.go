@@ -1,36 +1,10 @@
 package main
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestTheArchiveStepsAlternateOffFirstInABBAOrder(t *testing.T) {
-	want := []bool{false, true, true, false, false, true}
-	if got := settingOrder(3); !slices.Equal(got, want) {
-		t.Fatalf("3 rounds ran as %v; want %v", got, want)
-	}
-	if got := settingOrder(0); len(got) != 0 {
-		t.Fatalf("no rounds ran as %v", got)
-	}
-}
-
-func TestTheMedianIsTheMiddleOrTheMeanOfTheTwoMiddleOnes(t *testing.T) {
-	xs := []float64{30, 10, 20}
-	for _, c := range []struct {
-		xs   []float64
-		want float64
-	}{{xs, 20}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}, {nil, 0}} {
-		if got := median(c.xs); got != c.want {
-			t.Errorf("median of %v = %v; want %v", c.xs, got, c.want)
-		}
-	}
-	if !slices.Equal(xs, []float64{30, 10, 20}) {
-		t.Fatalf("median sorted its argument: %v", xs)
-	}
-}
 
 // round is an archive step that archived as its setting says, with
 // statement time us per accepted submission (none for 0).
