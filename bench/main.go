@@ -15,7 +15,8 @@
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
 // accept-to-SMTP-received latency), an archive phase (on a third fresh
 // database, steps at the peak with the form's archive off and on in turn:
-// intake with it on ÷ off), and pgbench.
+// intake with it on ÷ off), a spam phase (the same on a fourth, with the
+// form's spam check against the test rspamd off and tag), and pgbench.
 // It reports formd's peak resident memory (VmHWM) at the end of each phase
 // and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
 // cluster that does), PostgreSQL's statement time per submission. With

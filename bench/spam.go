@@ -315,7 +315,7 @@ func spamLines(s *SpamResult, skipped string, o Options) []string {
 		}
 		return []string{"spam check off vs on: skipped: " + skipped}
 	}
-	lines := []string{fmt.Sprintf("spam check off vs on (fresh database, one formd asking rspamd at %s, default FORMD_RSPAMD_TIMEOUT; c=%d = %s; %d steps of %s each, mode off first, alternating with tag; %.1f s of unreported load after each switch; client IPs 10.x.x.x, private, so rspamd makes no reverse DNS lookup):",
+	lines := []string{fmt.Sprintf("spam check off vs on (fresh database, one formd asking rspamd at %s, default FORMD_RSPAMD_TIMEOUT; c=%d = %s; %d steps of %s each, mode off first, alternating with tag; %.1f s of unreported load after each switch; submitter IPs private (10.x.x.x) or loopback, which rspamd does not look up in reverse DNS):",
 		s.RspamdURL, s.Concurrency, s.ConcurrencySource, len(s.Rounds), o.Step, s.SettleSeconds)}
 	for i, r := range s.Rounds {
 		st := r.Step
