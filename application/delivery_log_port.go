@@ -16,6 +16,8 @@ type DeliveryLog interface {
 	// at most limit of them. Deliveries of kinds the log never shows
 	// (delivery.Listed) are left out.
 	FormDeliveries(ctx context.Context, formID string, f DeliveryFilter) ([]DeliveryRecord, error)
+	// SubmissionDeliveries lists a submission's deliveries, oldest first.
+	SubmissionDeliveries(ctx context.Context, submissionID string) ([]DeliveryRecord, error)
 	// DeliveryByID finds one delivery with the account its form belongs to.
 	DeliveryByID(ctx context.Context, id string) (DeliveryRecord, error)
 	// Requeue appends the retry event to the delivery's stream and makes

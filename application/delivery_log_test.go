@@ -43,6 +43,10 @@ func (w *logWorld) FormDeliveries(_ context.Context, _ string, f DeliveryFilter)
 	return w.page, nil
 }
 
+func (w *logWorld) SubmissionDeliveries(context.Context, string) ([]DeliveryRecord, error) {
+	return nil, nil
+}
+
 func (w *logWorld) DeliveryByID(_ context.Context, id string) (DeliveryRecord, error) {
 	r, ok := w.records[id]
 	if !ok {

@@ -103,6 +103,7 @@ type AttachmentContent struct {
 type ReadSubmissionsHandler struct {
 	read    FormReader
 	archive SubmissionArchive
+	log     DeliveryLog
 	access  SubmissionAccessLog
 	sealer  Sealer
 	hasher  EveryKeyHasher
@@ -111,12 +112,12 @@ type ReadSubmissionsHandler struct {
 }
 
 // NewReadSubmissionsHandler builds the handler; every dependency is required.
-func NewReadSubmissionsHandler(read FormReader, archive SubmissionArchive, access SubmissionAccessLog, sealer Sealer,
+func NewReadSubmissionsHandler(read FormReader, archive SubmissionArchive, log DeliveryLog, access SubmissionAccessLog, sealer Sealer,
 	hasher EveryKeyHasher, links ObjectLinks, clock Clock) *ReadSubmissionsHandler {
-	if read == nil || archive == nil || access == nil || sealer == nil || hasher == nil || links == nil || clock == nil {
+	if read == nil || archive == nil || log == nil || access == nil || sealer == nil || hasher == nil || links == nil || clock == nil {
 		panic("application: nil dependency of ReadSubmissionsHandler")
 	}
-	return &ReadSubmissionsHandler{read: read, archive: archive, access: access, sealer: sealer, hasher: hasher, links: links, clock: clock}
+	return &ReadSubmissionsHandler{read: read, archive: archive, log: log, access: access, sealer: sealer, hasher: hasher, links: links, clock: clock}
 }
 
 // List returns one page of the form's archive, opening only the
@@ -168,7 +169,11 @@ func (h *ReadSubmissionsHandler) Get(ctx context.Context, q GetSubmission) (Subm
 	if err != nil {
 		return SubmissionDetails{}, err
 	}
-	s, deliveries, err := h.archive.ArchivedSubmission(ctx, rec.ID, q.SubmissionID)
+	s, err := h.archive.ArchivedSubmission(ctx, rec.ID, q.SubmissionID)
+	if err != nil {
+		return SubmissionDetails{}, err
+	}
+	deliveries, err := h.log.SubmissionDeliveries(ctx, s.SubmissionID)
 	if err != nil {
 		return SubmissionDetails{}, err
 	}
@@ -192,7 +197,7 @@ func (h *ReadSubmissionsHandler) Attachment(ctx context.Context, q ReadSubmissio
 	if err != nil {
 		return AttachmentContent{}, err
 	}
-	s, _, err := h.archive.ArchivedSubmission(ctx, rec.ID, q.SubmissionID)
+	s, err := h.archive.ArchivedSubmission(ctx, rec.ID, q.SubmissionID)
 	if err != nil {
 		return AttachmentContent{}, err
 	}

@@ -19,10 +19,10 @@ type SubmissionArchive interface {
 	// once, in the order they first appear oldest first: the columns of an
 	// export, known before its first row without opening anything.
 	ArchivedFieldNames(ctx context.Context, formID string, f ArchiveFilter) ([]string, error)
-	// ArchivedSubmission finds one archived submission of the form with its
-	// deliveries; domain.ErrNotFound when the form has no such archived
-	// submission (never archived, or shredded).
-	ArchivedSubmission(ctx context.Context, formID, submissionID string) (ArchivedSubmission, []DeliveryRecord, error)
+	// ArchivedSubmission finds one archived submission of the form;
+	// domain.ErrNotFound when the form has no such archived submission
+	// (never archived, or shredded).
+	ArchivedSubmission(ctx context.Context, formID, submissionID string) (ArchivedSubmission, error)
 }
 
 // Delivery states of an archived submission, as a whole.

@@ -68,6 +68,20 @@ func (d *DeliveryStore) FormDeliveries(ctx context.Context, formID string, f app
 	})
 }
 
+// SubmissionDeliveries implements application.DeliveryLog through
+// deliveries_submission.
+func (d *DeliveryStore) SubmissionDeliveries(ctx context.Context, submissionID string) ([]application.DeliveryRecord, error) {
+	if !isUUID(submissionID) {
+		return nil, nil
+	}
+	rows, err := d.pool.Query(ctx, `SELECT `+deliveryLogColumns+deliveryLogFrom+`
+		WHERE d.submission_id = $1 ORDER BY d.created_at, d.id`, submissionID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.DeliveryRecord, error) { return scanDeliveryRecord(row) })
+}
+
 // DeliveryByID implements application.DeliveryLog.
 func (d *DeliveryStore) DeliveryByID(ctx context.Context, id string) (application.DeliveryRecord, error) {
 	if !isUUID(id) {

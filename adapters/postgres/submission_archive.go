@@ -147,21 +147,11 @@ func (a *SubmissionArchive) ArchivedFieldNames(ctx context.Context, formID strin
 }
 
 // ArchivedSubmission implements application.SubmissionArchive.
-func (a *SubmissionArchive) ArchivedSubmission(ctx context.Context, formID, submissionID string) (application.ArchivedSubmission, []application.DeliveryRecord, error) {
+func (a *SubmissionArchive) ArchivedSubmission(ctx context.Context, formID, submissionID string) (application.ArchivedSubmission, error) {
 	if !isUUID(formID) || !isUUID(submissionID) {
-		return application.ArchivedSubmission{}, nil, domain.ErrNotFound
+		return application.ArchivedSubmission{}, domain.ErrNotFound
 	}
-	s, err := scanArchived(a.pool.QueryRow(ctx, `SELECT `+archivedColumns+archivedFrom+` AND p.submission_id = $2`, formID, submissionID))
-	if err != nil {
-		return s, nil, err
-	}
-	rows, err := a.pool.Query(ctx, `SELECT `+deliveryLogColumns+deliveryLogFrom+`
-		WHERE d.submission_id = $1 ORDER BY d.created_at, d.id`, submissionID)
-	if err != nil {
-		return s, nil, err
-	}
-	deliveries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (application.DeliveryRecord, error) { return scanDeliveryRecord(row) })
-	return s, deliveries, err
+	return scanArchived(a.pool.QueryRow(ctx, `SELECT `+archivedColumns+archivedFrom+` AND p.submission_id = $2`, formID, submissionID))
 }
 
 // RecordAccess implements application.SubmissionAccessLog.

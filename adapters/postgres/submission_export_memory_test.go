@@ -141,7 +141,7 @@ func TestAnExportOfAHundredThousandSubmissionsRunsInConstantMemory(t *testing.T)
 	t.Logf("%d archived submissions stored in %s", rows, time.Since(start).Round(time.Millisecond))
 
 	read := postgres.NewReadModel(g.pool, postgres.NewEventStore())
-	h := application.NewReadSubmissionsHandler(read, archive, archive, plainSealer{}, fieldHasher{}, noLinks{}, systemClock{})
+	h := application.NewReadSubmissionsHandler(read, archive, postgres.NewDeliveryStore(g.pool, postgres.NewEventStore()), archive, plainSealer{}, fieldHasher{}, noLinks{}, systemClock{})
 	q := application.ExportSubmissions{Format: "csv", ListSubmissions: application.ListSubmissions{
 		Caller:    application.Session{AccountID: g.accountID, ActorType: application.ActorSession, Access: account.FullAccess()},
 		RequestID: "req-export", FormID: g.formID}}

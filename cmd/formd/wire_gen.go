@@ -191,7 +191,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
 	submissionArchive := postgres.NewSubmissionArchive(pool)
-	readSubmissionsHandler := application.NewReadSubmissionsHandler(readModel, submissionArchive, submissionArchive, sealer, valueHasher, objectLinks, clock)
+	readSubmissionsHandler := application.NewReadSubmissionsHandler(readModel, submissionArchive, deliveryStore, submissionArchive, sealer, valueHasher, objectLinks, clock)
 	accountOverviewHandler := application.NewAccountOverviewHandler(readModel, clock, quotas)
 	accountHistoryHandler := application.NewAccountHistoryHandler(readModel)
 	listWorkspacesHandler := application.NewListWorkspacesHandler(readModel)

@@ -76,9 +76,9 @@ func (a *pagedArchive) ArchivedPage(_ context.Context, _ string, f application.A
 	return page, nil
 }
 
-func (a *pagedArchive) ArchivedSubmission(context.Context, string, string) (application.ArchivedSubmission, []application.DeliveryRecord, error) {
+func (a *pagedArchive) ArchivedSubmission(context.Context, string, string) (application.ArchivedSubmission, error) {
 	a.reads++
-	return application.ArchivedSubmission{}, nil, domain.ErrNotFound
+	return application.ArchivedSubmission{}, domain.ErrNotFound
 }
 
 func (a *pagedArchive) RecordAccess(_ context.Context, r application.SubmissionAccess) (int64, error) {
@@ -131,7 +131,7 @@ func exportServer(t *testing.T, a *pagedArchive) *httptest.Server {
 	a.counts = map[int64]*int{}
 	app := &application.Application{Queries: application.Queries{
 		Authenticate:    application.NewAuthenticateHandler(oneSession{}, noWorkspaceTokens{}, wallClock{}),
-		ReadSubmissions: application.NewReadSubmissionsHandler(exportFormReader{}, a, a, openSealer{}, sameHasher{}, unusedLinks{}, wallClock{}),
+		ReadSubmissions: application.NewReadSubmissionsHandler(exportFormReader{}, a, struct{ application.DeliveryLog }{}, a, openSealer{}, sameHasher{}, unusedLinks{}, wallClock{}),
 	}}
 	srv := httptest.NewServer(NewServer(app, currentSchema{}, slog.New(slog.DiscardHandler), Config{}))
 	t.Cleanup(srv.Close)

@@ -67,8 +67,8 @@ func (archive) ArchivedPage(context.Context, string, application.ArchiveFilter) 
 	return nil, nil
 }
 
-func (archive) ArchivedSubmission(context.Context, string, string) (application.ArchivedSubmission, []application.DeliveryRecord, error) {
-	return application.ArchivedSubmission{}, nil, domain.ErrNotFound
+func (archive) ArchivedSubmission(context.Context, string, string) (application.ArchivedSubmission, error) {
+	return application.ArchivedSubmission{}, domain.ErrNotFound
 }
 
 // accessLog keeps the accesses recorded, for the test to read once a call
@@ -141,7 +141,7 @@ func newServerWithAccessLog(t *testing.T) (*httptest.Server, *requests, *accessL
 		FormHistory:  application.NewFormHistoryHandler(read),
 		// Only an empty archive: what the port adds is the caller, the
 		// request id and the arguments' reading.
-		ReadSubmissions: application.NewReadSubmissionsHandler(read, archive{}, accesses, struct{ application.Sealer }{},
+		ReadSubmissions: application.NewReadSubmissionsHandler(read, archive{}, struct{ application.DeliveryLog }{}, accesses, struct{ application.Sealer }{},
 			hasher{}, struct{ application.ObjectLinks }{}, clock{}),
 	}}
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(299) })
