@@ -109,10 +109,7 @@ func measureArchive(ctx context.Context, bin, tmp string, env []string, opts Opt
 		return ctx.Err()
 	}
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, "archive phase failed: "+err.Error())
-		if tail != "" {
-			rep.Warnings = append(rep.Warnings, "archive phase formd's log (tail): "+tail)
-		}
+		warnPhaseFailed(rep, "archive", err, tail)
 		return nil
 	}
 	a.ConcurrencySource = source

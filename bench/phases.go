@@ -326,10 +326,7 @@ func measureDelivery(ctx context.Context, bin, tmp, dbURL, key string, env []str
 	}
 	if err != nil {
 		// A failed phase is reported, not fatal: the other figures stand.
-		rep.Warnings = append(rep.Warnings, "delivery phase failed: "+err.Error())
-		if tail != "" {
-			rep.Warnings = append(rep.Warnings, "delivery formd's log (tail): "+tail)
-		}
+		warnPhaseFailed(rep, "delivery", err, tail)
 		return nil
 	}
 	rep.Delivery = d

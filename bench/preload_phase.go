@@ -153,10 +153,7 @@ func measurePreloaded(ctx context.Context, bin, tmp string, env []string, opts O
 		return ctx.Err()
 	}
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, "preloaded phase failed: "+err.Error())
-		if tail != "" {
-			rep.Warnings = append(rep.Warnings, "preloaded formd's log (tail): "+tail)
-		}
+		warnPhaseFailed(rep, "preloaded", err, tail)
 		return nil
 	}
 	rep.Preload = p

@@ -202,3 +202,13 @@ func onOff(on bool) string {
 	}
 	return "off"
 }
+
+// warnPhaseFailed reports a phase that failed as warnings, with the tail of
+// its formd's log when there is one: a failed phase is not fatal, the other
+// figures stand.
+func warnPhaseFailed(rep *Report, phase string, err error, tail string) {
+	rep.Warnings = append(rep.Warnings, phase+" phase failed: "+err.Error())
+	if tail != "" {
+		rep.Warnings = append(rep.Warnings, phase+" phase formd's log (tail): "+tail)
+	}
+}

@@ -165,10 +165,7 @@ func measureSpam(ctx context.Context, bin, tmp string, env []string, opts Option
 		return ctx.Err()
 	}
 	if err != nil {
-		rep.Warnings = append(rep.Warnings, "spam phase failed: "+err.Error())
-		if tail != "" {
-			rep.Warnings = append(rep.Warnings, "spam phase formd's log (tail): "+tail)
-		}
+		warnPhaseFailed(rep, "spam", err, tail)
 		return nil
 	}
 	s.ConcurrencySource = source
