@@ -17,22 +17,12 @@ var _ = Describe("Submissions archive export", func() {
 	It("streams a form's archived submissions oldest first as CSV that reads back as submitted, formulas made inert, or as NDJSON, filtered, refused with a clear error, and recorded with its count", func() {
 		f := shared
 		db := f.OpenDB()
-		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
-			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
+		lf := archivedLiveForm(f)
 		ws := lf.Form["workspaceId"].(string)
-		f.Grant(lf.OwnerEmail, "file_uploads")
-		Expect(f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
 		pdf := []byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
 		submit := func(pairs []string, files ...uploadPart) (id, requestID string) {
 			GinkgoHelper()
-			r := f.Post("", "/submit/"+lf.AccessKey, multipartBody(pairs, files...), fromExampleCom())
-			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string))
-			id = db.AcceptedByRequest(r.RequestID()).StreamID
-			Eventually(func() int {
-				return db.Int(`SELECT count(*) FROM submission_payloads WHERE submission_id = $1 AND pending = 0`, id)
-			}).WithTimeout(15*time.Second).Should(Equal(1), "kept, every delivery final")
-			return id, r.RequestID()
+			return submitArchived(f, db, lf, multipartBody(pairs, files...))
 		}
 		exportOf := func(token, query string) *Response {
 			GinkgoHelper()

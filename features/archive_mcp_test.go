@@ -2,7 +2,6 @@ package features_test
 
 import (
 	"net/http"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -15,21 +14,12 @@ var _ = Describe("Submissions archive over MCP", func() {
 	It("lists and reads archived submissions as /v1 shows them, refuses a token without submissions:read, and records every call", func() {
 		f := shared
 		db := f.OpenDB()
-		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
-			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
+		lf := archivedLiveForm(f)
 		ws := lf.Form["workspaceId"].(string)
-		f.Grant(lf.OwnerEmail, "file_uploads")
-		Expect(f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
 		ada, bob := UniqueEmail("mcp-read-ada"), UniqueEmail("mcp-read-bob")
 		submit := func(email, topic string, files ...uploadPart) string {
 			GinkgoHelper()
-			r := f.Post("", "/submit/"+lf.AccessKey, multipartBody([]string{"email", email, "topic", topic}, files...), fromExampleCom())
-			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string))
-			id := db.AcceptedByRequest(r.RequestID()).StreamID
-			Eventually(func() int {
-				return db.Int(`SELECT count(*) FROM submission_payloads WHERE submission_id = $1 AND pending = 0`, id)
-			}).WithTimeout(15*time.Second).Should(Equal(1), "kept, every delivery final")
+			id, _ := submitArchived(f, db, lf, multipartBody([]string{"email", email, "topic", topic}, files...))
 			return id
 		}
 		ids := func(r ToolResult) (out []string) {

@@ -14,11 +14,8 @@ var _ = Describe("Submissions archive reading", func() {
 	It("lists an archived form's submissions newest first, filters them by time, status, email and a field's value, reads one with its deliveries and files, and records every read", func() {
 		f := shared
 		db := f.OpenDB()
-		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
-			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
+		lf := archivedLiveForm(f)
 		ws := lf.Form["workspaceId"].(string)
-		f.Grant(lf.OwnerEmail, "file_uploads")
-		Expect(f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
 		version := int(f.FormByID(lf.Token, lf.ID)["version"].(float64))
 		list := func(token, query string) *Response {
 			GinkgoHelper()
@@ -36,15 +33,7 @@ var _ = Describe("Submissions archive reading", func() {
 		pdf := []byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
 		submit := func(email, topic string, files ...uploadPart) (id, requestID string) {
 			GinkgoHelper()
-			r := f.Post("", "/submit/"+lf.AccessKey, multipartBody([]string{"email", email, "topic", topic, "message", "About " + topic}, files...),
-				fromExampleCom())
-			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string))
-			id = db.AcceptedByRequest(r.RequestID()).StreamID
-			Eventually(func() int {
-				return db.Int(`SELECT count(*) FROM submission_payloads WHERE submission_id = $1 AND pending = 0`, id)
-			}).WithTimeout(15*time.Second).Should(Equal(1), "kept, every delivery final")
-			return id, r.RequestID()
+			return submitArchived(f, db, lf, multipartBody([]string{"email", email, "topic", topic, "message", "About " + topic}, files...))
 		}
 
 		By("three submissions, the first with a file, delivered and archived")

@@ -17,21 +17,11 @@ var _ = Describe("Dashboard submissions", func() {
 	It("lists an archived form's submissions, filters them, shows one with its file, erases one and a person's with confirmation, and tells who read them on the audit page", func() {
 		f := shared
 		db := f.OpenDB()
-		lf := f.LiveForm(map[string]any{"allowedDomains": []string{"example.com"},
-			"archive": map[string]any{"enabled": true, "retentionDays": 30}})
-		f.Grant(lf.OwnerEmail, "file_uploads")
-		Expect(f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"uploadsEnabled": true}).Status).To(Equal(http.StatusOK))
+		lf := archivedLiveForm(f)
 		base := "/dashboard/forms/" + lf.ID
 		submit := func(email, topic, message string, files ...uploadPart) string {
 			GinkgoHelper()
-			r := f.Post("", "/submit/"+lf.AccessKey, multipartBody([]string{"email", email, "topic", topic, "message", message}, files...),
-				fromExampleCom())
-			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
-			mailWithID(f, lf.Recipient, r.JSON["deliveryId"].(string))
-			id := db.AcceptedByRequest(r.RequestID()).StreamID
-			Eventually(func() int {
-				return db.Int(`SELECT count(*) FROM submission_payloads WHERE submission_id = $1 AND pending = 0`, id)
-			}).WithTimeout(15*time.Second).Should(Equal(1), "kept, every delivery final")
+			id, _ := submitArchived(f, db, lf, multipartBody([]string{"email", email, "topic", topic, "message", message}, files...))
 			return id
 		}
 		rows := func(tab *Tab) []string {
