@@ -69,12 +69,6 @@ func (c *SpamChecks) classify(ctx context.Context, formID, requestID string, che
 	return verdict.Classification()
 }
 
-// NopSpamChecks counts nothing.
-type NopSpamChecks struct{}
-
-// SpamChecked implements SpamCheckCounter.
-func (NopSpamChecks) SpamChecked(SpamCheckOutcome) {}
-
 // spamMemo keeps one request's classification: a request judged again (on
 // fresh data, or after a lost commit race) is not classified twice unless
 // what the classifier reads changed.

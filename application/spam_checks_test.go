@@ -31,7 +31,12 @@ func (c *countedSpamChecks) SpamChecked(o SpamCheckOutcome) { c.outcomes = appen
 
 // noSpamChecks are spam checks without a classifier: the gate judges by
 // rules alone.
-func noSpamChecks() *SpamChecks { return NewSpamChecks(nil, NopSpamChecks{}, quietLog()) }
+// nopSpamCounter counts nothing.
+type nopSpamCounter struct{}
+
+func (nopSpamCounter) SpamChecked(SpamCheckOutcome) {}
+
+func noSpamChecks() *SpamChecks { return NewSpamChecks(nil, nopSpamCounter{}, quietLog()) }
 
 func spamForm(mode form.SpamMode) FormRecord {
 	f := liveForm(1)
@@ -75,7 +80,7 @@ func TestTheClassifierTagsASubmission(t *testing.T) {
 
 func TestTheClassifierRejectsInRejectMode(t *testing.T) {
 	store := &fakeStore{}
-	_, err := classifiedSubmitHandler(spamForm(form.SpamReject), store, &fakeClassifier{verdict: gtube}, NopSpamChecks{}).
+	_, err := classifiedSubmitHandler(spamForm(form.SpamReject), store, &fakeClassifier{verdict: gtube}, nopSpamCounter{}).
 		Handle(context.Background(), post("https://example.com"))
 	var rejected *SubmissionRejected
 	if !errors.As(err, &rejected) || rejected.Gate != submission.GateSpam || len(store.accepted) != 0 {
@@ -104,7 +109,7 @@ func TestAnUnavailableClassifierFailsOpen(t *testing.T) {
 func TestADryRunShowsTheClassifiersScore(t *testing.T) {
 	cmd := post("https://example.com")
 	cmd.DryRun = true
-	_, err := classifiedSubmitHandler(spamForm(form.SpamReject), &fakeStore{}, &fakeClassifier{verdict: gtube}, NopSpamChecks{}).
+	_, err := classifiedSubmitHandler(spamForm(form.SpamReject), &fakeStore{}, &fakeClassifier{verdict: gtube}, nopSpamCounter{}).
 		Handle(context.Background(), cmd)
 	var rejected *SubmissionRejected
 	if !errors.As(err, &rejected) {
