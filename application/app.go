@@ -60,6 +60,9 @@ type Commands struct {
 	ClearTestInbox *ClearTestInboxHandler
 	// EraseSubmissions shreds archived submissions at an owner's request.
 	EraseSubmissions *EraseSubmissionsHandler
+	// SpamFolder lists the submissions the spam gate held and carries out
+	// the owner's review of each.
+	SpamFolder *SpamFolderHandler
 }
 
 // Queries read state and change nothing.

@@ -79,6 +79,9 @@ func (e HistoryEntry) Changes() []form.Change {
 	case form.SubmissionsErased:
 		to, _ := json.Marshal(map[string]any{"erased": ev.Count, "by": ev.By})
 		return []form.Change{{Field: "submissions", From: json.RawMessage("null"), To: to}}
+	case form.SpamReviewed:
+		to, _ := json.Marshal(map[string]any{"submissionId": ev.SubmissionID, "verdict": ev.Verdict, "learned": ev.Learned})
+		return []form.Change{{Field: "spamFolder", From: json.RawMessage("null"), To: to}}
 	}
 	return nil
 }

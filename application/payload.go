@@ -40,6 +40,10 @@ type Payload struct {
 	// Spam is the spam gate's verdict on a submission it tagged as spam
 	// (the form's tag mode); nil for every other submission.
 	Spam *SpamTag
+	// Held is the spam gate's verdict on a submission it held for the
+	// form's Spam folder (hold mode): shown to the owner reviewing it, never
+	// delivered (a released submission goes out unmarked).
+	Held *SpamTag
 }
 
 // SpamTag is the spam verdict a tagged submission's deliveries carry.

@@ -68,11 +68,26 @@ type payloadV1 struct {
 	Destinations   map[string]destinationV1 `json:"destinations,omitempty"`
 	Attachments    []attachmentV1           `json:"attachments,omitempty"`
 	Spam           *spamTagV1               `json:"spam,omitempty"`
+	Held           *spamTagV1               `json:"held,omitempty"`
 }
 
 type spamTagV1 struct {
 	Score   float64  `json:"score"`
 	Reasons []string `json:"reasons,omitempty"`
+}
+
+func spamTagToV1(t *SpamTag) *spamTagV1 {
+	if t == nil {
+		return nil
+	}
+	return &spamTagV1{Score: t.Score, Reasons: t.Reasons}
+}
+
+func (t *spamTagV1) tag() *SpamTag {
+	if t == nil {
+		return nil
+	}
+	return &SpamTag{Score: t.Score, Reasons: t.Reasons}
 }
 
 type fieldV1 struct {
@@ -128,9 +143,7 @@ func payloadV1From(p Payload) payloadV1 {
 			s.Destinations[id] = destinationV1{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
-	if t := p.Spam; t != nil {
-		s.Spam = &spamTagV1{Score: t.Score, Reasons: t.Reasons}
-	}
+	s.Spam, s.Held = spamTagToV1(p.Spam), spamTagToV1(p.Held)
 	for _, a := range p.Attachments {
 		s.Attachments = append(s.Attachments, attachmentV1{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,
 			Content: a.Content, Key: a.Key, LinksExpire: a.LinksExpire})
@@ -162,9 +175,7 @@ func (s payloadV1) payload() Payload {
 			p.Destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
-	if t := s.Spam; t != nil {
-		p.Spam = &SpamTag{Score: t.Score, Reasons: t.Reasons}
-	}
+	p.Spam, p.Held = s.Spam.tag(), s.Held.tag()
 	for _, a := range s.Attachments {
 		p.Attachments = append(p.Attachments, Attachment{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,
 			Content: a.Content, Key: a.Key, LinksExpire: a.LinksExpire})

@@ -88,3 +88,20 @@ func (m *spamMemo) classification(ctx context.Context, c *SpamChecks, formID, re
 	m.done, m.key, m.result = true, key, c.classify(ctx, formID, requestID, check)
 	return m.result
 }
+
+// learn teaches the classifier the owner's judgement of a submission: its
+// payload rendered as the classifier read it when it was accepted. It
+// reports whether the classifier was taught; with none configured, or one
+// that failed (logged), the judgement still stands and is only not learned.
+func (c *SpamChecks) learn(ctx context.Context, formID string, p Payload, spam bool) bool {
+	if !c.configured() {
+		return false
+	}
+	m := SpamMessage{FormID: formID, RequestID: p.RequestID, From: p.SubmitterEmail, Subject: p.Subject, Fields: p.Fields}
+	if err := c.classifier.Learn(ctx, m, spam); err != nil {
+		c.log.Warn("the spam classifier was not taught the owner's judgement", "formId", formID, "requestId", p.RequestID,
+			"spam", spam, "err", err)
+		return false
+	}
+	return true
+}

@@ -67,7 +67,11 @@ type AcceptedSubmission struct {
 	// that judged it (form.Archive.KeepUntil). Zero: shredded once every
 	// delivery is final.
 	ArchiveUntil time.Time
-	Response     StoredResponse
+	// HeldUntil, when set, holds the submission in its form's Spam folder
+	// until then: Queued is empty (Accepted.Deliveries are queued only on
+	// release), and the payload is shredded then if no one reviewed it.
+	HeldUntil time.Time
+	Response  StoredResponse
 	// Charge is the quota the submission counts against; an empty
 	// AccountID counts it against none.
 	Charge QuotaCharge

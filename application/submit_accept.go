@@ -21,7 +21,8 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 	plan := d.Plan()
 	resp, refs, queued, payload := h.planned(cmd, rec, plan, data, in, submissionID, now)
 	var slot AutoresponderSlot
-	if _, ok := plan.Autoresponder(); ok {
+	_, held := plan.Held()
+	if _, ok := plan.Autoresponder(); ok && !held {
 		// The submitter picks where an autoresponder goes: one an hour per
 		// address keeps a form from being a mail cannon.
 		slot = AutoresponderSlot{AddressHash: h.hasher.HashValue(rec.ID, autoresponderToField, strings.ToLower(plan.SubmitterEmail())),
@@ -41,6 +42,14 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 	if cmd.IdempotencyKey != "" { // only a keyed retry is ever compared
 		stored.RequestHash = requestHash(key, cmd.Fields, cmd.Files...)
 	}
+	var archiveUntil, heldUntil time.Time
+	if held {
+		// Nothing is sent until the owner releases it; the answer is a live
+		// one's all the same, so a sender learns nothing of the verdict.
+		heldUntil, queued = rec.Settings.Spam.HeldUntil(now), nil
+	} else {
+		archiveUntil = rec.Settings.Archive.KeepUntil(now)
+	}
 	// The deliveries go to this process's workers from the commit when
 	// they have room for all of them, with the lease a claim takes.
 	handOff := len(queued) > 0 && h.handOff.Reserve(len(queued))
@@ -53,12 +62,12 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 		Metadata: Metadata{Actor: Actor{Type: ActorSubmitter, ID: submitterID(h.hasher, rec.ID, cmd.RemoteIP)}, AccountID: rec.AccountID, RequestID: cmd.RequestID},
 		Accepted: submission.Accepted{
 			SubmissionID: submissionID, FormID: rec.ID, FormVersion: rec.Version, RequestID: cmd.RequestID,
-			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, SpamCheck: d.Verdict().SpamCheckResult(), At: now,
+			FieldNames: fieldNames(data), ValueHashes: hashes, Deliveries: refs, SpamCheck: d.Verdict().SpamCheckResult(), Held: held, At: now,
 		},
 		Queued: queued, ClaimedUntil: claimedUntil, Payload: sealed, Response: stored,
-		ArchiveUntil: rec.Settings.Archive.KeepUntil(now),
-		Charge:       QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
-		Uploads:      in.uploads, Autoresponder: slot,
+		ArchiveUntil: archiveUntil, HeldUntil: heldUntil,
+		Charge:  QuotaCharge{AccountID: rec.AccountID, Month: account.MonthOf(now), Quotas: h.quotas},
+		Uploads: in.uploads, Autoresponder: slot,
 	})
 	if accepted.AutoresponderHeld {
 		queued = slices.DeleteFunc(queued, func(q delivery.Queued) bool { return q.DeliveryID == slot.DeliveryID })
@@ -152,6 +161,9 @@ func (h *SubmitHandler) acceptTest(ctx context.Context, s *submitting, rec FormR
 	submissionID := h.ids.New()
 	// No autoresponder slot is taken: no mail goes out.
 	resp, _, queued, payload := h.planned(s.cmd, rec, d.Plan(), s.data, *s.in, submissionID, now)
+	if _, held := d.Plan().Held(); held {
+		queued = nil // a live one would wait in the Spam folder: nothing would be sent
+	}
 	resp.Test = true
 	resp.Body.Data = echo(s.data)
 	if err := h.tests.record(ctx, rec.ID, submissionID, s.cmd.IdempotencyKey, resp, queued, payload); err != nil {
@@ -171,6 +183,9 @@ func payloadOf(p submission.Plan, formName string, data []submission.Field) Payl
 	}
 	if tag, ok := p.Spam(); ok {
 		out.Spam = &SpamTag{Score: tag.Score, Reasons: tag.Reasons}
+	}
+	if held, ok := p.Held(); ok {
+		out.Held = &SpamTag{Score: held.Score, Reasons: held.Reasons}
 	}
 	return out
 }

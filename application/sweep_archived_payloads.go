@@ -38,13 +38,39 @@ func NewShredArchivedPayloadsHandler(payloads ArchivedPayloads, clock Clock) *Sh
 // Handle shreds batch after batch until one comes back short, and says how
 // many payloads it shredded.
 func (h *ShredArchivedPayloadsHandler) Handle(ctx context.Context) (int, error) {
-	now := h.clock.Now()
+	return shredInBatches(ctx, h.clock.Now(), h.payloads.ShredArchivedPayloads)
+}
+
+// shredInBatches runs a shredding sweep batch after batch until one comes
+// back short, and says how many payloads it shredded.
+func shredInBatches(ctx context.Context, now time.Time, shred func(ctx context.Context, now time.Time, limit int) (int, error)) (int, error) {
 	total := 0
 	for {
-		n, err := h.payloads.ShredArchivedPayloads(ctx, now, archiveShredBatch)
+		n, err := shred(ctx, now, archiveShredBatch)
 		total += n
 		if err != nil || n < archiveShredBatch {
 			return total, err
 		}
 	}
+}
+
+// ShredHeldSpamHandler shreds the submissions held in Spam folders whose
+// hold ended unreviewed (form.Spam.HeldUntil). Several processes may run it
+// at once: a payload is shredded once.
+type ShredHeldSpamHandler struct {
+	folder SpamFolder
+	clock  Clock
+}
+
+// NewShredHeldSpamHandler builds the handler; every dependency is required.
+func NewShredHeldSpamHandler(folder SpamFolder, clock Clock) *ShredHeldSpamHandler {
+	if folder == nil || clock == nil {
+		panic("application: nil dependency of ShredHeldSpamHandler")
+	}
+	return &ShredHeldSpamHandler{folder: folder, clock: clock}
+}
+
+// Handle shreds every held submission whose hold ended, and says how many.
+func (h *ShredHeldSpamHandler) Handle(ctx context.Context) (int, error) {
+	return shredInBatches(ctx, h.clock.Now(), h.folder.ShredExpiredHeld)
 }

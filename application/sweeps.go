@@ -8,6 +8,7 @@ type Sweeps struct {
 	PruneMessages                  *PruneMessagesHandler
 	ShredExpiredPayloads           *ShredExpiredPayloadsHandler
 	ShredArchivedPayloads          *ShredArchivedPayloadsHandler
+	ShredHeldSpam                  *ShredHeldSpamHandler
 	PruneIdempotencyKeys           *PruneIdempotencyKeysHandler
 	PruneAutoresponderReservations *PruneAutoresponderReservationsHandler
 	PruneSpentChallenges           *PruneSpentChallengesHandler

@@ -42,11 +42,11 @@ func (d *DeliveryStore) EraseArchivedSubmission(ctx context.Context, formID, sub
 	return err
 }
 
-// archivedByValueHash selects the archived payloads of form $1 whose value
-// of field $2 hashes to one of $3 (their value_hashes index, which formd
-// rekey keeps under the current key).
+// archivedByValueHash selects the archived payloads of form $1, and those
+// held in its Spam folder, whose value of field $2 hashes to one of $3
+// (their value_hashes index, which formd rekey keeps under the current key).
 const archivedByValueHash = `FROM submission_payloads p
-	WHERE p.form_id = $1 AND p.archived_until IS NOT NULL
+	WHERE p.form_id = $1 AND (p.archived_until IS NOT NULL OR p.held_until IS NOT NULL)
 	AND p.value_hashes->>$2::text = ANY($3::text[])`
 
 // EraseArchivedByValueHash implements application.SubmissionEraser.

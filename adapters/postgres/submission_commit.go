@@ -191,9 +191,12 @@ type writeRows struct {
 	// archivedUntil is each payload's end of archive; nil when its form
 	// archives nothing.
 	archivedUntil []*time.Time
-	// valueHashes is each archived payload's search index (the accepted
-	// event's value hashes, as JSON); nil when its form archives nothing.
+	// valueHashes is each archived or held payload's search index (the
+	// accepted event's value hashes, as JSON); nil for the others.
 	valueHashes []*string
+	// heldUntil is each held payload's end in the Spam folder; nil when
+	// the submission was not held.
+	heldUntil []*time.Time
 	deliveries  queuedRows
 }
 
@@ -209,13 +212,22 @@ func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) write
 		w.keyIDs = append(w.keyIDs, sub.Payload.KeyID)
 		w.keys, w.texts = append(w.keys, sub.Payload.WrappedKey), append(w.texts, sub.Payload.Ciphertext)
 		w.pending = append(w.pending, int32(len(sub.Queued)))
-		var archivedUntil *time.Time
+		var archivedUntil, heldUntil *time.Time
 		var valueHashes *string
+		if !sub.ArchiveUntil.IsZero() || !sub.HeldUntil.IsZero() {
+			index := archiveIndex(sub.Accepted.ValueHashes)
+			valueHashes = &index
+		}
 		if !sub.ArchiveUntil.IsZero() {
-			until, index := sub.ArchiveUntil.UTC(), archiveIndex(sub.Accepted.ValueHashes)
-			archivedUntil, valueHashes = &until, &index
+			until := sub.ArchiveUntil.UTC()
+			archivedUntil = &until
+		}
+		if !sub.HeldUntil.IsZero() {
+			until := sub.HeldUntil.UTC()
+			heldUntil = &until
 		}
 		w.archivedUntil = append(w.archivedUntil, archivedUntil)
+		w.heldUntil = append(w.heldUntil, heldUntil)
 		w.valueHashes = append(w.valueHashes, valueHashes)
 		for _, q := range sub.Queued {
 			w.deliveries.add(q, sub.ClaimedUntil)
@@ -250,10 +262,10 @@ func (w writeRows) committed(store *EventStore) {
 
 func (w writeRows) queuePayloads(b *pgx.Batch) {
 	b.Queue(`
-		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id, archived_until, value_hashes)
+		INSERT INTO submission_payloads (submission_id, form_id, wrapped_key, ciphertext, pending, key_id, archived_until, value_hashes, held_until)
 		SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::bytea[]), unnest($4::bytea[]), unnest($5::int[]), unnest($6::text[]),
-		       unnest($7::timestamptz[]), unnest($8::text[])::jsonb`,
-		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs, w.archivedUntil, w.valueHashes)
+		       unnest($7::timestamptz[]), unnest($8::text[])::jsonb, unnest($9::timestamptz[])`,
+		w.ids, w.forms, w.keys, w.texts, w.pending, w.keyIDs, w.archivedUntil, w.valueHashes, w.heldUntil)
 }
 
 // submissionStreams are the streams one accepted submission appends to: its

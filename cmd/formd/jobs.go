@@ -31,6 +31,8 @@ func periodicJobs(s *application.Sweeps, uploadSweepInterval time.Duration) []pe
 				done: "shredded the payloads of failed deliveries past their retention", level: slog.LevelInfo},
 			{run: s.ShredArchivedPayloads.Handle, failed: "shredding archived submissions past their retention",
 				done: "shredded archived submissions past their retention", level: slog.LevelInfo},
+			{run: s.ShredHeldSpam.Handle, failed: "shredding held spam past its hold",
+				done: "shredded held spam past its hold", level: slog.LevelInfo},
 			{run: s.PruneIdempotencyKeys.Handle, failed: "pruning idempotency keys", done: "pruned idempotency keys", level: slog.LevelInfo},
 			{run: s.PruneAutoresponderReservations.Handle, failed: "pruning autoresponder reservations"},
 			{run: s.PruneSpentChallenges.Handle, failed: "pruning spent proof-of-work challenges"},

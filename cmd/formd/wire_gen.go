@@ -154,6 +154,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	signOutHandler := application.NewSignOutHandler(transactor, authenticateHandler)
 	clearTestInboxHandler := application.NewClearTestInboxHandler(readModel, applicationTestInbox)
 	eraseSubmissionsHandler := application.NewEraseSubmissionsHandler(transactor, readModel, deliveryStore, valueHasher, clock)
+	submissionArchive := postgres.NewSubmissionArchive(pool)
+	spamFolderHandler := application.NewSpamFolderHandler(transactor, readModel, deliveryStore, submissionArchive, sealer, spamChecks, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -182,6 +184,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		SignOut:                     signOutHandler,
 		ClearTestInbox:              clearTestInboxHandler,
 		EraseSubmissions:            eraseSubmissionsHandler,
+		SpamFolder:                  spamFolderHandler,
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	listFormsHandler := application.NewListFormsHandler(readModel)
@@ -190,7 +193,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
 	listIntegrationsHandler := application.NewListIntegrationsHandler(readModel)
-	submissionArchive := postgres.NewSubmissionArchive(pool)
 	readSubmissionsHandler := application.NewReadSubmissionsHandler(readModel, submissionArchive, deliveryStore, submissionArchive, sealer, valueHasher, objectLinks, clock)
 	accountOverviewHandler := application.NewAccountOverviewHandler(readModel, clock, quotas)
 	accountHistoryHandler := application.NewAccountHistoryHandler(readModel)
@@ -267,6 +269,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	pruneMessagesHandler := application.NewPruneMessagesHandler(acknowledgedMessages, unreadMessageRetention)
 	shredExpiredPayloadsHandler := application.NewShredExpiredPayloadsHandler(deliveryStore, clock)
 	shredArchivedPayloadsHandler := application.NewShredArchivedPayloadsHandler(deliveryStore, clock)
+	shredHeldSpamHandler := application.NewShredHeldSpamHandler(deliveryStore, clock)
 	expiredRecords := postgres.NewExpiredRecords(pool)
 	pruneIdempotencyKeysHandler := application.NewPruneIdempotencyKeysHandler(expiredRecords)
 	pruneAutoresponderReservationsHandler := application.NewPruneAutoresponderReservationsHandler(expiredRecords)
@@ -278,6 +281,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		PruneMessages:                  pruneMessagesHandler,
 		ShredExpiredPayloads:           shredExpiredPayloadsHandler,
 		ShredArchivedPayloads:          shredArchivedPayloadsHandler,
+		ShredHeldSpam:                  shredHeldSpamHandler,
 		PruneIdempotencyKeys:           pruneIdempotencyKeysHandler,
 		PruneAutoresponderReservations: pruneAutoresponderReservationsHandler,
 		PruneSpentChallenges:           pruneSpentChallengesHandler,

@@ -110,3 +110,30 @@ type SubmissionsErased struct {
 
 // EventType implements Event.
 func (SubmissionsErased) EventType() string { return SubmissionsErasedType }
+
+// SpamReviewedType is the type name of SpamReviewed as stored.
+const SpamReviewedType = "form.spam_reviewed.v1"
+
+// What the owner judged a submission of the Spam folder to be.
+const (
+	// ReviewedNotSpam released it: its deliveries went out.
+	ReviewedNotSpam = "not_spam"
+	// ReviewedSpam confirmed it: it was shredded.
+	ReviewedSpam = "spam"
+	// ReviewedDeleted deleted it unjudged: shredded, the filter not taught.
+	ReviewedDeleted = "deleted"
+)
+
+// SpamReviewed records, for the audit trail, that the owner judged a
+// submission the spam filter held or tagged: released as not spam,
+// confirmed as spam or deleted. Learned says whether the content
+// classifier was taught the judgement.
+type SpamReviewed struct {
+	SubmissionID string
+	Verdict      string
+	Learned      bool
+	At           time.Time
+}
+
+// EventType implements Event.
+func (SpamReviewed) EventType() string { return SpamReviewedType }

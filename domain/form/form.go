@@ -226,8 +226,8 @@ func (f *Form) apply(e Event) {
 		in.ChatID, in.UpdatedAt = e.ChatID, e.At
 		f.integrations[IntegrationTelegram] = in
 		f.updatedAt = e.At
-	case SubmissionsErased:
-		// An audit record only: the form's settings stay as they are.
+	case SubmissionsErased, SpamReviewed:
+		// Audit records only: the form's settings stay as they are.
 	case WebhookSecretIssued:
 		hook := f.integrations[IntegrationWebhook]
 		hook.SecretPrefix = e.SecretPrefix
@@ -286,6 +286,19 @@ func (f *Form) CreatedAt() time.Time { return f.createdAt }
 
 // UpdatedAt is when the form last changed.
 func (f *Form) UpdatedAt() time.Time { return f.updatedAt }
+
+// RecordSpamReviewed records, for the audit trail, the owner's judgement
+// of a submission the spam filter held or tagged (ReviewedNotSpam,
+// ReviewedSpam, ReviewedDeleted). It changes no setting.
+func (f *Form) RecordSpamReviewed(submissionID, verdict string, learned bool, now time.Time) error {
+	switch verdict {
+	case ReviewedNotSpam, ReviewedSpam, ReviewedDeleted:
+	default:
+		return domain.Invalid("verdict", "a review finds a submission spam or not spam, or deletes it")
+	}
+	f.record(SpamReviewed{SubmissionID: submissionID, Verdict: verdict, Learned: learned, At: now.UTC()})
+	return nil
+}
 
 // RecordSubmissionsErased records, for the audit trail, an erasure of count
 // archived submissions; by is ErasedByID (with the submission's id) or

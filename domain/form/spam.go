@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -22,7 +23,15 @@ type SpamMode string
 const (
 	SpamOff    SpamMode = "off"
 	SpamTag    SpamMode = "tag"
+	SpamHold   SpamMode = "hold"
 	SpamReject SpamMode = "reject"
+)
+
+// How long the Spam folder keeps a held submission (Spam.HoldDays) before
+// its sealed payload is shredded unreviewed.
+const (
+	DefaultSpamHoldDays = 30
+	MaxSpamHoldDays     = 90
 )
 
 // Limits on the spam rules: they are read and matched on every submission.
@@ -35,8 +44,21 @@ const (
 // Spam is a form's spam policy: its mode and the rules that judge content
 // without an engine.
 type Spam struct {
-	Mode  SpamMode  `json:"mode,omitempty"`
-	Rules SpamRules `json:"rules,omitzero"`
+	Mode SpamMode `json:"mode,omitempty"`
+	// HoldDays is how long the Spam folder keeps a submission held in hold
+	// mode; 0 is DefaultSpamHoldDays. Set only in hold mode.
+	HoldDays int       `json:"holdDays,omitempty"`
+	Rules    SpamRules `json:"rules,omitzero"`
+}
+
+// HeldUntil is when the Spam folder shreds a submission held at heldAt,
+// if no one reviewed it.
+func (s Spam) HeldUntil(heldAt time.Time) time.Time {
+	days := s.HoldDays
+	if days == 0 {
+		days = DefaultSpamHoldDays
+	}
+	return heldAt.AddDate(0, 0, days)
 }
 
 // Shown is the mode as people and the API name it: off for the empty mode.
@@ -79,9 +101,12 @@ func (s Spam) IsZero() bool {
 }
 
 // Summary says the policy in a few words, for the audit trail: "off",
-// "tag, 3 rules", "reject, 1 rule".
+// "tag, 3 rules", "hold for 14 days, 1 rule".
 func (s Spam) Summary() string {
 	out := string(s.Shown())
+	if s.HoldDays != 0 {
+		out += " for " + strconv.Itoa(s.HoldDays) + " days"
+	}
 	switch n := s.Rules.Count(); n {
 	case 0:
 	case 1:
@@ -93,7 +118,7 @@ func (s Spam) Summary() string {
 }
 
 // Enabled reports whether the spam gate judges submissions.
-func (s Spam) Enabled() bool { return s.Mode == SpamTag || s.Mode == SpamReject }
+func (s Spam) Enabled() bool { return s.Mode == SpamTag || s.Mode == SpamHold || s.Mode == SpamReject }
 
 // Count is the number of rules set, for a summary such as "tag, 3 rules".
 func (r SpamRules) Count() int {
@@ -198,11 +223,15 @@ func ScriptName(name string) (string, bool) {
 // "spam.rules.blockIps[2]".
 func (s Spam) validate() error {
 	switch s.Mode {
-	case "", SpamOff, SpamTag, SpamReject:
-	case "hold":
-		return domain.Invalid("spam.mode", "hold needs the Spam folder, which this formd does not have yet: use tag or reject")
+	case "", SpamOff, SpamTag, SpamHold, SpamReject:
 	default:
-		return domain.Invalid("spam.mode", "the spam mode must be one of off, tag, reject")
+		return domain.Invalid("spam.mode", "the spam mode must be one of off, tag, hold, reject")
+	}
+	if s.HoldDays != 0 && s.Mode != SpamHold {
+		return domain.Invalid("spam.holdDays", "spam.holdDays is set only while spam.mode is hold")
+	}
+	if s.HoldDays < 0 || s.HoldDays > MaxSpamHoldDays {
+		return domain.Invalid("spam.holdDays", "the Spam folder keeps a held submission between 1 and %d days", MaxSpamHoldDays)
 	}
 	r := s.Rules
 	lists := []struct {

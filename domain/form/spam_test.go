@@ -27,7 +27,12 @@ func TestSpamPolicyIsValidatedFieldByField(t *testing.T) {
 		{"off by default", Spam{}, ""},
 		{"tag", Spam{Mode: SpamTag}, ""},
 		{"reject", Spam{Mode: SpamReject}, ""},
-		{"hold is not built yet", Spam{Mode: "hold"}, "spam.mode"},
+		{"hold", Spam{Mode: SpamHold}, ""},
+		{"hold for a week", Spam{Mode: SpamHold, HoldDays: 7}, ""},
+		{"hold for longest", Spam{Mode: SpamHold, HoldDays: MaxSpamHoldDays}, ""},
+		{"hold too long", Spam{Mode: SpamHold, HoldDays: MaxSpamHoldDays + 1}, "spam.holdDays"},
+		{"hold for negative days", Spam{Mode: SpamHold, HoldDays: -1}, "spam.holdDays"},
+		{"hold days without hold", Spam{Mode: SpamTag, HoldDays: 7}, "spam.holdDays"},
 		{"unknown mode", Spam{Mode: "quarantine"}, "spam.mode"},
 		{"IPs and CIDRs of both families", Spam{Mode: SpamTag, Rules: SpamRules{
 			AllowIPs: []string{"203.0.113.7", "2001:db8::1"}, BlockIPs: []string{"198.51.100.0/24", "2001:db8:bad::/48"}}}, ""},

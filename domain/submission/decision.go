@@ -80,6 +80,9 @@ func Decide(f Facts) Decision {
 		if tag, ok := v.SpamTag(); ok {
 			d.plan = d.plan.TaggedSpam(tag)
 		}
+		if held, ok := v.SpamHeld(); ok {
+			d.plan = d.plan.HeldSpam(held)
+		}
 		d.redirect = Redirect(t.Settings, r.Envelope, r.JSONClient)
 	}
 	return d

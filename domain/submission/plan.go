@@ -34,6 +34,8 @@ type Plan struct {
 	chats []Planned
 	// spam is the spam gate's verdict when it tagged the submission.
 	spam *SpamVerdict
+	// held is the spam gate's verdict when it held the submission.
+	held *SpamVerdict
 }
 
 // SpamSubjectMarker starts the notification subject of a submission tagged
@@ -57,6 +59,23 @@ func (p Plan) Spam() (SpamVerdict, bool) {
 		return SpamVerdict{}, false
 	}
 	return *p.spam, true
+}
+
+// HeldSpam is the plan of a submission the spam gate held for the form's
+// Spam folder: nothing is sent until the owner releases it, and then its
+// deliveries go out as planned, unmarked (the owner judged it not spam).
+func (p Plan) HeldSpam(v SpamVerdict) Plan {
+	p.held = &v
+	return p
+}
+
+// Held is the spam verdict that held the submission; false when its
+// deliveries go out at once.
+func (p Plan) Held() (SpamVerdict, bool) {
+	if p.held == nil {
+		return SpamVerdict{}, false
+	}
+	return *p.held, true
 }
 
 // Recipient is the form's recipient, to whom the notification goes.

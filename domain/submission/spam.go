@@ -23,6 +23,11 @@ import (
 // content filtering refused it, not which rule did.
 const MsgSpamContent = "Submission rejected by the form's content filter: it was judged to be spam."
 
+// MsgSpamHeld starts the spam gate's trace of a submission held for the
+// form's Spam folder: accepted, answered as any other, and sent nowhere
+// until the owner releases it.
+const MsgSpamHeld = "held in the Spam folder, nothing sent until it is released:"
+
 // Classification is what a content classifier said of a submission. The
 // spam gate counts its score and reasons with the rules' signals; an
 // unavailable classifier is no signal (the gate fails open).
@@ -165,7 +170,8 @@ func JudgeSpam(rules form.SpamRules, fields []Field, email, remoteIP string, c *
 }
 
 // spamGate runs the spam gate: skipped while the form's mode is off; in
-// reject mode spam fails it; in tag mode spam passes, tagged for the plan.
+// reject mode spam fails it; in tag mode spam passes, tagged for the plan;
+// in hold mode spam passes, held for the Spam folder.
 // With a classifier configured it first waits for its classification
 // (asksClassifier). The trace names every rule's outcome; a live submitter
 // refused is told only MsgSpamContent.
@@ -186,10 +192,15 @@ func (v *Verdict) spamGate(r Request, st form.Settings) bool {
 		}
 		return v.check(GateSpam, msg)
 	}
+	trace := s.Trace()
 	if s.Spam {
 		v.spam = &s
+		v.held = p.Mode == form.SpamHold
+		if v.held {
+			trace = MsgSpamHeld + " " + trace
+		}
 	}
-	v.gates = append(v.gates, GateResult{Gate: GateSpam, Outcome: OutcomePassed, Message: s.Trace()})
+	v.gates = append(v.gates, GateResult{Gate: GateSpam, Outcome: OutcomePassed, Message: trace})
 	return true
 }
 

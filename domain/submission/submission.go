@@ -168,7 +168,12 @@ type Accepted struct {
 	// SpamCheck is what the content classifier's check came to
 	// (SpamCheckChecked, SpamCheckUnavailable); blank when none was asked.
 	SpamCheck string
-	At        time.Time
+	// Held says the spam gate held the submission for its form's Spam
+	// folder: Deliveries are planned, and queued only if the owner releases
+	// it (form.SpamReviewed records that on the form's stream, so this
+	// stream stays accepted, then redacted once its payload is shredded).
+	Held bool
+	At   time.Time
 }
 
 // EventType implements the event interface.

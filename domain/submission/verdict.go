@@ -74,14 +74,25 @@ type Verdict struct {
 	spamPending *SpamCheck
 	// spamCheck is what the classification came to (SpamCheckResult).
 	spamCheck string
-	// spam is the spam gate's verdict on a submission it tagged as spam.
+	// spam is the spam gate's verdict on a submission it judged spam and
+	// accepted: tagged, or held when held is true.
 	spam *SpamVerdict
+	held bool
 }
 
 // SpamTag is the spam gate's verdict on a submission accepted but tagged as
 // spam (the form's tag mode); false when it was not tagged.
 func (v Verdict) SpamTag() (SpamVerdict, bool) {
-	if v.spam == nil {
+	if v.spam == nil || v.held {
+		return SpamVerdict{}, false
+	}
+	return *v.spam, true
+}
+
+// SpamHeld is the spam gate's verdict on a submission accepted but held for
+// the form's Spam folder (its hold mode); false when it was not held.
+func (v Verdict) SpamHeld() (SpamVerdict, bool) {
+	if v.spam == nil || !v.held {
 		return SpamVerdict{}, false
 	}
 	return *v.spam, true

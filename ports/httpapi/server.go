@@ -190,6 +190,11 @@ func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logge
 	v1.GET("/forms/:formId/submissions/:submissionId/attachments/:index", s.getSubmissionAttachment)
 	v1.POST("/forms/:formId/submissions/erase", s.eraseSubmitter)
 	v1.DELETE("/forms/:formId/submissions/:submissionId", s.eraseSubmission)
+	v1.GET("/forms/:formId/spam", s.listHeld)
+	v1.GET("/forms/:formId/spam/:submissionId", s.getHeld)
+	for _, r := range spamReviews {
+		v1.Handle(r.method, "/forms/:formId/spam/:submissionId"+r.path, s.reviewHeld(r.verdict))
+	}
 	s.workspaceRoutes(v1)
 	return r
 }

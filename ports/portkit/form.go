@@ -33,7 +33,7 @@ type Form struct {
 	Captcha           Captcha               `json:"captcha"`
 	TestMode          bool                  `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
 	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
-	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag or reject, and the rules that judge submissions spam"`
+	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag, hold or reject, and the rules that judge submissions spam"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -67,8 +67,9 @@ func (a Archive) Settings() form.Archive { return form.Archive(a) }
 // Spam is a form's spam policy, as shown and as set (a change replaces it
 // whole).
 type Spam struct {
-	Mode  string    `json:"mode" jsonschema:"off (the default): no spam gate; tag: spam is delivered, its notification subject starting [SPAM] and its webhook bodies carrying a spam object; reject: spam is refused with 400"`
-	Rules SpamRules `json:"rules" jsonschema:"the rules, each optional; lists hold at most 200 entries"`
+	Mode     string    `json:"mode" jsonschema:"off (the default): no spam gate; tag: spam is delivered, its notification subject starting [SPAM] and its webhook bodies carrying a spam object; hold: spam is answered as accepted, sent nowhere and kept sealed in the form's Spam folder for review; reject: spam is refused with 400"`
+	HoldDays int       `json:"holdDays,omitempty" jsonschema:"hold mode only: how many days the Spam folder keeps a held submission before shredding it unreviewed, 1 to 90; absent is 30"`
+	Rules    SpamRules `json:"rules" jsonschema:"the rules, each optional; lists hold at most 200 entries"`
 }
 
 // SpamRules are a form's spam rules, as shown and as set.
@@ -85,14 +86,14 @@ type SpamRules struct {
 
 // Settings is the spam policy as the domain holds it.
 func (s Spam) Settings() form.Spam {
-	return form.Spam{Mode: form.SpamMode(s.Mode), Rules: form.SpamRules(s.Rules)}
+	return form.Spam{Mode: form.SpamMode(s.Mode), HoldDays: s.HoldDays, Rules: form.SpamRules(s.Rules)}
 }
 
 // PresentSpam shows a spam policy: its mode named (off for none) and
 // every list, empty ones as [].
 func PresentSpam(s form.Spam) Spam {
 	r := s.Rules
-	return Spam{Mode: string(s.Shown()), Rules: SpamRules{AllowIPs: NonNil(r.AllowIPs), BlockIPs: NonNil(r.BlockIPs),
+	return Spam{Mode: string(s.Shown()), HoldDays: s.HoldDays, Rules: SpamRules{AllowIPs: NonNil(r.AllowIPs), BlockIPs: NonNil(r.BlockIPs),
 		BlockEmailDomains: NonNil(r.BlockEmailDomains), BlockDisposable: r.BlockDisposable, BlockWords: NonNil(r.BlockWords),
 		BlockPatterns: NonNil(r.BlockPatterns), MaxLinks: r.MaxLinks, AllowedScripts: NonNil(r.AllowedScripts)}}
 }

@@ -46,6 +46,7 @@ var eventLabels = map[string]string{
 	form.TelegramChatConnectedType: "Telegram chat connected",
 	form.GoogleSheetProvenType:     "Google spreadsheet proven",
 	form.SubmissionsErasedType:     "Submissions erased",
+	form.SpamReviewedType:          "Spam folder reviewed",
 
 	account.RegisteredType:       "Account registered",
 	account.EmailVerifiedType:    "Email verified",
@@ -128,8 +129,11 @@ func changesOf(e application.HistoryEntry) []auditChange {
 		case "spam":
 			from, to = shownSpam(c.From), shownSpam(c.To)
 		}
-		if e.Type == form.SubmissionsErasedType {
+		switch e.Type {
+		case form.SubmissionsErasedType:
 			to = shownErasure(c.To)
+		case form.SpamReviewedType:
+			to = shownReview(c.To)
 		}
 		if from == to {
 			continue // a setting created empty: nothing to tell
@@ -194,6 +198,32 @@ func shownErasure(raw json.RawMessage) string {
 	out := "erased " + strconv.Itoa(e.Erased) + " " + noun
 	if e.By == form.ErasedByEmail {
 		out += " of a submitter"
+	}
+	return out
+}
+
+// shownReview writes a review of the Spam folder for people: "released
+// 0b4f… as not spam (rspamd learned it)".
+func shownReview(raw json.RawMessage) string {
+	var r struct {
+		SubmissionID string `json:"submissionId"`
+		Verdict      string `json:"verdict"`
+		Learned      bool   `json:"learned"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return shownValue(raw)
+	}
+	var out string
+	switch r.Verdict {
+	case form.ReviewedNotSpam:
+		out = "released " + r.SubmissionID + " as not spam"
+	case form.ReviewedSpam:
+		out = "shredded " + r.SubmissionID + " as spam"
+	default:
+		out = "deleted " + r.SubmissionID
+	}
+	if r.Learned {
+		out += " (the spam filter learned it)"
 	}
 	return out
 }

@@ -151,6 +151,8 @@ var storedShapes = []struct {
 		`{"count":1,"by":"id","submissionId":"s1","at":"2026-03-01T12:30:00Z"}`},
 	{form.SubmissionsErased{Count: 3, By: form.ErasedByEmail, EmailHash: "0a1b", At: at},
 		`{"count":3,"by":"email","emailHash":"0a1b","at":"2026-03-01T12:30:00Z"}`},
+	{form.SpamReviewed{SubmissionID: "s1", Verdict: form.ReviewedNotSpam, Learned: true, At: at},
+		`{"submissionId":"s1","verdict":"not_spam","learned":true,"at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s1", SecretPrefix: "whsec_abcd", At: at},
 		`{"secretId":"s1","secretPrefix":"whsec_abcd","at":"2026-03-01T12:30:00Z"}`},
 	{form.WebhookSecretIssued{SecretID: "s2", SecretPrefix: "whsec_efgh", PreviousSecretPrefix: "whsec_abcd", PreviousExpiresAt: at.Add(24 * time.Hour), At: at},
@@ -186,6 +188,10 @@ var storedShapes = []struct {
 	{submission.Accepted{SubmissionID: "s2", FormID: "f1", RequestID: "r2", FieldNames: []string{"email"}, ValueHashes: map[string]string{"email": "h1"}, Deliveries: []submission.DeliveryRef{{ID: "d1", Kind: delivery.KindEmail, Target: "example.com"}, {ID: "d2", Kind: delivery.KindWebhook, Target: "hooks.example.com"}}, At: at},
 		`{"submissionId":"s2","formId":"f1","requestId":"r2","fieldNames":["email"],"valueHashes":{"email":"h1"},"deliveries":[{"id":"d1","kind":"email","target":"example.com"},{"id":"d2","kind":"webhook","target":"hooks.example.com"}],"at":"2026-03-01T12:30:00Z"}`},
 	{submission.Redacted{At: at}, `{"at":"2026-03-01T12:30:00Z"}`},
+	// A submission the spam gate held: its deliveries are planned, queued
+	// only when the owner releases it.
+	{submission.Accepted{SubmissionID: "s3", FormID: "f1", RequestID: "r3", FieldNames: []string{"email"}, ValueHashes: map[string]string{"email": "h1"}, Deliveries: []submission.DeliveryRef{{ID: "d3", Kind: delivery.KindEmail, Target: "example.com"}}, SpamCheck: submission.SpamCheckChecked, Held: true, At: at},
+		`{"submissionId":"s3","formId":"f1","requestId":"r3","fieldNames":["email"],"valueHashes":{"email":"h1"},"deliveries":[{"id":"d3","kind":"email","target":"example.com"}],"spamCheck":"checked","held":true,"at":"2026-03-01T12:30:00Z"}`},
 	{delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook, At: at},
 		`{"deliveryId":"d1","submissionId":"s1","formId":"f1","kind":"webhook","at":"2026-03-01T12:30:00Z"}`},
 	// A verification mail's delivery: no submission, and for an account's no

@@ -90,3 +90,20 @@ func init() {
 		return form.SubmissionsErased{Count: s.Count, By: s.By, SubmissionID: s.SubmissionID, EmailHash: s.EmailHash, At: s.At}
 	})
 }
+
+// formSpamReviewedV1 is form.spam_reviewed.v1 as stored: which submission
+// the owner judged and how, never a submitted value.
+type formSpamReviewedV1 struct {
+	SubmissionID string    `json:"submissionId"`
+	Verdict      string    `json:"verdict"`
+	Learned      bool      `json:"learned"`
+	At           time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.SpamReviewed) formSpamReviewedV1 {
+		return formSpamReviewedV1{SubmissionID: e.SubmissionID, Verdict: e.Verdict, Learned: e.Learned, At: e.At}
+	}, func(s formSpamReviewedV1) form.SpamReviewed {
+		return form.SpamReviewed{SubmissionID: s.SubmissionID, Verdict: s.Verdict, Learned: s.Learned, At: s.At}
+	})
+}

@@ -38,8 +38,9 @@ type settingsV1 struct {
 
 // spamV1 is a form's spam policy as stored; an empty mode is off.
 type spamV1 struct {
-	Mode  string      `json:"mode,omitempty"`
-	Rules spamRulesV1 `json:"rules,omitzero"`
+	Mode     string      `json:"mode,omitempty"`
+	HoldDays int         `json:"holdDays,omitempty"`
+	Rules    spamRulesV1 `json:"rules,omitzero"`
 }
 
 type spamRulesV1 struct {
@@ -57,14 +58,14 @@ func spamToV1(s form.Spam) *spamV1 {
 	if s.IsZero() {
 		return nil
 	}
-	return &spamV1{Mode: string(s.Mode), Rules: spamRulesV1(s.Rules)}
+	return &spamV1{Mode: string(s.Mode), HoldDays: s.HoldDays, Rules: spamRulesV1(s.Rules)}
 }
 
 func spamFromV1(s *spamV1) form.Spam {
 	if s == nil {
 		return form.Spam{}
 	}
-	return form.Spam{Mode: form.SpamMode(s.Mode), Rules: form.SpamRules(s.Rules)}
+	return form.Spam{Mode: form.SpamMode(s.Mode), HoldDays: s.HoldDays, Rules: form.SpamRules(s.Rules)}
 }
 
 // archiveV1 is a form's submissions archive as stored, while it is on.

@@ -9,7 +9,7 @@ import (
 func init() {
 	Register(func(e submission.Accepted) submissionAcceptedV1 {
 		out := submissionAcceptedV1{SubmissionID: e.SubmissionID, FormID: e.FormID, FormVersion: e.FormVersion, RequestID: e.RequestID,
-			FieldNames: e.FieldNames, ValueHashes: e.ValueHashes, SpamCheck: e.SpamCheck, At: e.At}
+			FieldNames: e.FieldNames, ValueHashes: e.ValueHashes, SpamCheck: e.SpamCheck, Held: e.Held, At: e.At}
 		if e.Deliveries != nil {
 			out.Deliveries = make([]deliveryRefV1, len(e.Deliveries))
 		}
@@ -19,7 +19,7 @@ func init() {
 		return out
 	}, func(s submissionAcceptedV1) submission.Accepted {
 		out := submission.Accepted{SubmissionID: s.SubmissionID, FormID: s.FormID, FormVersion: s.FormVersion, RequestID: s.RequestID,
-			FieldNames: s.FieldNames, ValueHashes: s.ValueHashes, SpamCheck: s.SpamCheck, At: s.At}
+			FieldNames: s.FieldNames, ValueHashes: s.ValueHashes, SpamCheck: s.SpamCheck, Held: s.Held, At: s.At}
 		if s.Deliveries != nil {
 			out.Deliveries = make([]submission.DeliveryRef, len(s.Deliveries))
 		}
@@ -35,7 +35,8 @@ func init() {
 // submissionAcceptedV1 is submission.accepted.v1 as stored: field names and
 // keyed hashes of the values, never the values. FormVersion and SpamCheck
 // were added without a new schema version: events without them read as 0
-// (unknown) and blank (no classifier asked).
+// (unknown) and blank (no classifier asked); so was Held (false: the
+// deliveries were queued at once).
 type submissionAcceptedV1 struct {
 	SubmissionID string            `json:"submissionId"`
 	FormID       string            `json:"formId"`
@@ -45,6 +46,7 @@ type submissionAcceptedV1 struct {
 	ValueHashes  map[string]string `json:"valueHashes"`
 	Deliveries   []deliveryRefV1   `json:"deliveries"`
 	SpamCheck    string            `json:"spamCheck,omitempty"`
+	Held         bool              `json:"held,omitempty"`
 	At           time.Time         `json:"at"`
 }
 
