@@ -228,7 +228,7 @@ func (s Spam) validate() error {
 		return domain.Invalid("spam.mode", "the spam mode must be one of off, tag, hold, reject")
 	}
 	if s.HoldDays != 0 && s.Mode != SpamHold {
-		return domain.Invalid("spam.holdDays", "spam.holdDays is set only while spam.mode is hold")
+		return domain.Invalid("spam.holdDays", "a hold in days is set only while spam.mode is hold")
 	}
 	if s.HoldDays < 0 || s.HoldDays > MaxSpamHoldDays {
 		return domain.Invalid("spam.holdDays", "the Spam folder keeps a held submission between 1 and %d days", MaxSpamHoldDays)
