@@ -131,6 +131,12 @@ type Config struct {
 	RspamdControllerURL string        `env:"FORMD_RSPAMD_CONTROLLER_URL"`
 	RspamdPassword      string        `env:"FORMD_RSPAMD_PASSWORD"`
 	RspamdTimeout       time.Duration `env:"FORMD_RSPAMD_TIMEOUT" envDefault:"2s"`
+	// AkismetKey (a secret, never logged) and AkismetSite, the site the
+	// key is registered for, classify submissions with Akismet instead of
+	// rspamd (docs/rspamd.md); AkismetURL is its API (tests, proxies).
+	AkismetKey  string `env:"FORMD_AKISMET_KEY"`
+	AkismetSite string `env:"FORMD_AKISMET_SITE"`
+	AkismetURL  string `env:"FORMD_AKISMET_URL" envDefault:"https://rest.akismet.com"`
 	// S3Endpoint, with the bucket and credentials, stores advanced uploads
 	// in an S3-compatible bucket; unset, they are stored in PostgreSQL and
 	// served by formd itself (the built-in store).

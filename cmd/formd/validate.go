@@ -33,6 +33,7 @@ func (c *Config) validate() error {
 		c.checkCaptchaURLs,
 		c.checkClamdAddr,
 		c.checkRspamd,
+		c.checkAkismet,
 		c.checkUploads,
 		c.checkShutdownTimeout,
 	}

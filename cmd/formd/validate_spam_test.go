@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formd/formd/adapters/akismet"
+	"github.com/formd/formd/adapters/rspamd"
 )
 
 func TestRspamdSettingsAreCheckedAtStart(t *testing.T) {
@@ -32,6 +35,29 @@ func TestRspamdSettingsAreCheckedAtStart(t *testing.T) {
 	})
 }
 
+func TestAkismetSettingsAreCheckedAtStart(t *testing.T) {
+	key, site := "k3y-s3cret-123", "https://shop.example"
+	checkConfigCases(t, map[string]configCase{
+		"key and site": {env: map[string]string{"FORMD_AKISMET_KEY": key, "FORMD_AKISMET_SITE": site}},
+		"key, site and a proxy": {env: map[string]string{"FORMD_AKISMET_KEY": key, "FORMD_AKISMET_SITE": site,
+			"FORMD_AKISMET_URL": "http://127.0.0.1:8081"}},
+		"a key without a site": {env: map[string]string{"FORMD_AKISMET_KEY": key},
+			want: []string{"FORMD_AKISMET_SITE is not"}, hidden: []string{key}},
+		"a site without a key": {env: map[string]string{"FORMD_AKISMET_SITE": site},
+			want: []string{"FORMD_AKISMET_KEY is not"}},
+		"a key with a space": {env: map[string]string{"FORMD_AKISMET_KEY": "k3y s3cret", "FORMD_AKISMET_SITE": site},
+			want: []string{"FORMD_AKISMET_KEY", "spaces"}, hidden: []string{"s3cret"}},
+		"a site that is no URL": {env: map[string]string{"FORMD_AKISMET_KEY": key, "FORMD_AKISMET_SITE": "shop.example"},
+			want: []string{"FORMD_AKISMET_SITE", "https://", `"shop.example"`}, hidden: []string{key}},
+		"an API address with a password": {env: map[string]string{"FORMD_AKISMET_KEY": key, "FORMD_AKISMET_SITE": site,
+			"FORMD_AKISMET_URL": "https://u:pr0xy-pass@proxy.example"}, want: []string{"FORMD_AKISMET_URL", "credentials"},
+			hidden: []string{key, "pr0xy-pass"}},
+		"rspamd and Akismet both": {env: map[string]string{"FORMD_AKISMET_KEY": key, "FORMD_AKISMET_SITE": site,
+			"FORMD_RSPAMD_URL": "http://127.0.0.1:11333"}, want: []string{"FORMD_AKISMET_KEY", "FORMD_RSPAMD_URL", "one spam classifier"},
+			hidden: []string{key}},
+	})
+}
+
 func TestTheSpamClassifierIsThereOnlyWhenConfigured(t *testing.T) {
 	load := func(env map[string]string) Config {
 		t.Helper()
@@ -56,5 +82,16 @@ func TestTheSpamClassifierIsThereOnlyWhenConfigured(t *testing.T) {
 	cfg = load(map[string]string{"FORMD_RSPAMD_URL": "http://127.0.0.1:11333"})
 	if some, err := provideSpamClassifier(cfg); err != nil || some == nil {
 		t.Fatalf("with FORMD_RSPAMD_URL: %v, %v; want a classifier", some, err)
+	} else if _, ok := some.(*rspamd.Classifier); !ok {
+		t.Fatalf("with FORMD_RSPAMD_URL: a %T, want rspamd's", some)
+	}
+	cfg = load(map[string]string{"FORMD_AKISMET_KEY": "k3y-s3cret-123", "FORMD_AKISMET_SITE": "https://shop.example"})
+	if cfg.AkismetURL != akismet.DefaultURL {
+		t.Fatalf("the default Akismet URL is %q, want %q", cfg.AkismetURL, akismet.DefaultURL)
+	}
+	if some, err := provideSpamClassifier(cfg); err != nil {
+		t.Fatalf("with FORMD_AKISMET_KEY: %v", err)
+	} else if _, ok := some.(*akismet.Classifier); !ok {
+		t.Fatalf("with FORMD_AKISMET_KEY: a %T, want Akismet's", some)
 	}
 }
