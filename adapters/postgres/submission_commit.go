@@ -196,8 +196,8 @@ type writeRows struct {
 	valueHashes []*string
 	// heldUntil is each held payload's end in the Spam folder; nil when
 	// the submission was not held.
-	heldUntil []*time.Time
-	deliveries  queuedRows
+	heldUntil  []*time.Time
+	deliveries queuedRows
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
