@@ -1,8 +1,11 @@
 package features_test
 
 import (
+	"crypto/rand"
+	"math/big"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -147,5 +150,88 @@ var _ = Describe("Spam folder", Ordered, func() {
 		}
 		Expect(f.Get(lf.Token, spamFolder(lf.ID)).JSON).To(HaveKeyWithValue("total", 0.0))
 		Consistently(func() []Mail { return f.Mail.To(lf.Recipient) }).WithTimeout(time.Second).Should(HaveLen(1), "only the verification mail")
+	})
+})
+
+// words are n random lower-case words of nine letters: a vocabulary no other
+// spec or run shares, so what rspamd's Bayes learns from it is this spec's.
+func words(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		b := make([]byte, 9)
+		for j := range b {
+			k, err := rand.Int(rand.Reader, big.NewInt(26))
+			Expect(err).NotTo(HaveOccurred())
+			b[j] = byte('a' + k.Int64())
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// prose is a message of 60 words drawn from vocabulary, differing per seed.
+func prose(vocabulary []string, seed int) string {
+	out := make([]string, 60)
+	for i := range out {
+		out[i] = vocabulary[(i*7+seed*13+i*i*seed)%len(vocabulary)]
+	}
+	return strings.Join(out, " ")
+}
+
+var _ = Describe("Spam folder teaching rspamd", func() {
+	It("after the owner marks held messages spam and not spam, a similar new message gets the Bayes spam symbol", func() {
+		f := StartFormd(append(testRspamdController(), "FORMD_RSPAMD_URL="+testRspamdURL())...)
+		// A word the rule holds on, so the owner has messages to judge
+		// whatever rspamd makes of them before it learned anything.
+		marker := words(1)[0]
+		lf := f.LiveForm(spamPolicy("hold", map[string]any{"blockWords": []string{marker}}))
+		spamWords, hamWords := words(30), words(30)
+		similar := prose(spamWords, 9)
+
+		trace := func() string {
+			GinkgoHelper()
+			r := postMessage(f, lf, similar, dryRunHeader("true"))
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+			return gateMessage(r, "spam")
+		}
+		Expect(trace()).NotTo(ContainSubstring("BAYES_SPAM"), "before learning")
+
+		judge := func(message, verdict string) {
+			GinkgoHelper()
+			r := postMessage(f, lf, message+" "+marker)
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+			page := f.Get(lf.Token, spamFolder(lf.ID))
+			var id string
+			for _, s := range page.Array("submissions") {
+				if held := s.(map[string]any); held["requestId"] == r.JSON["requestId"] {
+					id = held["id"].(string)
+				}
+			}
+			Expect(id).NotTo(BeEmpty(), "held: %s", page)
+			rev := f.Post(lf.Token, spamFolder(lf.ID)+"/"+id+"/"+verdict, nil)
+			Expect(rev.Status).To(Equal(http.StatusOK), "%s", rev)
+			Expect(rev.JSON).To(HaveKeyWithValue("learned", true))
+		}
+		// rspamd classifies once each class has min_learns (2, the test
+		// configuration's) messages.
+		for i := range 3 {
+			judge(prose(spamWords, i), "spam")
+		}
+		for i := range 2 {
+			judge(prose(hamWords, i), "not-spam")
+		}
+		Expect(trace()).To(ContainSubstring("BAYES_SPAM"), "after the owner's marks")
+	})
+
+	It("carries out a review rspamd cannot be taught, saying it did not learn", func() {
+		f := StartFormd("FORMD_RSPAMD_URL="+testRspamdURL(), "FORMD_RSPAMD_CONTROLLER_URL=http://127.0.0.1:"+freePort(),
+			"FORMD_RSPAMD_PASSWORD=formd-test-password")
+		lf := f.LiveForm(spamPolicy("hold", nil))
+		id, r := holdGTUBE(f, lf)
+		rel := f.Post(lf.Token, spamFolder(lf.ID)+"/"+id+"/not-spam", nil)
+		Expect(rel.Status).To(Equal(http.StatusOK), "%s", rel)
+		Expect(rel.JSON).To(HaveKeyWithValue("learned", false))
+		Expect(rel.JSON).To(HaveKeyWithValue("deliveryIds", ContainElement(r.JSON["deliveryId"])))
+		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Hello"))
 	})
 })

@@ -147,9 +147,21 @@ func TestSpamSummary(t *testing.T) {
 		{Spam{}, "off"},
 		{Spam{Mode: SpamTag, Rules: SpamRules{BlockWords: []string{"x"}, MaxLinks: 2, BlockDisposable: true}}, "tag, 3 rules"},
 		{Spam{Mode: SpamReject, Rules: SpamRules{BlockIPs: []string{"10.0.0.0/8"}}}, "reject, 1 rule"},
+		{Spam{Mode: SpamHold}, "hold"},
+		{Spam{Mode: SpamHold, HoldDays: 14, Rules: SpamRules{BlockWords: []string{"x"}}}, "hold for 14 days, 1 rule"},
 	} {
 		if got := c.spam.Summary(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.spam, got, c.want)
 		}
+	}
+}
+
+func TestTheSpamFolderHoldsForItsDaysOrThirty(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got, want := (Spam{Mode: SpamHold}).HeldUntil(at), at.AddDate(0, 0, DefaultSpamHoldDays); !got.Equal(want) {
+		t.Fatalf("default: %v, want %v", got, want)
+	}
+	if got, want := (Spam{Mode: SpamHold, HoldDays: 7}).HeldUntil(at), at.AddDate(0, 0, 7); !got.Equal(want) {
+		t.Fatalf("7 days: %v, want %v", got, want)
 	}
 }

@@ -154,15 +154,14 @@ func JudgeSpam(rules form.SpamRules, fields []Field, email, remoteIP string, c *
 		case c.Unavailable:
 			s.outcomes = append(s.outcomes, MsgSpamCheckUnavailable+" (no signal)")
 		case c.Spam:
-			reason := "classifier spam, score " + strconv.FormatFloat(c.Score, 'f', -1, 64)
-			if len(c.Reasons) > 0 {
-				reason += " (" + strings.Join(c.Reasons, ", ") + ")"
-			}
+			reason := "classifier spam, score " + strconv.FormatFloat(c.Score, 'f', -1, 64) + classifierReasons(c.Reasons)
 			s.Reasons = append(s.Reasons, reason)
 			s.outcomes = append(s.outcomes, reason)
 			s.Score += c.Score
 		default:
-			s.outcomes = append(s.outcomes, "classifier not spam, score "+strconv.FormatFloat(c.Score, 'f', -1, 64))
+			// Below the spam line, the symbols still tell an integrator what
+			// the classifier leans on (a Bayes symbol after learning, say).
+			s.outcomes = append(s.outcomes, "classifier not spam, score "+strconv.FormatFloat(c.Score, 'f', -1, 64)+classifierReasons(c.Reasons))
 		}
 	}
 	s.Spam = len(s.Reasons) > 0 && s.Allowed == ""
@@ -202,6 +201,15 @@ func (v *Verdict) spamGate(r Request, st form.Settings) bool {
 	}
 	v.gates = append(v.gates, GateResult{Gate: GateSpam, Outcome: OutcomePassed, Message: trace})
 	return true
+}
+
+// classifierReasons writes the classifier's reasons for a trace:
+// " (BAYES_SPAM 5.1, MISSING_MID 2.5)", or nothing when it gave none.
+func classifierReasons(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(reasons, ", ") + ")"
 }
 
 // matchPrefix is the first entry whose IP or CIDR prefix holds ip.

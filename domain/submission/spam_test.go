@@ -178,6 +178,32 @@ func TestSpamGateModes(t *testing.T) {
 			t.Fatalf("a clean submission is not tagged: %q", d.Plan().Subject())
 		}
 	})
+	t.Run("hold accepts, plans the deliveries unmarked and holds them", func(t *testing.T) {
+		d := submission.Decide(submission.Facts{Request: spammy, Form: ptr(target(spamPolicy(form.SpamHold)))})
+		if d.Refusal() != nil {
+			t.Fatalf("hold must accept: %v", d.Refusal())
+		}
+		held, ok := d.Plan().Held()
+		if !ok || held.Score != 1 || len(held.Reasons) != 1 {
+			t.Fatalf("the plan must be held with the verdict: %+v %v", held, ok)
+		}
+		if _, tagged := d.Plan().Spam(); tagged || d.Plan().Subject() != "Hello" {
+			t.Fatalf("a held submission is not tagged: released, it goes out as the owner judged it, not spam (subject %q)", d.Plan().Subject())
+		}
+		if len(d.Plan().Deliveries()) == 0 {
+			t.Fatal("a held submission keeps its planned deliveries, for a release")
+		}
+		if g := gate(d.Verdict()); g.Outcome != submission.OutcomePassed || !strings.HasPrefix(g.Message, submission.MsgSpamHeld) {
+			t.Fatalf("trace: %+v", g)
+		}
+	})
+	t.Run("hold leaves clean submissions to go out at once", func(t *testing.T) {
+		d := submission.Decide(submission.Facts{Request: browser(field("message", "hello"), field("subject", "Hello")),
+			Form: ptr(target(spamPolicy(form.SpamHold)))})
+		if _, ok := d.Plan().Held(); ok {
+			t.Fatal("a clean submission is not held")
+		}
+	})
 	t.Run("an allowed IP is never tagged", func(t *testing.T) {
 		r := spammy
 		r.RemoteIP = "192.0.2.9"
