@@ -29,6 +29,11 @@ type SpamFolder interface {
 	// ShredHeld shreds a held submission's payload now and records
 	// submission.redacted; domain.ErrNotFound when it is not held.
 	ShredHeld(ctx context.Context, formID, submissionID string, now time.Time) error
+	ExpiredHeldSpam
+}
+
+// ExpiredHeldSpam is the Spam folder as its sweep sees it.
+type ExpiredHeldSpam interface {
 	// ShredExpiredHeld shreds, in one transaction, up to limit held
 	// submissions whose hold ended before now, and returns how many.
 	ShredExpiredHeld(ctx context.Context, now time.Time, limit int) (int, error)

@@ -58,12 +58,12 @@ func shredInBatches(ctx context.Context, now time.Time, shred func(ctx context.C
 // hold ended unreviewed (form.Spam.HeldUntil). Several processes may run it
 // at once: a payload is shredded once.
 type ShredHeldSpamHandler struct {
-	folder SpamFolder
+	folder ExpiredHeldSpam
 	clock  Clock
 }
 
 // NewShredHeldSpamHandler builds the handler; every dependency is required.
-func NewShredHeldSpamHandler(folder SpamFolder, clock Clock) *ShredHeldSpamHandler {
+func NewShredHeldSpamHandler(folder ExpiredHeldSpam, clock Clock) *ShredHeldSpamHandler {
 	if folder == nil || clock == nil {
 		panic("application: nil dependency of ShredHeldSpamHandler")
 	}

@@ -30,6 +30,9 @@ func (failingStores) ShredExpiredPayloads(context.Context, time.Time) (int, erro
 func (failingStores) ShredArchivedPayloads(context.Context, time.Time, int) (int, error) {
 	return 0, errStore
 }
+func (failingStores) ShredExpiredHeld(context.Context, time.Time, int) (int, error) {
+	return 0, errStore
+}
 func (failingStores) PruneIdempotencyKeys(context.Context) (int64, error) { return 0, errStore }
 func (failingStores) PruneAutoresponderReservations(context.Context) (int64, error) {
 	return 0, errStore
@@ -53,6 +56,7 @@ func failingSweeps() *application.Sweeps {
 		PruneMessages:                  application.NewPruneMessagesHandler(s, application.UnreadMessageRetention(time.Hour)),
 		ShredExpiredPayloads:           application.NewShredExpiredPayloadsHandler(s, fixedClock{}),
 		ShredArchivedPayloads:          application.NewShredArchivedPayloadsHandler(s, fixedClock{}),
+		ShredHeldSpam:                  application.NewShredHeldSpamHandler(s, fixedClock{}),
 		PruneIdempotencyKeys:           application.NewPruneIdempotencyKeysHandler(s),
 		PruneAutoresponderReservations: application.NewPruneAutoresponderReservationsHandler(s),
 		PruneSpentChallenges:           application.NewPruneSpentChallengesHandler(s, fixedClock{}),
@@ -103,7 +107,7 @@ func TestPeriodicJobsWarnOfEachFailedSweep(t *testing.T) {
 		want = append(want, "pruning acknowledged messages "+topic)
 	}
 	want = append(want, "shredding the payloads of failed deliveries past their retention",
-		"shredding archived submissions past their retention", "pruning idempotency keys",
+		"shredding archived submissions past their retention", "shredding held spam past its hold", "pruning idempotency keys",
 		"pruning autoresponder reservations", "pruning spent proof-of-work challenges",
 		"pruning password reset requests and throttle keys")
 	if !slices.Equal(got, want) {

@@ -50,6 +50,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.ArchivedPayloads), new(*postgres.DeliveryStore)),
 	wire.Bind(new(application.SubmissionEraser), new(*postgres.DeliveryStore)),
 	wire.Bind(new(application.SpamFolder), new(*postgres.DeliveryStore)),
+	wire.Bind(new(application.ExpiredHeldSpam), new(*postgres.DeliveryStore)),
 	postgres.NewSubmissionArchive,
 	wire.Bind(new(application.SubmissionArchive), new(*postgres.SubmissionArchive)),
 	wire.Bind(new(application.SubmissionAccessLog), new(*postgres.SubmissionArchive)),
