@@ -30,7 +30,7 @@ const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coales
 const deliveryLogFrom = ` FROM deliveries d
 	LEFT JOIN forms f ON f.id = d.form_id
 	LEFT JOIN submission_payloads p ON p.submission_id = d.submission_id
-	LEFT JOIN events e ON e.stream_id = d.submission_id AND e.version = 1 AND e.event_type = '`+submission.AcceptedType+`'`
+	LEFT JOIN events e ON e.stream_id = d.submission_id AND e.version = 1 AND e.event_type = '` + submission.AcceptedType + `'`
 
 func scanDeliveryRecord(row pgx.Row) (application.DeliveryRecord, error) {
 	var r application.DeliveryRecord
