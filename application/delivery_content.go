@@ -215,10 +215,10 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 	shown := withAttachmentLines(p.Fields, p.Attachments)
 	switch q.Kind {
 	case delivery.KindSlack, delivery.KindDiscord:
-		w, err := r.chat(q, p.WebhookURLs[q.DeliveryID], p.FormName, shown)
+		w, err := r.chat(q, p.WebhookURLs[q.DeliveryID], p.FormName, p.Spam.verdict(), shown)
 		return Outgoing{Webhook: &w}, err
 	case delivery.KindTelegram:
-		m, err := r.telegram(q, p.Destinations[q.DeliveryID].ChatID, p.FormName, shown)
+		m, err := r.telegram(q, p.Destinations[q.DeliveryID].ChatID, p.FormName, p.Spam.verdict(), shown)
 		return Outgoing{Telegram: &m}, err
 	case delivery.KindGoogleSheets:
 		row, err := r.row(q, p.Destinations[q.DeliveryID], q.At, p.Fields)
@@ -276,8 +276,9 @@ func (r *Renderer) unsignedWebhook(ctx context.Context, q delivery.Queued, url s
 // chat builds the message of a Slack or Discord integration for its
 // incoming webhook. It is not signed: neither service checks a signature,
 // and the URL itself is the credential. Only the forwarded custom fields
-// are in the message, as in a webhook body.
-func (r *Renderer) chat(q delivery.Queued, url, formName string, fields []submission.Field) (Webhook, error) {
+// are in the message, as in a webhook body; spam is a tagged submission's
+// verdict, nil otherwise.
+func (r *Renderer) chat(q delivery.Queued, url, formName string, spam *submission.SpamVerdict, fields []submission.Field) (Webhook, error) {
 	if url == "" {
 		return Webhook{}, fmt.Errorf("%w: no %s webhook URL in payload", ErrPermanent, q.Kind)
 	}
@@ -285,7 +286,7 @@ func (r *Renderer) chat(q delivery.Queued, url, formName string, fields []submis
 	if q.Kind == delivery.KindDiscord {
 		build = chat.DiscordMessage
 	}
-	body, err := build(formName, fields)
+	body, err := build(formName, spam, fields)
 	if err != nil {
 		return Webhook{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
@@ -293,12 +294,13 @@ func (r *Renderer) chat(q delivery.Queued, url, formName string, fields []submis
 }
 
 // telegram builds the message of a Telegram integration to its chat: plain
-// text, so nothing submitted is read as markup.
-func (r *Renderer) telegram(q delivery.Queued, chatID, formName string, fields []submission.Field) (TelegramMessage, error) {
+// text, so nothing submitted is read as markup; spam is a tagged
+// submission's verdict, nil otherwise.
+func (r *Renderer) telegram(q delivery.Queued, chatID, formName string, spam *submission.SpamVerdict, fields []submission.Field) (TelegramMessage, error) {
 	if chatID == "" {
 		return TelegramMessage{}, fmt.Errorf("%w: no telegram chat in payload", ErrPermanent)
 	}
-	body, err := chat.TelegramMessage(chatID, formName, fields)
+	body, err := chat.TelegramMessage(chatID, formName, spam, fields)
 	if err != nil {
 		return TelegramMessage{}, fmt.Errorf("%w: %v", ErrPermanent, err)
 	}
@@ -324,18 +326,20 @@ func (h *DeliverHandler) sendWebhook(ctx context.Context, q delivery.Queued, url
 }
 
 // sendChat posts a Slack or Discord message through the webhook sender, so
-// it dials through the same SSRF guard and its outcome means the same.
+// it dials through the same SSRF guard and its outcome means the same. Only
+// an integration's sample is sent this way, and a sample is never tagged.
 func (h *DeliverHandler) sendChat(ctx context.Context, q delivery.Queued, url, formName string, fields []submission.Field) error {
-	w, err := h.render.chat(q, url, formName, fields)
+	w, err := h.render.chat(q, url, formName, nil, fields)
 	if err != nil {
 		return err
 	}
 	return h.outbound.Send(ctx, w)
 }
 
-// sendTelegram sends a Telegram message with the operator's bot.
+// sendTelegram sends a Telegram message with the operator's bot; as with
+// sendChat, only an untagged sample goes this way.
 func (h *DeliverHandler) sendTelegram(ctx context.Context, q delivery.Queued, chatID, formName string, fields []submission.Field) error {
-	m, err := h.render.telegram(q, chatID, formName, fields)
+	m, err := h.render.telegram(q, chatID, formName, nil, fields)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,11 @@ type DeliveryRecord struct {
 	FinishedAt    *time.Time
 	// PayloadKept says whether the submission's sealed payload still exists.
 	PayloadKept bool
+	// SpamCheck is what the content classifier's check of the submission
+	// came to (submission.SpamCheckChecked or SpamCheckUnavailable, as its
+	// submission.accepted recorded); blank when none was asked or the
+	// delivery is not a submission's.
+	SpamCheck string
 }
 
 // DeliveryCursor is the position after which a page of the log starts: the

@@ -52,6 +52,15 @@ type SpamTag struct {
 	Reasons []string
 }
 
+// verdict is the tag as the domain's chat messages show it; nil when the
+// submission was not tagged.
+func (t *SpamTag) verdict() *submission.SpamVerdict {
+	if t == nil {
+		return nil
+	}
+	return &submission.SpamVerdict{Spam: true, Score: t.Score, Reasons: t.Reasons}
+}
+
 // Attachment is an accepted file of a submission: a multipart part with
 // its content, or an object uploaded in advance, named by its upload key
 // and delivered as a download link that works until LinksExpire.

@@ -65,7 +65,9 @@ func (f *folderFakes) ShredHeld(context.Context, string, string, time.Time) erro
 
 func (f *folderFakes) ShredExpiredHeld(context.Context, time.Time, int) (int, error) { return 0, nil }
 
-func (f *folderFakes) Classify(context.Context, SpamMessage) (SpamVerdict, error) { return SpamVerdict{}, nil }
+func (f *folderFakes) Classify(context.Context, SpamMessage) (SpamVerdict, error) {
+	return SpamVerdict{}, nil
+}
 
 func (f *folderFakes) Learn(_ context.Context, m SpamMessage, spam bool) error {
 	f.steps, f.learned = append(f.steps, map[bool]string{true: "learnspam", false: "learnham"}[spam]), append(f.learned, m)

@@ -127,9 +127,16 @@ var _ = Describe("Spam classifier unavailable", func() {
 		d := f.Get(lf.Token, "/v1/deliveries/"+id)
 		Expect(d.Status).To(Equal(http.StatusOK), "%s", d)
 		Expect(d.Array("events")[0]).To(HaveKeyWithValue("spamCheck", "unavailable"))
-		page := newDashboardClient(f, lf.Token).get("/dashboard/forms/" + lf.ID + "/deliveries/" + id)
-		Expect(page.StatusCode).To(Equal(http.StatusOK))
-		Expect(readBody(page)).To(ContainSubstring("spam check unavailable"))
+		Expect(d.Object("delivery")).To(HaveKeyWithValue("spamCheck", "unavailable"))
+		list := f.Get(lf.Token, "/v1/forms/"+lf.ID+"/deliveries")
+		Expect(list.Status).To(Equal(http.StatusOK), "%s", list)
+		Expect(list.Array("deliveries")).To(ContainElement(SatisfyAll(HaveKeyWithValue("id", id), HaveKeyWithValue("spamCheck", "unavailable"))))
+		dashboard := newDashboardClient(f, lf.Token)
+		for _, path := range []string{"/deliveries/" + id, "/deliveries"} {
+			page := dashboard.get("/dashboard/forms/" + lf.ID + path)
+			Expect(page.StatusCode).To(Equal(http.StatusOK))
+			Expect(readBody(page)).To(ContainSubstring("spam check unavailable"), path)
+		}
 	}
 
 	It("accepts and delivers untagged when rspamd does not listen", func() {

@@ -3,6 +3,7 @@ package features_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -129,17 +130,32 @@ var _ = Describe("Spam rules", Ordered, func() {
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Hello"), "a clean submission is not marked")
 	})
 
-	It("in tag mode delivers spam with [SPAM] in the subject and a spam object in the webhook body", func() {
+	It("in tag mode delivers spam with [SPAM] in the subject and chat messages and a spam object in the webhook body", func() {
 		lf := f.LiveForm(spamPolicy("tag", map[string]any{"blockWords": []string{"viagra"}, "maxLinks": 1}))
-		r := f.Patch(lf.Token, integrationsPath(lf.ID, "webhook"), map[string]any{"enabled": true, "targetUrl": receiver.URL("/spam-tag")})
-		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		for typ, path := range map[string]string{"webhook": "/spam-tag", "slack": "/spam-tag-slack", "discord": "/spam-tag-discord"} {
+			r := f.Patch(lf.Token, integrationsPath(lf.ID, typ), map[string]any{"enabled": true, "targetUrl": receiver.URL(path)})
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		}
+		// chatLines are the lines of the n-th Slack and Discord messages.
+		chatLines := func(n int) (slack, discord []string) {
+			GinkgoHelper()
+			Eventually(func() []webhookCall { return receiver.Calls("/spam-tag-slack") }).WithTimeout(15 * time.Second).Should(HaveLen(n + 1))
+			Eventually(func() []webhookCall { return receiver.Calls("/spam-tag-discord") }).WithTimeout(15 * time.Second).Should(HaveLen(n + 1))
+			return strings.Split(receiver.Calls("/spam-tag-slack")[n].JSON()["text"].(string), "\n"),
+				strings.Split(receiver.Calls("/spam-tag-discord")[n].JSON()["content"].(string), "\n")
+		}
 
-		r = submitMessage(lf, "viagra at http://a.example and https://b.example")
+		r := submitMessage(lf, "viagra at http://a.example and https://b.example")
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("[SPAM] Hello"))
 		Eventually(func() []webhookCall { return receiver.Calls("/spam-tag") }).WithTimeout(15 * time.Second).Should(HaveLen(1))
 		Expect(receiver.Calls("/spam-tag")[0].JSON()).To(HaveKeyWithValue("spam", map[string]any{"verdict": "spam", "score": 2.0,
 			"reasons": []any{`blockWords matched "viagra"`, "maxLinks 2 > 1"}}))
+		slack, discord := chatLines(0)
+		Expect(slack[:2]).To(Equal([]string{"[SPAM] New submission to " + lf.Form["name"].(string),
+			`Spam score 2: blockWords matched "viagra"; maxLinks 2 &gt; 1`}), "Slack's escaping")
+		Expect(discord[0]).To(HavePrefix("[SPAM] New submission to "))
+		Expect(discord[1]).To(Equal(`Spam score 2: blockWords matched "viagra"; maxLinks 2 \> 1`), "Discord's escaping")
 
 		By("a clean submission to the same form is neither marked nor carries a spam object")
 		r = submitMessage(lf, "Hello there")
@@ -147,6 +163,11 @@ var _ = Describe("Spam rules", Ordered, func() {
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Hello"))
 		Eventually(func() []webhookCall { return receiver.Calls("/spam-tag") }).WithTimeout(15 * time.Second).Should(HaveLen(2))
 		Expect(receiver.Calls("/spam-tag")[1].JSON()).NotTo(HaveKey("spam"))
+		slack, discord = chatLines(1)
+		for _, lines := range [][]string{slack, discord} {
+			Expect(lines[0]).To(HavePrefix("New submission to "))
+			Expect(lines).NotTo(ContainElement(HavePrefix("Spam score")))
+		}
 	})
 
 	It("lets an allowed IP through whatever else matches", func() {

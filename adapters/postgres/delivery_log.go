@@ -11,25 +11,31 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // deliveryLogColumns are a DeliveryRecord's, read from deliveries d joined
-// to forms f (absent for an account's mails) and submission_payloads p.
+// to forms f (absent for an account's mails), submission_payloads p and the
+// submission's submission.accepted event e, the first of its stream: a
+// primary-key lookup per row, for the spam check it recorded, which no read
+// model keeps.
 // While a worker holds a delivery (claimed_by is set until its attempt is
 // recorded), the log shows no next attempt: one is under way.
 const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coalesce(f.workspace_id::text, ''), coalesce(d.form_id::text, ''),
 	coalesce(d.submission_id::text, ''), coalesce(d.verification_id::text, ''), d.kind, d.target, d.status,
 	d.attempts, d.retries, d.last_error,
-	CASE WHEN d.claimed_by IS NULL THEN d.next_attempt_at END, d.created_at, d.finished_at, p.submission_id IS NOT NULL`
+	CASE WHEN d.claimed_by IS NULL THEN d.next_attempt_at END, d.created_at, d.finished_at, p.submission_id IS NOT NULL,
+	coalesce(e.data->>'spamCheck', '')`
 
 const deliveryLogFrom = ` FROM deliveries d
 	LEFT JOIN forms f ON f.id = d.form_id
-	LEFT JOIN submission_payloads p ON p.submission_id = d.submission_id`
+	LEFT JOIN submission_payloads p ON p.submission_id = d.submission_id
+	LEFT JOIN events e ON e.stream_id = d.submission_id AND e.version = 1 AND e.event_type = '` + submission.AcceptedType + `'`
 
 func scanDeliveryRecord(row pgx.Row) (application.DeliveryRecord, error) {
 	var r application.DeliveryRecord
 	err := row.Scan(&r.ID, &r.AccountID, &r.WorkspaceID, &r.FormID, &r.SubmissionID, &r.VerificationID, &r.Kind, &r.Target, &r.State,
-		&r.Attempts, &r.Retries, &r.LastError, &r.NextAttemptAt, &r.CreatedAt, &r.FinishedAt, &r.PayloadKept)
+		&r.Attempts, &r.Retries, &r.LastError, &r.NextAttemptAt, &r.CreatedAt, &r.FinishedAt, &r.PayloadKept, &r.SpamCheck)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, domain.ErrNotFound
 	}

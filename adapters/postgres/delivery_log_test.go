@@ -10,6 +10,7 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
+	"github.com/formd/formd/domain/submission"
 )
 
 // eventTypesOf are the stored types of a stream's events, in order.
@@ -224,5 +225,33 @@ func TestTheLogShowsNoNextAttemptWhileOneIsUnderWay(t *testing.T) {
 	rec, err = store.DeliveryByID(g.ctx, id)
 	if err != nil || rec.NextAttemptAt == nil || !rec.NextAttemptAt.Equal(next) {
 		t.Fatalf("after the attempt: %+v, %v; want the next attempt at %v", rec, err, next)
+	}
+}
+
+// The log shows what the spam check of each delivery's submission came to,
+// as its submission.accepted recorded it; blank when none was asked.
+func TestTheLogShowsEachSubmissionsSpamCheck(t *testing.T) {
+	g := newGroupEnv(t)
+	store := postgres.NewDeliveryStore(g.pool, postgres.NewEventStore())
+	want := map[string]string{}
+	for _, check := range []string{submission.SpamCheckUnavailable, submission.SpamCheckChecked, ""} {
+		s := g.accepted(g.version, "")
+		s.Accepted.SpamCheck = check
+		g.accept(t, s)
+		want[s.Queued[0].DeliveryID] = check
+	}
+	page, err := store.FormDeliveries(g.ctx, g.formID, application.DeliveryFilter{Limit: 10})
+	if err != nil || len(page) != 3 {
+		t.Fatalf("FormDeliveries = %d, %v; want 3", len(page), err)
+	}
+	for _, d := range page {
+		if d.SpamCheck != want[d.ID] {
+			t.Errorf("delivery %s: spam check %q, want %q", d.ID, d.SpamCheck, want[d.ID])
+		}
+	}
+	for id, check := range want {
+		if rec, err := store.DeliveryByID(g.ctx, id); err != nil || rec.SpamCheck != check {
+			t.Errorf("DeliveryByID(%s) = %q, %v; want %q", id, rec.SpamCheck, err, check)
+		}
 	}
 }

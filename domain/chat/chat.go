@@ -22,12 +22,13 @@ const DiscordLimit = 2000
 const ellipsis = "…"
 
 // SlackMessage is the JSON body of a Slack incoming webhook: the form's name
-// and each field on its own line. Slack reads only &, < and > as markup
+// (marked, with the verdict, when spam is a tagged submission's; nil
+// otherwise) and each field on its own line. Slack reads only &, < and > as markup
 // controls (links and mentions are written <…>), so escaping those three
 // leaves nothing a submitter can make Slack act on.
-func SlackMessage(formName string, fields []submission.Field) ([]byte, error) {
+func SlackMessage(formName string, spam *submission.SpamVerdict, fields []submission.Field) ([]byte, error) {
 	var b strings.Builder
-	b.WriteString("New submission to " + slackEscape(formName))
+	b.WriteString(heading(formName, spam, slackEscape))
 	for _, f := range fields {
 		b.WriteString("\n" + slackEscape(f.Name) + ": " + slackEscape(f.Value))
 	}
@@ -47,11 +48,12 @@ type discordMentions struct {
 }
 
 // DiscordMessage is the JSON body of a Discord incoming webhook: the form's
-// name and each field on its own line, markdown escaped, mentions both
+// name (marked, with the verdict, when spam is a tagged submission's; nil
+// otherwise) and each field on its own line, markdown escaped, mentions both
 // neutralised in the text and disallowed, within DiscordLimit characters.
-func DiscordMessage(formName string, fields []submission.Field) ([]byte, error) {
+func DiscordMessage(formName string, spam *submission.SpamVerdict, fields []submission.Field) ([]byte, error) {
 	var b strings.Builder
-	b.WriteString("New submission to " + discordEscape(formName))
+	b.WriteString(heading(formName, spam, discordEscape))
 	for _, f := range fields {
 		b.WriteString("\n" + discordEscape(f.Name) + ": " + discordEscape(f.Value))
 	}

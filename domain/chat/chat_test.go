@@ -26,7 +26,7 @@ func TestSlackMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := chat.SlackMessage(tt.formName, tt.fields)
+			body, err := chat.SlackMessage(tt.formName, nil, tt.fields)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestDiscordMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := chat.DiscordMessage(tt.formName, tt.fields)
+			body, err := chat.DiscordMessage(tt.formName, nil, tt.fields)
 			if err != nil {
 				t.Fatal(err)
 			}

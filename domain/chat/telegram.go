@@ -17,12 +17,13 @@ import (
 const TelegramLimit = 4096
 
 // TelegramMessage is the JSON body of a Bot API sendMessage call to chatID:
-// the form's name and each field on its own line. It is sent as plain text
+// the form's name (marked, with the verdict, when spam is a tagged
+// submission's; nil otherwise) and each field on its own line. It is sent as plain text
 // (no parse_mode), so nothing a submitter typed is read as markup, and with
 // link previews off, so a submitted link fetches nothing.
-func TelegramMessage(chatID, formName string, fields []submission.Field) ([]byte, error) {
+func TelegramMessage(chatID, formName string, spam *submission.SpamVerdict, fields []submission.Field) ([]byte, error) {
 	var b strings.Builder
-	b.WriteString("New submission to " + formName)
+	b.WriteString(heading(formName, spam, plain))
 	for _, f := range fields {
 		b.WriteString("\n" + f.Name + ": " + f.Value)
 	}

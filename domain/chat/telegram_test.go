@@ -13,7 +13,7 @@ import (
 )
 
 func TestTelegramMessageIsPlainTextWithoutPreviews(t *testing.T) {
-	body, err := chat.TelegramMessage("-1001234", "Sales & <Support>",
+	body, err := chat.TelegramMessage("-1001234", "Sales & <Support>", nil,
 		[]submission.Field{{Name: "name", Value: "*Ada*"}, {Name: "site", Value: "<b>https://x.example</b>"}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestTelegramMessageKeepsWithinTheLimitInUTF16Units(t *testing.T) {
 		"astral": strings.Repeat("😀", 3000), // two UTF-16 units each: a cut must not split a pair
 	} {
 		t.Run(name, func(t *testing.T) {
-			body, _ := chat.TelegramMessage("1", "F", []submission.Field{{Name: "m", Value: value}})
+			body, _ := chat.TelegramMessage("1", "F", nil, []submission.Field{{Name: "m", Value: value}})
 			var got struct{ Text string }
 			if err := json.Unmarshal(body, &got); err != nil {
 				t.Fatal(err)
@@ -52,7 +52,7 @@ func TestTelegramMessageKeepsWithinTheLimitInUTF16Units(t *testing.T) {
 			}
 		})
 	}
-	short, _ := chat.TelegramMessage("1", "F", []submission.Field{{Name: "m", Value: "hi"}})
+	short, _ := chat.TelegramMessage("1", "F", nil, []submission.Field{{Name: "m", Value: "hi"}})
 	if strings.Contains(string(short), "…") {
 		t.Errorf("a short message is not cut: %s", short)
 	}

@@ -270,6 +270,15 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		checkShape(t, "GET /challenge", responseSchema(t, doc, "GET", "/challenge", 200, "application/json"), c)
 	})
 
+	t.Run("Delivery", func(t *testing.T) {
+		d := application.DeliveryRecord{ID: "0f8e2f7a-5c1b-4d7e-9a3c-6b2d1e4f8a90", FormID: "0b7c6f1e-4a53-4f7e-9a0c-2f3f8f5f1a11",
+			Kind: "email", Target: "example.com", State: "succeeded", Attempts: 1, CreatedAt: now, FinishedAt: &now,
+			SpamCheck: submission.SpamCheckUnavailable}
+		checkShape(t, "Delivery with a spam check", schemaNamed(t, doc, "Delivery"), portkit.PresentDelivery(d))
+		d.SpamCheck = ""
+		checkShape(t, "Delivery without one", schemaNamed(t, doc, "Delivery"), portkit.PresentDelivery(d))
+	})
+
 	t.Run("Form", func(t *testing.T) {
 		checkShape(t, "Form", schemaNamed(t, doc, "Form"), portkit.PresentForm(record))
 		fresh := record

@@ -24,6 +24,9 @@ type Delivery struct {
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
 	CreatedAt     time.Time  `json:"createdAt"`
 	FinishedAt    *time.Time `json:"finishedAt"`
+	// SpamCheck is what the content classifier made of the delivery's
+	// submission: checked or unavailable; absent when none was asked.
+	SpamCheck string `json:"spamCheck,omitempty" jsonschema:"checked or unavailable: what the spam classifier made of the submission; absent when none was asked"`
 }
 
 // PresentDelivery shows a delivery record, its times in UTC and its kind by
@@ -31,7 +34,7 @@ type Delivery struct {
 func PresentDelivery(r application.DeliveryRecord) Delivery {
 	return Delivery{ID: r.ID, FormID: r.FormID, Kind: delivery.PublicKind(r.Kind), Target: r.Target, State: r.State,
 		Attempts: r.Attempts, LastError: r.LastError, NextAttemptAt: UTC(r.NextAttemptAt), CreatedAt: r.CreatedAt.UTC(),
-		FinishedAt: UTC(r.FinishedAt)}
+		FinishedAt: UTC(r.FinishedAt), SpamCheck: r.SpamCheck}
 }
 
 // UTC is an optional time in UTC (nil stays nil), as every answer shows times.

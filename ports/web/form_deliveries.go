@@ -16,11 +16,18 @@ type deliveryRow struct {
 	Attempts                           int
 	CreatedAt                          time.Time
 	NextAttemptAt, FinishedAt          *time.Time
+	// SpamNote says the submission was judged by the spam rules alone,
+	// the classifier having given no verdict; blank otherwise.
+	SpamNote string
 }
 
 func rowOf(d application.DeliveryRecord) deliveryRow {
-	return deliveryRow{ID: d.ID, Kind: delivery.PublicKind(d.Kind), Target: d.Target, State: d.State, LastError: d.LastError,
+	row := deliveryRow{ID: d.ID, Kind: delivery.PublicKind(d.Kind), Target: d.Target, State: d.State, LastError: d.LastError,
 		Attempts: d.Attempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt, FinishedAt: d.FinishedAt}
+	if d.SpamCheck == submission.SpamCheckUnavailable {
+		row.SpamNote = submission.MsgSpamCheckUnavailable
+	}
+	return row
 }
 
 // deliveryFilter is the log's filter, as chosen.
