@@ -117,6 +117,12 @@ var scopedRoutes = []scopedRoute{
 	{method: "DELETE", path: "/v1/forms/{formId}/submissions/{submissionId}", scope: "submissions:delete", status: http.StatusNotFound},
 	{method: "POST", path: "/v1/forms/{formId}/submissions/erase", scope: "submissions:delete", status: http.StatusOK,
 		body: func() any { return map[string]any{"email": "nobody@example.com"} }},
+	// The form holds no spam: an empty folder, and no submission to review.
+	{method: "GET", path: "/v1/forms/{formId}/spam", scope: "submissions:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/spam/{submissionId}", scope: "submissions:read", status: http.StatusNotFound},
+	{method: "POST", path: "/v1/forms/{formId}/spam/{submissionId}/not-spam", scope: "submissions:delete", status: http.StatusNotFound},
+	{method: "POST", path: "/v1/forms/{formId}/spam/{submissionId}/spam", scope: "submissions:delete", status: http.StatusNotFound},
+	{method: "DELETE", path: "/v1/forms/{formId}/spam/{submissionId}", scope: "submissions:delete", status: http.StatusNotFound},
 	{method: "GET", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusOK},
 	{method: "POST", path: "/v1/workspaces/{workspaceId}/tokens", status: http.StatusCreated,
 		body: func() any { return map[string]any{"name": "made on the table", "scopes": []string{"forms:read"}} }},

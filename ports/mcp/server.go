@@ -55,7 +55,8 @@ const instructions = `formd is a form backend: a website posts a form to formd, 
 Set up a form with create_form (it returns the public access key once: keep it), adjust it with update_form, connect a webhook with configure_integration and check it with test_integration.
 Two steps need a person and no tool can do them: the account's email verification (before create_form works) and the form recipient's verification, which the recipient completes by following the link in the email formd sends them (get_recipient_verification shows the status, resend_recipient_verification sends a new link).
 dry_run_submission shows, gate by gate, whether a submission would be accepted, without storing or sending anything; list_deliveries shows what was sent and retry_delivery retries a failed delivery.
-On a form whose archive is on, list_submissions and get_submission read the submissions it keeps; every call is recorded in the form's access log.`
+On a form whose archive is on, list_submissions and get_submission read the submissions it keeps; every call is recorded in the form's access log.
+On a form in spam hold mode, list_spam and get_spam read its Spam folder (submissions judged spam, kept out of its deliveries) and review_spam releases one (not_spam) or shreds it (spam, delete).`
 
 // Server answers /mcp and hands every other request to the next handler.
 type Server struct {
@@ -114,6 +115,7 @@ func (s *Server) newTools() *sdk.Server {
 	s.dryRunTool(srv)
 	s.deliveryTools(srv)
 	s.submissionTools(srv)
+	s.spamTools(srv)
 	s.integrationTools(srv)
 	s.testInboxTools(srv)
 	return srv

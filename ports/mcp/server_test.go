@@ -133,6 +133,13 @@ func newServer(t *testing.T) (*httptest.Server, *requests) {
 // log.
 func newServerWithAccessLog(t *testing.T) (*httptest.Server, *requests, *accessLog) {
 	t.Helper()
+	return newServerWithSpamFolder(t, &heldFolder{})
+}
+
+// newServerWithSpamFolder is newServerWithAccessLog whose form's Spam folder
+// is folder.
+func newServerWithSpamFolder(t *testing.T, folder *heldFolder) (*httptest.Server, *requests, *accessLog) {
+	t.Helper()
 	read := fakeRead{}
 	accesses := &accessLog{}
 	app := &application.Application{Queries: application.Queries{
@@ -143,6 +150,9 @@ func newServerWithAccessLog(t *testing.T) (*httptest.Server, *requests, *accessL
 		// request id and the arguments' reading.
 		ReadSubmissions: application.NewReadSubmissionsHandler(read, archive{}, struct{ application.DeliveryLog }{}, accesses, struct{ application.Sealer }{},
 			hasher{}, struct{ application.ObjectLinks }{}, clock{}),
+	}, Commands: application.Commands{
+		SpamFolder: application.NewSpamFolderHandler(folder, read, folder, accesses, plainSealer{},
+			application.NewSpamChecks(nil, struct{ application.SpamCheckCounter }{}, slog.New(slog.DiscardHandler)), clock{}),
 	}}
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(299) })
 	seen := &requests{}
@@ -256,8 +266,8 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 		}
 	}
 	want := []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_recipient_verification",
-		"get_submission", "list_deliveries", "list_forms", "list_submissions", "read_test_inbox", "resend_recipient_verification", "retry_delivery",
-		"test_integration", "update_form"}
+		"get_spam", "get_submission", "list_deliveries", "list_forms", "list_spam", "list_submissions", "read_test_inbox",
+		"resend_recipient_verification", "retry_delivery", "review_spam", "test_integration", "update_form"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
