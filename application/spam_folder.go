@@ -39,6 +39,7 @@ type HeldPage struct {
 type HeldEntry struct {
 	SubmissionID   string
 	RequestID      string
+	FormVersion    int
 	HeldAt         time.Time
 	Until          time.Time
 	Fields         []submission.Field
@@ -261,7 +262,7 @@ func (h *SpamFolderHandler) open(s HeldSubmission) (HeldEntry, error) {
 	if err != nil {
 		return HeldEntry{}, err
 	}
-	e := HeldEntry{SubmissionID: s.SubmissionID, RequestID: s.RequestID, HeldAt: s.HeldAt, Until: s.Until,
+	e := HeldEntry{SubmissionID: s.SubmissionID, RequestID: s.RequestID, FormVersion: s.FormVersion, HeldAt: s.HeldAt, Until: s.Until,
 		Fields: p.Fields, SubmitterEmail: p.SubmitterEmail, Subject: p.Subject}
 	if t := p.Held; t != nil {
 		e.Score, e.Reasons = t.Score, t.Reasons

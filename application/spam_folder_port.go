@@ -43,8 +43,10 @@ type ExpiredHeldSpam interface {
 type HeldSubmission struct {
 	SubmissionID string
 	RequestID    string
-	FieldNames   []string
-	HeldAt       time.Time
+	// FormVersion is the version of the form whose settings held it.
+	FormVersion int
+	FieldNames  []string
+	HeldAt      time.Time
 	// Until is when its hold ends and it is shredded unreviewed.
 	Until  time.Time
 	Sealed SealedPayload

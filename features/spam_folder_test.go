@@ -76,6 +76,7 @@ var _ = Describe("Spam folder", Ordered, func() {
 		one := f.Get(lf.Token, spamFolder(lf.ID)+"/"+id)
 		Expect(one.Status).To(Equal(http.StatusOK), "%s", one)
 		Expect(one.JSON).To(HaveKeyWithValue("requestId", r.JSON["requestId"]))
+		Expect(one.JSON["formVersion"]).To(Equal(f.FormByID(lf.Token, lf.ID)["version"]), "the version of the form that held it")
 		Expect(db.Int(`SELECT count(*) FROM submission_accesses WHERE form_id = $1 AND filters->>'folder' = 'spam'`, lf.ID)).To(Equal(3),
 			"every read of the folder is in the access log")
 

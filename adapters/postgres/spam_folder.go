@@ -22,7 +22,8 @@ import (
 
 // heldColumns are a HeldSubmission's, from submission_payloads p and its
 // submission.accepted event e.
-const heldColumns = `p.submission_id::text, coalesce(e.data->>'requestId', ''), coalesce(e.data->'fieldNames', '[]'::jsonb),
+const heldColumns = `p.submission_id::text, coalesce(e.data->>'requestId', ''), coalesce((e.data->>'formVersion')::int, 0),
+	coalesce(e.data->'fieldNames', '[]'::jsonb),
 	p.created_at, p.held_until, p.key_id, p.wrapped_key, p.ciphertext`
 
 // heldFrom are the held payloads of form $1.
@@ -33,7 +34,7 @@ const heldFrom = ` FROM submission_payloads p
 func scanHeld(row pgx.Row) (application.HeldSubmission, error) {
 	var s application.HeldSubmission
 	var names []byte
-	err := row.Scan(&s.SubmissionID, &s.RequestID, &names, &s.HeldAt, &s.Until, &s.Sealed.KeyID, &s.Sealed.WrappedKey, &s.Sealed.Ciphertext)
+	err := row.Scan(&s.SubmissionID, &s.RequestID, &s.FormVersion, &names, &s.HeldAt, &s.Until, &s.Sealed.KeyID, &s.Sealed.WrappedKey, &s.Sealed.Ciphertext)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, domain.ErrNotFound
 	}

@@ -9,8 +9,9 @@ import (
 // HeldSubmission is a submission of a form's Spam folder as the API, MCP
 // and the dashboard show it. The jsonschema tags describe it to MCP clients.
 type HeldSubmission struct {
-	ID        string `json:"id"`
-	RequestID string `json:"requestId"`
+	ID          string `json:"id"`
+	RequestID   string `json:"requestId"`
+	FormVersion int    `json:"formVersion,omitempty" jsonschema:"the version of the form whose settings held it"`
 	// HeldAt is when it was accepted and held; HeldUntil when it is
 	// shredded unless reviewed.
 	HeldAt         time.Time         `json:"heldAt"`
@@ -27,7 +28,7 @@ type HeldSubmission struct {
 
 // PresentHeld shows a held submission.
 func PresentHeld(e application.HeldEntry) HeldSubmission {
-	out := HeldSubmission{ID: e.SubmissionID, RequestID: e.RequestID, HeldAt: e.HeldAt.UTC(), HeldUntil: e.Until.UTC(), Score: e.Score,
+	out := HeldSubmission{ID: e.SubmissionID, RequestID: e.RequestID, FormVersion: e.FormVersion, HeldAt: e.HeldAt.UTC(), HeldUntil: e.Until.UTC(), Score: e.Score,
 		Reasons: append([]string{}, e.Reasons...), SubmitterEmail: e.SubmitterEmail, Subject: e.Subject,
 		Fields: make([]SubmissionField, len(e.Fields)), Attachments: make([]SubmissionAttachment, len(e.Attachments))}
 	for i, f := range e.Fields {
