@@ -53,6 +53,7 @@ var _ = Describe("Dashboard spam folder", func() {
 		var days string
 		tab.Eval(`document.querySelector("#spamHoldDays").value`, &days)
 		Expect(days).To(Equal("14"), "the page shows the saved days")
+		checkPage(tab, "form-settings-hold")
 
 		By("the GTUBE message is held: every tab of the form counts it")
 		released, _ := holdGTUBE(f, lf)
