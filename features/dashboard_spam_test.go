@@ -113,6 +113,10 @@ var _ = Describe("Dashboard spam folder", func() {
 		Consistently(func() []Mail { return f.Mail.To(lf.Recipient) }).WithTimeout(time.Second).Should(HaveLen(2),
 			"the verification mail and the released one only")
 
+		By("a page of the folder that does not exist says so")
+		tab.Do(chromedp.Navigate(f.URL+base+"/spam?after=nonsense"), chromedp.WaitVisible(chromedp.CSS("main")))
+		Expect(tab.Text("main")).To(ContainSubstring("That page of the Spam folder does not exist"))
+
 		By("every read of the folder is in the access log, and each review in the audit trail")
 		Expect(db.Int(`SELECT count(*) FROM submission_accesses WHERE form_id = $1 AND filters->>'folder' = 'spam'
 			AND action = 'read'`, lf.ID)).To(Equal(2), "the two held submissions' pages the owner opened")
