@@ -19,6 +19,9 @@ func formIDOf(r *http.Request) (string, bool) {
 type tab struct {
 	Label, Path string
 	Current     bool
+	// Count is what the tab holds, shown beside its label when above 0
+	// (the Spam tab's held submissions).
+	Count int
 }
 
 // formHeader is what every page of one form shows above its tab.
@@ -35,8 +38,9 @@ type formHeader struct {
 // formTabs lists a form's pages; a tab without a path would be announced,
 // not linked. Submissions is a tab while the form's archive is on: its
 // pages still answer when it is off, for what the archive keeps until its
-// retention ends.
-func formTabs(formID, current string, archive bool) []tab {
+// retention ends. Spam is a tab whatever the mode, counting held
+// submissions: a form out of hold mode may still hold some.
+func formTabs(formID, current string, archive bool, held int) []tab {
 	base := Prefix + "/forms/" + formID
 	tabs := []tab{
 		{Label: "Overview", Path: base},
@@ -46,6 +50,7 @@ func formTabs(formID, current string, archive bool) []tab {
 	if archive {
 		tabs = append(tabs, tab{Label: "Submissions", Path: base + "/submissions"})
 	}
+	tabs = append(tabs, tab{Label: "Spam", Path: base + "/spam", Count: held})
 	tabs = append(tabs, tab{Label: "Deliveries", Path: base + "/deliveries"}, tab{Label: "Playground", Path: base + "/playground"},
 		tab{Label: "Test inbox", Path: base + "/test-inbox"})
 	for i := range tabs {
@@ -70,11 +75,18 @@ func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, cu
 		return formHeader{}, false
 	}
 	for _, f := range forms {
-		if f.ID == id {
-			return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
-				RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
-				Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled), Settings: f.Settings}, true
+		if f.ID != id {
+			continue
 		}
+		// Counting opens no submission, so it needs no more than the page.
+		held, err := s.app.Commands.SpamFolder.Count(r.Context(), v.Session, f.ID)
+		if err != nil {
+			s.failed(w, r, err)
+			return formHeader{}, false
+		}
+		return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
+			RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
+			Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled, held), Settings: f.Settings}, true
 	}
 	s.errorPage(w, r, http.StatusNotFound, "")
 	return formHeader{}, false

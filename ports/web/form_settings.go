@@ -38,9 +38,10 @@ type settingsFields struct {
 	// (as typed) after they are accepted.
 	ArchiveEnabled       bool
 	ArchiveRetentionDays string
-	// SpamMode is off, tag or reject; the spam rules' lists are typed one
-	// entry per line, SpamMaxLinks as a number (empty: no limit).
-	SpamMode                                                                             string
+	// SpamMode is off, tag, hold or reject; SpamHoldDays is how long hold
+	// mode keeps spam (as typed, empty: the default). The spam rules' lists
+	// are typed one entry per line, SpamMaxLinks as a number (empty: no limit).
+	SpamMode, SpamHoldDays                                                               string
 	SpamAllowIPs, SpamBlockIPs, SpamBlockEmailDomains, SpamBlockWords, SpamBlockPatterns string
 	SpamAllowedScripts, SpamMaxLinks                                                     string
 	SpamBlockDisposable                                                                  bool
@@ -64,6 +65,8 @@ type settingsPage struct {
 	ArchiveMaxDays int
 	// SpamModes are the spam modes the page offers.
 	SpamModes []form.SpamMode
+	// DefaultHoldDays and MaxHoldDays bound hold mode's days.
+	DefaultHoldDays, MaxHoldDays int
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -92,7 +95,7 @@ var settingsFieldNames = map[string]string{
 	"captcha": "captchaProvider", "captcha.provider": "captchaProvider", "captcha.siteKey": "captchaSiteKey",
 	"captcha.secret": "captchaSecret", "captcha.minScore": "captchaMinScore", "testMode": "testMode",
 	"archive.enabled": "archiveEnabled", "archive.retentionDays": "archiveRetentionDays",
-	"spam.mode": "spamMode", "spam.rules.allowIps": "spamAllowIps", "spam.rules.blockIps": "spamBlockIps",
+	"spam.mode": "spamMode", "spam.holdDays": "spamHoldDays", "spam.rules.allowIps": "spamAllowIps", "spam.rules.blockIps": "spamBlockIps",
 	"spam.rules.blockEmailDomains": "spamBlockEmailDomains", "spam.rules.blockWords": "spamBlockWords",
 	"spam.rules.blockPatterns": "spamBlockPatterns", "spam.rules.maxLinks": "spamMaxLinks",
 	"spam.rules.allowedScripts": "spamAllowedScripts",
@@ -115,7 +118,7 @@ func fieldsOf(s form.Settings) settingsFields {
 		Validation: validationJSON(s.Validation), CaptchaProvider: s.Captcha.Provider.Name(), CaptchaSiteKey: s.Captcha.SiteKey,
 		CaptchaMinScore: minScoreText(s.Captcha), CaptchaHasSecret: s.Captcha.SecretID != "", TestMode: s.TestMode,
 		ArchiveEnabled: s.Archive.Enabled, ArchiveRetentionDays: countOrEmpty(int64(s.Archive.RetentionDays)),
-		SpamMode: string(s.Spam.Shown()), SpamAllowIPs: strings.Join(s.Spam.Rules.AllowIPs, "\n"),
+		SpamMode: string(s.Spam.Shown()), SpamHoldDays: countOrEmpty(int64(s.Spam.HoldDays)), SpamAllowIPs: strings.Join(s.Spam.Rules.AllowIPs, "\n"),
 		SpamBlockIPs: strings.Join(s.Spam.Rules.BlockIPs, "\n"), SpamBlockEmailDomains: strings.Join(s.Spam.Rules.BlockEmailDomains, "\n"),
 		SpamBlockWords: strings.Join(s.Spam.Rules.BlockWords, "\n"), SpamBlockPatterns: strings.Join(s.Spam.Rules.BlockPatterns, "\n"),
 		SpamAllowedScripts: strings.Join(s.Spam.Rules.AllowedScripts, "\n"), SpamMaxLinks: countOrEmpty(int64(s.Spam.Rules.MaxLinks)),
@@ -169,7 +172,8 @@ func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	page.CaptchaChoices = captchaChoices
 	page.Defaults = form.UploadLimits{}.Effective()
 	page.MaxFilesCeiling = form.MaxFilesCeiling
-	page.SpamModes = []form.SpamMode{form.SpamOff, form.SpamTag, form.SpamReject}
+	page.SpamModes = []form.SpamMode{form.SpamOff, form.SpamTag, form.SpamHold, form.SpamReject}
+	page.DefaultHoldDays, page.MaxHoldDays = form.DefaultSpamHoldDays, form.MaxSpamHoldDays
 	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
 		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
 	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
@@ -202,7 +206,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		CaptchaMinScore: strings.TrimSpace(r.PostFormValue("captchaMinScore")), CaptchaSecret: strings.TrimSpace(r.PostFormValue("captchaSecret")),
 		CaptchaHasSecret: f.Settings.Captcha.SecretID != "", TestMode: r.PostFormValue("testMode") == "on",
 		ArchiveEnabled: r.PostFormValue("archiveEnabled") == "on", ArchiveRetentionDays: strings.TrimSpace(r.PostFormValue("archiveRetentionDays")),
-		SpamMode: r.PostFormValue("spamMode"), SpamAllowIPs: r.PostFormValue("spamAllowIps"), SpamBlockIPs: r.PostFormValue("spamBlockIps"),
+		SpamMode: r.PostFormValue("spamMode"), SpamHoldDays: strings.TrimSpace(r.PostFormValue("spamHoldDays")), SpamAllowIPs: r.PostFormValue("spamAllowIps"), SpamBlockIPs: r.PostFormValue("spamBlockIps"),
 		SpamBlockEmailDomains: r.PostFormValue("spamBlockEmailDomains"), SpamBlockWords: r.PostFormValue("spamBlockWords"),
 		SpamBlockPatterns: r.PostFormValue("spamBlockPatterns"), SpamAllowedScripts: r.PostFormValue("spamAllowedScripts"),
 		SpamMaxLinks: strings.TrimSpace(r.PostFormValue("spamMaxLinks")), SpamBlockDisposable: r.PostFormValue("spamBlockDisposable") == "on",
@@ -305,6 +309,15 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		BlockIPs: splitList(in.SpamBlockIPs), BlockEmailDomains: splitList(in.SpamBlockEmailDomains),
 		BlockDisposable: in.SpamBlockDisposable, BlockWords: splitLines(in.SpamBlockWords),
 		BlockPatterns: splitLines(in.SpamBlockPatterns), AllowedScripts: splitList(in.SpamAllowedScripts)}}
+	// Out of hold mode the days are no setting, as the archive's
+	// retention is not while it is off.
+	if spam.Mode == form.SpamHold && in.SpamHoldDays != "" {
+		days, err := strconv.Atoi(in.SpamHoldDays)
+		if err != nil {
+			return patch, fieldErrors{"spamHoldDays": "Enter how many days to hold spam, such as 30, or leave it empty for 30"}
+		}
+		spam.HoldDays = days
+	}
 	if in.SpamMaxLinks != "" {
 		n, err := strconv.Atoi(in.SpamMaxLinks)
 		if err != nil {

@@ -148,3 +148,27 @@ func TestAuditTrailShowsTheSpamPolicyForPeople(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsPatchSendsHoldModeAndItsDays(t *testing.T) {
+	patch, problems := settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, SpamMode: "hold", SpamHoldDays: "14"})
+	if problems != nil || patch.Spam == nil || patch.Spam.Mode != form.SpamHold || patch.Spam.HoldDays != 14 {
+		t.Fatalf("hold mode with days is sent: %+v %v", patch.Spam, problems)
+	}
+	patch, problems = settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, SpamMode: "hold"})
+	if problems != nil || patch.Spam.HoldDays != 0 {
+		t.Fatalf("an empty box takes the default (0): %+v %v", patch.Spam, problems)
+	}
+	patch, problems = settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, SpamMode: "tag", SpamHoldDays: "14"})
+	if problems != nil || patch.Spam.HoldDays != 0 {
+		t.Fatalf("out of hold mode, days left in the box are no setting (the domain refuses them): %+v %v", patch.Spam, problems)
+	}
+	if _, problems := settingsPatch(settingsFields{CaptchaProvider: form.CaptchaNoneName, SpamMode: "hold", SpamHoldDays: "a week"}); problems["spamHoldDays"] == "" {
+		t.Fatalf("days that are no number are refused next to the field: %v", problems)
+	}
+	if got := fieldsOf(form.Settings{Spam: form.Spam{Mode: form.SpamHold, HoldDays: 7}}); got.SpamMode != "hold" || got.SpamHoldDays != "7" {
+		t.Fatalf("the page shows the saved hold: %+v", got)
+	}
+	if field, _, ok := settingsProblem(&domain.InvalidInputError{Field: "spam.holdDays", Message: "too long"}); !ok || field != "spamHoldDays" {
+		t.Fatalf("a refused hold is placed next to its field, got %q", field)
+	}
+}

@@ -45,6 +45,9 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/submissions/{submissionID}", s.signedIn(s.showSubmission))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/submissions/{submissionID}/erase", s.signedIn(s.eraseSubmission))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/submissions/{submissionID}/attachments/{index}", s.signedIn(s.downloadAttachment))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/spam", s.signedIn(s.showSpam))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/spam/{submissionID}", s.signedIn(s.showHeld))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/spam/{submissionID}/review", s.signedIn(s.reviewHeld))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/test-inbox", s.signedIn(s.showTestInbox))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/test-inbox/clear", s.signedIn(s.clearTestInbox))
 

@@ -74,5 +74,10 @@ var notices = map[string]string{
 	"delivery-retried":         "The delivery is queued again: it goes out in a moment.",
 	"test-inbox-cleared":       "The test inbox is empty.",
 	"submission-erased":        "The submission is erased: its fields and files are gone for good.",
+	"spam-released":            "Released: its deliveries are queued; the spam filter learned it is not spam.",
+	"spam-released-unlearned":  "Released: its deliveries are queued; the spam filter could not be taught.",
+	"spam-shredded":            "Shredded as spam; the spam filter learned it is spam.",
+	"spam-shredded-unlearned":  "Shredded as spam; the spam filter could not be taught.",
+	"spam-deleted":             "Deleted: its fields and files are gone for good; the spam filter was not taught.",
 	"password-reset-sent":      "If a formd account uses that address, a link to set a new password is on its way to it. The link expires in one hour.",
 }
