@@ -22,10 +22,16 @@ func (s *Server) showSpamLink(c *gin.Context) {
 		s.spamLinkFailed(c, err)
 		return
 	}
-	s.page(c, http.StatusOK, statusPageData{Title: "Mark this submission as spam?",
+	s.page(c, http.StatusOK, spamLinkPage(view, c.Request.URL.Path))
+}
+
+// spamLinkPage asks whether to mark the submission, with a button that
+// posts to action (the link's own address).
+func spamLinkPage(view application.SpamLinkView, action string) statusPageData {
+	return statusPageData{Title: "Mark this submission as spam?",
 		Message: "This marks the submission to " + view.FormName + " that the notification mail was about as spam: " +
 			"the form's audit trail records it, and the spam filter learns from it while formd still keeps its content.",
-		Form: &pageForm{Action: c.Request.URL.Path, Button: "Mark as spam"}})
+		Form: &pageForm{Action: action, Button: "Mark as spam"}}
 }
 
 // markSpam answers POST /spam/{token}: the page's button.
