@@ -307,3 +307,25 @@ func TestTheSpamLinkFlagRoundTripsInVersion1(t *testing.T) {
 		t.Errorf("an older payload decoded %+v, %v", p, err)
 	}
 }
+
+// A submission accepted while its form's spam gate is on asks for the spam
+// link in its sealed payload; one accepted with the gate off does not.
+func TestASubmissionAcceptedWithTheSpamGateOnAsksForTheSpamLink(t *testing.T) {
+	for mode, want := range map[form.SpamMode]bool{form.SpamTag: true, form.SpamHold: true, form.SpamReject: true, form.SpamOff: false, "": false} {
+		store := &fakeStore{}
+		clean := &fakeClassifier{verdict: SpamVerdict{Score: 0, RequiredScore: 15, Action: SpamActionNone}}
+		if _, err := classifiedSubmitHandler(spamForm(mode), store, clean, nopSpamCounter{}).Handle(context.Background(), post("https://example.com")); err != nil {
+			t.Fatal(err)
+		}
+		if len(store.accepted) != 1 {
+			t.Fatalf("%q: %d accepted", mode, len(store.accepted))
+		}
+		p, err := decodePayload(store.accepted[0].Payload.Ciphertext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SpamLink != want {
+			t.Errorf("mode %q: SpamLink %v, want %v", mode, p.SpamLink, want)
+		}
+	}
+}
