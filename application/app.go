@@ -63,12 +63,17 @@ type Commands struct {
 	// SpamFolder lists the submissions the spam gate held and carries out
 	// the owner's review of each.
 	SpamFolder *SpamFolderHandler
+	// MarkSpam marks as spam the submission a notification mail's spam
+	// link names.
+	MarkSpam *MarkSpamHandler
 }
 
 // Queries read state and change nothing.
 type Queries struct {
-	Authenticate          *AuthenticateHandler
-	VerificationLink      *VerificationLinkHandler
+	Authenticate     *AuthenticateHandler
+	VerificationLink *VerificationLinkHandler
+	// SpamLink checks a notification mail's spam link for its page.
+	SpamLink              *SpamLinkHandler
 	ListForms             *ListFormsHandler
 	FormHistory           *FormHistoryHandler
 	RecipientVerification *RecipientVerificationHandler

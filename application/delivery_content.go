@@ -47,15 +47,16 @@ type Renderer struct {
 	secrets  WebhookSecrets
 	sealer   Sealer
 	links    ObjectLinks
+	spam     SpamLinkTokens
 	clock    Clock
 }
 
 // NewRenderer builds a renderer; every dependency is required.
-func NewRenderer(settings MailSettings, secrets WebhookSecrets, sealer Sealer, links ObjectLinks, clock Clock) *Renderer {
-	if secrets == nil || sealer == nil || links == nil || clock == nil {
+func NewRenderer(settings MailSettings, secrets WebhookSecrets, sealer Sealer, links ObjectLinks, spam SpamLinkTokens, clock Clock) *Renderer {
+	if secrets == nil || sealer == nil || links == nil || spam == nil || clock == nil {
 		panic("application: nil dependency of Renderer")
 	}
-	return &Renderer{settings: settings, secrets: secrets, sealer: sealer, links: links, clock: clock}
+	return &Renderer{settings: settings, secrets: secrets, sealer: sealer, links: links, spam: spam, clock: clock}
 }
 
 // Outgoing is one delivery's message, built: exactly one field is set.
@@ -234,6 +235,10 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 	} else {
 		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
 		m.Text = notificationText(p, links)
+		// A test submission has nothing to mark: it was never stored.
+		if p.SpamLink && !test {
+			m.Text += "\n" + spamLinkLine(r.spamLink(q))
+		}
 		for _, a := range p.Attachments {
 			if a.Key == "" {
 				m.Attachments = append(m.Attachments, MailAttachment{Name: a.Name, Type: submission.DeliveredType(a.Type), Content: a.Content})
@@ -241,6 +246,20 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 		}
 	}
 	return Outgoing{Mail: &m}, nil
+}
+
+// spamLink is the address of the page that marks the delivery's
+// submission as spam: a token that names it, signed, and works for
+// SpamLinkValidity from now (when the mail is rendered, at each attempt).
+func (r *Renderer) spamLink(q delivery.Queued) string {
+	token := r.spam.Token(SpamLink{FormID: q.FormID, SubmissionID: q.SubmissionID, Expires: r.clock.Now().Add(SpamLinkValidity)})
+	return strings.TrimRight(r.settings.BaseURL, "/") + "/spam/" + token
+}
+
+// spamLinkLine is the last line of the notification mail of a form whose
+// spam gate is on.
+func spamLinkLine(link string) string {
+	return "Was this spam? Mark it, so the spam filter learns: " + link + "\n"
 }
 
 // webhook signs body with the form's signing secrets valid now (the current

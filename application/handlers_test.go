@@ -28,6 +28,8 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"UploadIntake": func() { NewUploadIntake(nil, nil, nil, nil, nil, nil, UploadSettings{}) },
 		"Captchas":     func() { NewCaptchaChecks(nil, nil, nil, nil, nil, nil, nil) },
 		"SpamChecks":   func() { NewSpamChecks(nil, nil, nil) },
+		"SpamLink":     func() { NewSpamLinkHandler(nil, nil, nil) },
+		"MarkSpam":     func() { NewMarkSpamHandler(nil, nil, nil, nil, nil, nil, nil, nil) },
 		"Challenge":    func() { NewIssueChallengeHandler(nil, nil) },
 		"GrantFeature": func() { NewGrantFeatureHandler(nil, nil, nil) },
 		"RevokeFeat":   func() { NewRevokeFeatureHandler(nil, nil, nil, nil) },
@@ -36,7 +38,9 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"AccountHist":  func() { NewAccountHistoryHandler(nil) },
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
-		"Deliver":      func() { NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil) },
+		"Deliver": func() {
+			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil)
+		},
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil, nil) },
 		"Workspaces":   func() { NewListWorkspacesHandler(nil) },
 		"Tokens":       func() { NewListWorkspaceTokensHandler(nil, nil) },

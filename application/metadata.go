@@ -28,6 +28,10 @@ const (
 	// ActorTelegram is the operator's bot relaying a connect code sent from
 	// a chat; its id names the chat.
 	ActorTelegram = "telegram"
+	// ActorMailLink is the "this was spam" link of a notification mail;
+	// its id is the submission the link names. Whoever reads the mail may
+	// follow it, so it names no account.
+	ActorMailLink = "mail_link"
 )
 
 // Metadata travels with every stored event: the actor, the HTTP request that

@@ -44,6 +44,9 @@ type Payload struct {
 	// form's Spam folder (hold mode): shown to the owner reviewing it, never
 	// delivered (a released submission goes out unmarked).
 	Held *SpamTag
+	// SpamLink says the form's spam gate was on when the submission was
+	// accepted: its notification mail offers a link to mark it as spam.
+	SpamLink bool
 }
 
 // SpamTag is the spam verdict a tagged submission's deliveries carry.

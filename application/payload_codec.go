@@ -69,6 +69,7 @@ type payloadV1 struct {
 	Attachments    []attachmentV1           `json:"attachments,omitempty"`
 	Spam           *spamTagV1               `json:"spam,omitempty"`
 	Held           *spamTagV1               `json:"held,omitempty"`
+	SpamLink       bool                     `json:"spamLink,omitempty"`
 }
 
 type spamTagV1 struct {
@@ -121,7 +122,7 @@ type attachmentV1 struct {
 func payloadV1From(p Payload) payloadV1 {
 	s := payloadV1{Version: payloadVersion, Recipient: p.Recipient, Subject: p.Subject, FromName: p.FromName, ReplyTo: p.ReplyTo,
 		CC: p.CC, SubmitterEmail: p.SubmitterEmail, Webhook: p.Webhook, FormName: p.FormName, RequestID: p.RequestID,
-		WebhookURLs: p.WebhookURLs}
+		WebhookURLs: p.WebhookURLs, SpamLink: p.SpamLink}
 	if p.Fields != nil {
 		s.Fields = make([]fieldV1, len(p.Fields))
 		for i, f := range p.Fields {
@@ -153,7 +154,8 @@ func payloadV1From(p Payload) payloadV1 {
 
 func (s payloadV1) payload() Payload {
 	p := Payload{Recipient: s.Recipient, Subject: s.Subject, FromName: s.FromName, ReplyTo: s.ReplyTo, CC: s.CC,
-		SubmitterEmail: s.SubmitterEmail, Webhook: s.Webhook, FormName: s.FormName, RequestID: s.RequestID, WebhookURLs: s.WebhookURLs}
+		SubmitterEmail: s.SubmitterEmail, Webhook: s.Webhook, FormName: s.FormName, RequestID: s.RequestID, WebhookURLs: s.WebhookURLs,
+		SpamLink: s.SpamLink}
 	if s.Fields != nil {
 		p.Fields = make([]submission.Field, len(s.Fields))
 		for i, f := range s.Fields {

@@ -110,7 +110,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	uploadIntake := application.NewUploadIntake(sniffer, uploadReservations, objectStore, objectLinks, clock, log, uploadSettings)
 	testInbox := postgres.NewTestInbox(pool)
 	mailSettings := provideMailSettings(cfg)
-	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, clock)
+	spamLinkTokens := secrets.NewSpamLinkTokens(keyring)
+	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, spamLinkTokens, clock)
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
 	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
@@ -137,7 +138,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	integrationProofs := postgres.NewIntegrationProofs(pool)
 	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
@@ -156,6 +157,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	eraseSubmissionsHandler := application.NewEraseSubmissionsHandler(transactor, readModel, deliveryStore, valueHasher, clock)
 	submissionArchive := postgres.NewSubmissionArchive(pool)
 	spamFolderHandler := application.NewSpamFolderHandler(transactor, readModel, deliveryStore, submissionArchive, sealer, spamChecks, clock)
+	markSpamHandler := application.NewMarkSpamHandler(transactor, readModel, spamFolderHandler, deliveryStore, sealer, spamChecks, spamLinkTokens, clock)
 	commands := application.Commands{
 		Register:                    registerHandler,
 		VerifyLink:                  verifyLinkHandler,
@@ -185,8 +187,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ClearTestInbox:              clearTestInboxHandler,
 		EraseSubmissions:            eraseSubmissionsHandler,
 		SpamFolder:                  spamFolderHandler,
+		MarkSpam:                    markSpamHandler,
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
+	spamLinkHandler := application.NewSpamLinkHandler(readModel, spamLinkTokens, clock)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
@@ -209,6 +213,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
+		SpamLink:              spamLinkHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		RecipientVerification: recipientVerificationHandler,

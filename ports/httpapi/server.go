@@ -160,6 +160,8 @@ func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logge
 	r.POST("/agent/auth/password-reset", append([]gin.HandlerFunc{s.needsDatabase}, s.guardPasswordResets(config)...)...)
 	r.GET("/verify/:token", s.showLink)
 	r.POST("/verify/:token", limitBody(16<<10), s.confirmLink)
+	r.GET("/spam/:token", s.showSpamLink)
+	r.POST("/spam/:token", limitBody(16<<10), s.markSpam)
 	s.discoveryRoutes(r)
 	r.GET("/openapi.json", s.openAPI)
 

@@ -70,6 +70,7 @@ var actorLabels = map[string]string{
 	application.ActorOperator:  "Operator",
 	application.ActorAnonymous: "Anonymous",
 	application.ActorTelegram:  "Telegram",
+	application.ActorMailLink:  "Spam link in a notification mail",
 }
 
 func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
