@@ -175,7 +175,8 @@ func TestAnExportOfAHundredThousandSubmissionsRunsInConstantMemory(t *testing.T)
 		t.Errorf("columns %v", streamed.columns)
 	}
 	var count *int
-	if err := g.pool.QueryRow(g.ctx, `SELECT count FROM submission_accesses WHERE form_id = $1 AND action = 'export' ORDER BY id DESC LIMIT 1`,
+	// The export may outlast the environment's deadline on a busy machine.
+	if err := g.pool.QueryRow(t.Context(), `SELECT count FROM submission_accesses WHERE form_id = $1 AND action = 'export' ORDER BY id DESC LIMIT 1`,
 		g.formID).Scan(&count); err != nil || count == nil || *count != rows {
 		t.Errorf("the export's access record counts %v (%v), want %d", count, err, rows)
 	}
