@@ -9,6 +9,7 @@ type Sweeps struct {
 	ShredExpiredPayloads           *ShredExpiredPayloadsHandler
 	ShredArchivedPayloads          *ShredArchivedPayloadsHandler
 	ShredHeldSpam                  *ShredHeldSpamHandler
+	ChainEvents                    *ChainEventsHandler
 	PruneIdempotencyKeys           *PruneIdempotencyKeysHandler
 	PruneAutoresponderReservations *PruneAutoresponderReservationsHandler
 	PruneSpentChallenges           *PruneSpentChallengesHandler

@@ -26,6 +26,11 @@ func periodicJobs(s *application.Sweeps, uploadSweepInterval time.Duration) []pe
 		// prune made one large burst of deletes, each minute's share is a
 		// few short chunks.
 		{name: "acknowledged messages", every: time.Minute, tasks: pruneEveryTopic(s.PruneMessages)},
+		// Events an older formd stored unchained (during an upgrade, or
+		// before the chain existed) are chained within a minute.
+		{name: "audit chain", every: time.Minute, tasks: []task{
+			{run: s.ChainEvents.Handle, failed: "chaining audit events", done: "chained audit events stored unchained", level: slog.LevelInfo},
+		}},
 		{name: "expired records", every: time.Hour, tasks: []task{
 			{run: s.ShredExpiredPayloads.Handle, failed: "shredding the payloads of failed deliveries past their retention",
 				done: "shredded the payloads of failed deliveries past their retention", level: slog.LevelInfo},

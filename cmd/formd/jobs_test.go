@@ -33,6 +33,10 @@ func (failingStores) ShredArchivedPayloads(context.Context, time.Time, int) (int
 func (failingStores) ShredExpiredHeld(context.Context, time.Time, int) (int, error) {
 	return 0, errStore
 }
+func (failingStores) ChainPending(context.Context, int) (int, error) { return 0, errStore }
+func (failingStores) VerifyChains(context.Context, func(application.ChainFinding)) (application.ChainTally, error) {
+	return application.ChainTally{}, errStore
+}
 func (failingStores) PruneIdempotencyKeys(context.Context) (int64, error) { return 0, errStore }
 func (failingStores) PruneAutoresponderReservations(context.Context) (int64, error) {
 	return 0, errStore
@@ -57,6 +61,7 @@ func failingSweeps() *application.Sweeps {
 		ShredExpiredPayloads:           application.NewShredExpiredPayloadsHandler(s, fixedClock{}),
 		ShredArchivedPayloads:          application.NewShredArchivedPayloadsHandler(s, fixedClock{}),
 		ShredHeldSpam:                  application.NewShredHeldSpamHandler(s, fixedClock{}),
+		ChainEvents:                    application.NewChainEventsHandler(s),
 		PruneIdempotencyKeys:           application.NewPruneIdempotencyKeysHandler(s),
 		PruneAutoresponderReservations: application.NewPruneAutoresponderReservationsHandler(s),
 		PruneSpentChallenges:           application.NewPruneSpentChallengesHandler(s, fixedClock{}),
@@ -72,6 +77,7 @@ func TestPeriodicJobsRunEachSweepAtItsInterval(t *testing.T) {
 	want := []string{
 		"delivery claims every " + postgres.HeartbeatInterval.String(),
 		"acknowledged messages every 1m0s",
+		"audit chain every 1m0s",
 		"expired records every 1h0m0s",
 		"uploads and test inbox every 42s", // FORMD_UPLOAD_SWEEP_INTERVAL
 	}
@@ -106,7 +112,7 @@ func TestPeriodicJobsWarnOfEachFailedSweep(t *testing.T) {
 	for _, topic := range application.Topics {
 		want = append(want, "pruning acknowledged messages "+topic)
 	}
-	want = append(want, "shredding the payloads of failed deliveries past their retention",
+	want = append(want, "chaining audit events", "shredding the payloads of failed deliveries past their retention",
 		"shredding archived submissions past their retention", "shredding held spam past its hold", "pruning idempotency keys",
 		"pruning autoresponder reservations", "pruning spent proof-of-work challenges",
 		"pruning password reset requests and throttle keys")

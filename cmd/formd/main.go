@@ -81,8 +81,10 @@ func run(args []string) error {
 		return operate(ctx, cfg, log, args)
 	case "rekey":
 		return rekey(ctx, cfg, log, args, os.Stdout)
+	case "audit":
+		return audit(ctx, cfg, log, args, os.Stdout)
 	default:
-		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke, rekey, version)", cmd)
+		return fmt.Errorf("unknown command %q (serve, migrate, plan, grant, revoke, rekey, audit, version)", cmd)
 	}
 }
 

@@ -24,6 +24,12 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 	return nil, nil, nil
 }
 
+// buildAuditVerify wires `formd audit verify`: the event chain.
+func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*application.VerifyAuditHandler, func(), error) {
+	wire.Build(adapterSet, applicationSet)
+	return nil, nil, nil
+}
+
 // buildRekey wires `formd rekey`: the sealer with every configured key and
 // the stores of sealed records.
 func buildRekey(ctx context.Context, cfg Config, log *slog.Logger) (*application.RekeyPayloadsHandler, func(), error) {

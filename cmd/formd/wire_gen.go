@@ -275,6 +275,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	shredExpiredPayloadsHandler := application.NewShredExpiredPayloadsHandler(deliveryStore, clock)
 	shredArchivedPayloadsHandler := application.NewShredArchivedPayloadsHandler(deliveryStore, clock)
 	shredHeldSpamHandler := application.NewShredHeldSpamHandler(deliveryStore, clock)
+	eventChain := postgres.NewEventChain(pool)
+	chainEventsHandler := application.NewChainEventsHandler(eventChain)
 	expiredRecords := postgres.NewExpiredRecords(pool)
 	pruneIdempotencyKeysHandler := application.NewPruneIdempotencyKeysHandler(expiredRecords)
 	pruneAutoresponderReservationsHandler := application.NewPruneAutoresponderReservationsHandler(expiredRecords)
@@ -287,6 +289,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ShredExpiredPayloads:           shredExpiredPayloadsHandler,
 		ShredArchivedPayloads:          shredArchivedPayloadsHandler,
 		ShredHeldSpam:                  shredHeldSpamHandler,
+		ChainEvents:                    chainEventsHandler,
 		PruneIdempotencyKeys:           pruneIdempotencyKeysHandler,
 		PruneAutoresponderReservations: pruneAutoresponderReservationsHandler,
 		PruneSpentChallenges:           pruneSpentChallengesHandler,
@@ -342,6 +345,19 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 	}
 	return mainOperator, func() {
 		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// buildAuditVerify wires `formd audit verify`: the event chain.
+func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*application.VerifyAuditHandler, func(), error) {
+	pool, cleanup, err := providePool(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	eventChain := postgres.NewEventChain(pool)
+	verifyAuditHandler := application.NewVerifyAuditHandler(eventChain)
+	return verifyAuditHandler, func() {
 		cleanup()
 	}, nil
 }
