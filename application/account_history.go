@@ -14,22 +14,28 @@ type AccountHistory struct {
 
 // AccountHistoryHandler reads the account's events.
 type AccountHistoryHandler struct {
-	read HistoryReader
+	read  HistoryReader
+	names ActorNameReader
 }
 
 // NewAccountHistoryHandler builds the handler; every dependency is required.
-func NewAccountHistoryHandler(read HistoryReader) *AccountHistoryHandler {
-	if read == nil {
+func NewAccountHistoryHandler(read HistoryReader, names ActorNameReader) *AccountHistoryHandler {
+	if read == nil || names == nil {
 		panic("application: nil dependency of AccountHistoryHandler")
 	}
-	return &AccountHistoryHandler{read: read}
+	return &AccountHistoryHandler{read: read, names: names}
 }
 
-// Handle returns the caller's account's events in order.
+// Handle returns the caller's account's events in order, each with its
+// actor's name.
 func (h *AccountHistoryHandler) Handle(ctx context.Context, q AccountHistory) ([]HistoryEntry, error) {
 	// The account is above any workspace: a workspace token does not see it.
 	if err := q.Caller.Access.RequireSession(account.ErrTokensSeeNoAccount); err != nil {
 		return nil, err
 	}
-	return h.read.StreamHistory(ctx, q.Caller.AccountID)
+	history, err := h.read.StreamHistory(ctx, q.Caller.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	return history, nameActors(ctx, h.names, history)
 }

@@ -23,18 +23,20 @@ type FormHistoryReader interface {
 
 // FormHistoryHandler reads a form's audit trail.
 type FormHistoryHandler struct {
-	read FormHistoryReader
+	read  FormHistoryReader
+	names ActorNameReader
 }
 
 // NewFormHistoryHandler builds the handler; every dependency is required.
-func NewFormHistoryHandler(read FormHistoryReader) *FormHistoryHandler {
-	if read == nil {
+func NewFormHistoryHandler(read FormHistoryReader, names ActorNameReader) *FormHistoryHandler {
+	if read == nil || names == nil {
 		panic("application: nil dependency of FormHistoryHandler")
 	}
-	return &FormHistoryHandler{read: read}
+	return &FormHistoryHandler{read: read, names: names}
 }
 
-// Handle returns the caller's form's events in order.
+// Handle returns the caller's form's events in order, each with its actor's
+// name.
 func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]HistoryEntry, error) {
 	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
 		return nil, err
@@ -42,7 +44,11 @@ func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]Histo
 	if _, err := ownedForm(ctx, h.read, q.Caller, q.FormID); err != nil {
 		return nil, err
 	}
-	return h.read.StreamHistory(ctx, q.FormID)
+	history, err := h.read.StreamHistory(ctx, q.FormID)
+	if err != nil {
+		return nil, err
+	}
+	return history, nameActors(ctx, h.names, history)
 }
 
 // Changes says what a form event changed, uniformly for every event type,

@@ -35,7 +35,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"RevokeFeat":   func() { NewRevokeFeatureHandler(nil, nil, nil, nil) },
 		"SetPlan":      func() { NewSetPlanHandler(nil, nil, nil) },
 		"AccountView":  func() { NewAccountOverviewHandler(nil, nil, testQuotas) },
-		"AccountHist":  func() { NewAccountHistoryHandler(nil) },
+		"AccountHist":  func() { NewAccountHistoryHandler(nil, nil) },
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
 		"Deliver": func() {
@@ -47,7 +47,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"CreateToken":  func() { NewCreateWorkspaceTokenHandler(nil, nil, nil, nil) },
 		"RevokeToken":  func() { NewRevokeWorkspaceTokenHandler(nil, nil) },
 		"ListForms":    func() { NewListFormsHandler(nil) },
-		"FormHistory":  func() { NewFormHistoryHandler(nil) },
+		"FormHistory":  func() { NewFormHistoryHandler(nil, nil) },
 		"RecipientVer": func() { NewRecipientVerificationHandler(nil) },
 		"Configure":    func() { NewConfigureIntegrationHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil) },
 		"SheetProofs":  func() { NewSheetProofs(nil, nil, nil, nil, nil) },

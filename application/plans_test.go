@@ -104,7 +104,7 @@ func TestATokenDoesNotReadTheAccount(t *testing.T) {
 		AccountOverview{Caller: token}); !errors.Is(err, account.ErrTokensSeeNoAccount) {
 		t.Errorf("overview with a token: %v, want ErrTokensSeeNoAccount", err)
 	}
-	if _, err := NewAccountHistoryHandler(newIntegrationWorld(t)).Handle(context.Background(), AccountHistory{Caller: token}); !errors.Is(err, account.ErrTokensSeeNoAccount) {
+	if _, err := NewAccountHistoryHandler(newIntegrationWorld(t), noActorNames{}).Handle(context.Background(), AccountHistory{Caller: token}); !errors.Is(err, account.ErrTokensSeeNoAccount) {
 		t.Errorf("history with a token: %v, want ErrTokensSeeNoAccount", err)
 	}
 }

@@ -101,6 +101,9 @@ type HistoryEntry struct {
 	Version    int
 	RecordedAt time.Time
 	Metadata   Metadata
+	// ActorName is how the trail shows Metadata.Actor to a person (see
+	// ActorName), resolved when the trail is read; empty where nobody asked.
+	ActorName string
 	// Event is the domain event, decoded from its stored shape by the adapter.
 	Event any
 }

@@ -242,10 +242,10 @@ func TestATokenSeesItsOwnWorkspaceOnly(t *testing.T) {
 	if err != nil || len(forms) != 1 || forms[0].ID != "form-1" {
 		t.Errorf("token's forms = %+v, %v; want form-1 only", forms, err)
 	}
-	if _, err := NewFormHistoryHandler(w).Handle(ctx, FormHistory{Caller: reader, FormID: "form-2"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := NewFormHistoryHandler(w, noActorNames{}).Handle(ctx, FormHistory{Caller: reader, FormID: "form-2"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("another workspace's form = %v, want domain.ErrNotFound", err)
 	}
-	if _, err := NewFormHistoryHandler(w).Handle(ctx, FormHistory{Caller: reader, FormID: "form-1"}); err != nil {
+	if _, err := NewFormHistoryHandler(w, noActorNames{}).Handle(ctx, FormHistory{Caller: reader, FormID: "form-1"}); err != nil {
 		t.Errorf("its own workspace's form = %v", err)
 	}
 	log := newLogWorld()
@@ -332,7 +332,7 @@ func TestEveryControlPlaneUseCaseNeedsItsScope(t *testing.T) {
 			return err
 		}},
 		{"FormHistory", read, func(c Session) error {
-			_, err := NewFormHistoryHandler(nothing).Handle(ctx, FormHistory{Caller: c, FormID: "form-1"})
+			_, err := NewFormHistoryHandler(nothing, noActorNames{}).Handle(ctx, FormHistory{Caller: c, FormID: "form-1"})
 			return err
 		}},
 		{"RecipientVerification", read, func(c Session) error {

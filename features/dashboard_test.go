@@ -154,9 +154,10 @@ var _ = Describe("Dashboard", func() {
 			Changes: e.querySelector(".changes") ? e.querySelector(".changes").innerText : ""}))`, &events)
 		Expect(events).To(HaveLen(2), "newest first: the recipient's verification, then the creation")
 		Expect(events[0].What).To(Equal("Recipient verified"))
-		Expect(events[0].Meta).To(ContainSubstring("Verification link"))
+		Expect(events[0].Meta).To(ContainSubstring("By verification link"))
 		Expect(events[0].Changes).To(MatchRegexp(`recipientVerified\s+false\s+→ true`))
 		Expect(events[1].What).To(Equal("Form created"))
+		Expect(events[1].Meta).To(ContainSubstring("By "+email), "the owner, by the account's email")
 		Expect(events[1].Meta).To(ContainSubstring("Signed-in user"))
 		Expect(events[1].Meta).To(MatchRegexp(`Request req_[0-9a-f]+`))
 		Expect(events[1].Changes).To(MatchRegexp(`name\s+—\s+→ Contact`))
@@ -192,6 +193,8 @@ var _ = Describe("Dashboard", func() {
 		tab.Eval(`Array.from(document.querySelectorAll(".timeline .event h3")).map(h => h.textContent)`, &history)
 		Expect(history).To(Equal([]string{"API token revoked", "API token created", "Email verified", "Account registered"}),
 			"the account's audit trail, newest first")
+		Expect(tab.Text(".timeline .event:nth-child(2) .event-meta")).To(ContainSubstring("By "+email),
+			"the token was made by the owner, named by the account's email")
 		checkPage(tab, "account")
 
 		By("signing out: the dashboard asks to sign in again")

@@ -221,6 +221,7 @@ var _ = Describe("The MCP server", Ordered, func() {
 			"form.webhook_secret_issued.v1"))
 		Expect(events[1].(map[string]any)["changes"]).To(ContainElement(change("subjectDefault", "", "New lead from MCP")))
 		Expect(events[1].(map[string]any)["actor"]).To(HaveKeyWithValue("type", "session"))
+		Expect(events[1].(map[string]any)["actor"]).To(HaveKeyWithValue("name", owner), "the owner, by the account's email")
 		Expect(f.Events(session, formID)).To(HaveLen(len(events)), "the same trail as GET /v1/forms/{formId}/events")
 
 		By("listing the deliveries: both verification emails and the webhook test")

@@ -95,17 +95,23 @@ var _ = Describe("Plans, entitlements and monthly quotas", func() {
 		events := f.Get(token, "/v1/account/events")
 		Expect(events.Status).To(Equal(http.StatusOK), "%s", events)
 		var operatorChanges []string
+		registeredBy := ""
 		for _, e := range events.Array("events") {
 			ev := e.(map[string]any)
 			Expect(fmt.Sprint(ev)).NotTo(ContainSubstring("argon2"), "no password hash in the audit trail")
 			actor := ev["actor"].(map[string]any)
+			if ev["type"] == "account.registered.v1" {
+				registeredBy = fmt.Sprint(actor["name"])
+			}
 			if actor["type"] != "operator" {
 				continue
 			}
 			Expect(actor["id"]).NotTo(BeEmpty(), "the operator is named")
+			Expect(actor).To(HaveKeyWithValue("name", "operator"))
 			change := ev["changes"].([]any)[0].(map[string]any)
 			operatorChanges = append(operatorChanges, fmt.Sprintf("%s %s: %v -> %v", ev["type"], change["field"], change["from"], change["to"]))
 		}
+		Expect(registeredBy).To(Equal("agent for "+email), "the agent that registered, by the account's email")
 		Expect(operatorChanges).To(Equal([]string{
 			"account.plan_changed.v1 plan: free -> pro",
 			"account.feature_granted.v1 grants.cc_recipients: false -> true",

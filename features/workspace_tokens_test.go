@@ -136,6 +136,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		f        *Formd
 		receiver *webhookReceiver
 		session  string
+		email    string // the session's account's
 		ws, ws2  string // the account's default workspace, and a second one
 		formID   string // a form of ws
 		form2ID  string // a form of ws2
@@ -147,7 +148,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 		// Every route of the table is called with fresh tokens: more writes a
 		// minute than the default limit allows, which other specs cover.
 		f = StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile, "FORMD_API_WRITE_RATE=0")
-		session, _ = f.RegisteredVerifiedUser()
+		session, email = f.RegisteredVerifiedUser()
 		spaces := f.Workspaces(session)
 		Expect(spaces).To(HaveLen(1))
 		Expect(spaces[0]).To(HaveKeyWithValue("name", "Default"))
@@ -390,16 +391,24 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 
 	It("names the token as the actor of what it changes, and the session as the actor of making and deleting it", func() {
 		db := f.OpenDB()
-		t := f.TokenWith(session, ws, "forms:write", "forms:read")
+		t := f.CreateToken(session, ws, map[string]any{"name": "CI deploys", "scopes": []string{"forms:write", "forms:read"}})
+		tokenName := "CI deploys (" + t.JSON["prefix"].(string) + "…)"
 		r := f.Patch(t.Secret, "/v1/forms/"+formID, map[string]any{"name": "Renamed by CI"})
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		events := f.Events(session, formID)
 		last := events[len(events)-1]
 		Expect(last).To(HaveKeyWithValue("type", "form.settings_changed.v1"))
-		Expect(last).To(HaveKeyWithValue("actor", Equal(map[string]any{"type": "token", "id": t.ID})))
+		Expect(last).To(HaveKeyWithValue("actor", Equal(map[string]any{"type": "token", "id": t.ID, "name": tokenName})))
 		Expect(last).To(HaveKeyWithValue("requestId", r.RequestID()))
+		By("naming the owner who created the form by the account's email")
+		Expect(events[0]).To(HaveKeyWithValue("type", "form.created.v1"))
+		Expect(events[0]).To(HaveKeyWithValue("actor", HaveKeyWithValue("name", email)))
+		Expect(events[0]).To(HaveKeyWithValue("actor", HaveKeyWithValue("type", "session")))
 
 		Expect(f.Delete(session, "/v1/workspaces/"+ws+"/tokens/"+t.ID).Status).To(Equal(http.StatusNoContent))
+		By("still naming the token once it is deleted")
+		events = f.Events(session, formID)
+		Expect(events[len(events)-1]).To(HaveKeyWithValue("actor", HaveKeyWithValue("name", tokenName)))
 		for _, typ := range []string{"account.token_created.v1", "account.token_revoked.v1"} {
 			Expect(db.String(`SELECT metadata->'actor'->>'type' FROM events WHERE event_type = $1 AND data->>'tokenId' = $2`, typ, t.ID)).
 				To(Equal("session"), typ)

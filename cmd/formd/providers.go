@@ -99,6 +99,7 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.HistoryReader), new(*postgres.ReadModel)),
 	wire.Bind(new(application.WorkspaceReader), new(*postgres.ReadModel)),
 	wire.Bind(new(application.FormHistoryReader), new(*postgres.ReadModel)),
+	wire.Bind(new(application.ActorNameReader), new(*postgres.ReadModel)),
 	wire.Bind(new(application.RecipientVerificationReader), new(*postgres.ReadModel)),
 	wire.Bind(new(application.Entitlements), new(*postgres.ReadModel)),
 	wire.Bind(new(application.AccountPlans), new(*postgres.ReadModel)),

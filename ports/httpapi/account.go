@@ -59,8 +59,7 @@ func (s *Server) accountEvents(c *gin.Context) {
 	}
 	out := make([]historyJSON, len(history))
 	for i, e := range history {
-		out[i] = historyJSON{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-			Actor: e.Metadata.Actor, RequestID: e.Metadata.RequestID, Changes: accountChangesOf(e)}
+		out[i] = presentHistoryEntry(e, accountChangesOf(e))
 	}
 	c.JSON(http.StatusOK, gin.H{"events": out})
 }

@@ -35,8 +35,8 @@ func TestOpenAPIAccountShapes(t *testing.T) {
 		account.FeatureGranted{Feature: account.FeatureCC}, account.FeatureRevoked{Feature: account.FeatureCC},
 		account.PlanChanged{Plan: account.PlanPro, Previous: account.PlanFree}, account.PasswordReset{PasswordHash: "$argon2id$secret-hash"},
 	} {
-		h := application.HistoryEntry{Type: e.EventType(), Version: i + 1, RecordedAt: now, Metadata: operator, Event: e}
-		events = append(events, historyJSON{Type: h.Type, Version: h.Version, RecordedAt: h.RecordedAt, Actor: h.Metadata.Actor, Changes: accountChangesOf(h)})
+		h := application.HistoryEntry{Type: e.EventType(), Version: i + 1, RecordedAt: now, Metadata: operator, ActorName: "operator", Event: e}
+		events = append(events, presentHistoryEntry(h, accountChangesOf(h)))
 	}
 	checkShape(t, "GET /v1/account/events", responseSchema(t, doc, "GET", "/v1/account/events", 200, "application/json"), gin.H{"events": events})
 	for _, e := range events {

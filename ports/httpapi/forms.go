@@ -162,8 +162,7 @@ func (s *Server) formEvents(c *gin.Context) {
 	}
 	out := make([]historyJSON, len(history))
 	for i, e := range history {
-		out[i] = historyJSON{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-			Actor: e.Metadata.Actor, RequestID: e.Metadata.RequestID, Changes: changesOf(e)}
+		out[i] = presentHistoryEntry(e, changesOf(e))
 	}
 	c.JSON(http.StatusOK, gin.H{"events": out})
 }

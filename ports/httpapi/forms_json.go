@@ -115,14 +115,29 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// historyJSON is one entry of a form's audit trail.
+// historyJSON is one entry of a form's or an account's audit trail.
 type historyJSON struct {
-	Type       string            `json:"type"`
-	Version    int               `json:"version"`
-	RecordedAt time.Time         `json:"recordedAt"`
-	Actor      application.Actor `json:"actor"`
-	RequestID  string            `json:"requestId,omitempty"`
-	Changes    []changeJSON      `json:"changes"`
+	Type       string       `json:"type"`
+	Version    int          `json:"version"`
+	RecordedAt time.Time    `json:"recordedAt"`
+	Actor      actorJSON    `json:"actor"`
+	RequestID  string       `json:"requestId,omitempty"`
+	Changes    []changeJSON `json:"changes"`
+}
+
+// actorJSON is who acted: the type and id the event recorded, and the name
+// a person reads, resolved when the trail was read.
+type actorJSON struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// presentHistoryEntry shows one entry of an audit trail with its changes.
+func presentHistoryEntry(e application.HistoryEntry, changes []changeJSON) historyJSON {
+	a := e.Metadata.Actor
+	return historyJSON{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
+		Actor: actorJSON{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changes}
 }
 
 // changeJSON is one setting's value before and after an event.

@@ -312,11 +312,11 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 
 	t.Run("FormEvent", func(t *testing.T) {
 		events := []historyJSON{
-			{Type: form.CreatedType, Version: 1, RecordedAt: now, Actor: application.Actor{Type: application.ActorSession, ID: "3f2a"},
+			{Type: form.CreatedType, Version: 1, RecordedAt: now, Actor: actorJSON{Type: application.ActorSession, ID: "3f2a", Name: "ada@example.com"},
 				RequestID: "req_1", Changes: []changeJSON{{Field: "name", From: json.RawMessage("null"), To: json.RawMessage(`"Contact"`)}}},
-			{Type: form.RecipientVerifiedType, Version: 2, RecordedAt: now, Actor: application.Actor{Type: application.ActorLink, ID: "v"},
+			{Type: form.RecipientVerifiedType, Version: 2, RecordedAt: now, Actor: actorJSON{Type: application.ActorLink, ID: "v", Name: "verification link"},
 				Changes: changesOf(application.HistoryEntry{Type: form.RecipientVerifiedType, Event: form.RecipientVerified{}})},
-			{Type: "form.other.v1", Version: 3, RecordedAt: now, Actor: application.Actor{Type: application.ActorSystem, ID: "formd"},
+			{Type: "form.other.v1", Version: 3, RecordedAt: now, Actor: actorJSON{Type: application.ActorSystem, ID: "formd", Name: "formd"},
 				Changes: []changeJSON{{Field: "allowedDomains", From: json.RawMessage(`[]`), To: json.RawMessage(`["example.com"]`)}}},
 		}
 		checkShape(t, "GET /v1/forms/{formId}/events", responseSchema(t, doc, "GET", "/v1/forms/{formId}/events", 200, "application/json"),

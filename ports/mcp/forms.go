@@ -63,12 +63,19 @@ type updateFormInput struct {
 
 // historyEntryShape is one entry of a form's audit trail.
 type historyEntryShape struct {
-	Type       string            `json:"type" jsonschema:"the event's type, such as form.settings_changed.v1"`
-	Version    int               `json:"version" jsonschema:"the form's version after the event"`
-	RecordedAt time.Time         `json:"recordedAt"`
-	Actor      application.Actor `json:"actor" jsonschema:"who made the change: a session, a workspace token (by its id), a verification link or the system"`
-	RequestID  string            `json:"requestId,omitempty"`
-	Changes    []changeShape     `json:"changes"`
+	Type       string        `json:"type" jsonschema:"the event's type, such as form.settings_changed.v1"`
+	Version    int           `json:"version" jsonschema:"the form's version after the event"`
+	RecordedAt time.Time     `json:"recordedAt"`
+	Actor      actorShape    `json:"actor" jsonschema:"who made the change: a session, a workspace token, an agent, a verification link or the system"`
+	RequestID  string        `json:"requestId,omitempty"`
+	Changes    []changeShape `json:"changes"`
+}
+
+// actorShape is who made a change, as the event recorded it and by name.
+type actorShape struct {
+	Type string `json:"type" jsonschema:"session, token, agent, verification_link, system, submitter or telegram"`
+	ID   string `json:"id" jsonschema:"the actor's id; for a session a prefix of its token's hash, never the token"`
+	Name string `json:"name" jsonschema:"who acted, for a person to read: an account's current email, a token's name and prefix, or what the actor is (formd, verification link)"`
 }
 
 // changeShape is one setting's value before and after an event.
@@ -169,8 +176,9 @@ func (s *Server) formTools(srv *sdk.Server) {
 			}
 			out := historyOutput{Events: make([]historyEntryShape, len(history))}
 			for i, e := range history {
+				a := e.Metadata.Actor
 				out.Events[i] = historyEntryShape{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-					Actor: e.Metadata.Actor, RequestID: e.Metadata.RequestID, Changes: changesOf(e)}
+					Actor: actorShape{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changesOf(e)}
 			}
 			return out, nil
 		})

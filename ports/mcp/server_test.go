@@ -145,7 +145,7 @@ func newServerWithSpamFolder(t *testing.T, folder *heldFolder) (*httptest.Server
 	app := &application.Application{Queries: application.Queries{
 		Authenticate: application.NewAuthenticateHandler(read, tokens{}, clock{}),
 		ListForms:    application.NewListFormsHandler(read),
-		FormHistory:  application.NewFormHistoryHandler(read),
+		FormHistory:  application.NewFormHistoryHandler(read, struct{ application.ActorNameReader }{}),
 		// Only an empty archive: what the port adds is the caller, the
 		// request id and the arguments' reading.
 		ReadSubmissions: application.NewReadSubmissionsHandler(read, archive{}, struct{ application.DeliveryLog }{}, accesses, struct{ application.Sealer }{},

@@ -14,9 +14,13 @@ import (
 
 // auditEntry is one event of a form's audit trail, as the timeline shows it.
 type auditEntry struct {
-	What      string
-	Type      string
+	What string
+	Type string
+	// Actor names who acted (an account's email, a token's name); ActorKind
+	// says what it is when the name does not already (a signed-in user, an
+	// API token), beside the id the event recorded.
 	Actor     string
+	ActorKind string
 	ActorID   string
 	At        time.Time
 	RequestID string
@@ -111,7 +115,14 @@ func timelineOf(history []application.HistoryEntry) []auditEntry {
 		if what == "" {
 			what = e.Type
 		}
-		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: actorLabel(e.Metadata.Actor.Type), ActorID: e.Metadata.Actor.ID,
+		name, kind := e.ActorName, actorLabel(e.Metadata.Actor.Type)
+		if name == "" {
+			name = kind
+		}
+		if strings.EqualFold(name, kind) {
+			kind = ""
+		}
+		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: name, ActorKind: kind, ActorID: e.Metadata.Actor.ID,
 			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e)})
 	}
 	return entries
