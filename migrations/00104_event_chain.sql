@@ -1,27 +1,31 @@
--- Every event's hash chains it to its stream (docs/audit.md): a writer puts
--- the SHA-256 digest of the event's canonical encoding in hash, and
--- events_chain replaces it, in the inserting transaction, with
--- SHA-256(hash of the stream's previous event ‖ digest). An event whose
--- predecessor is not chained yet (events stored before this migration, or
--- by an older formd during an upgrade, whose hash is NULL) is left NULL
--- too, and the audit chain job chains it later, in stream order, from its
--- data: the one UPDATE events_are_append_only allows fills a NULL hash and
--- changes nothing else.
+-- Every event's hash chains it to its stream (docs/audit.md):
+--
+--   hash = SHA-256(hash of the stream's previous event ‖ event_canonical(event))
+--
+-- (the previous hash is empty for a stream's first event), made by the
+-- events_chain trigger in the inserting transaction, whoever inserts.
+-- event_canonical is the event's every column as one JSON array in
+-- PostgreSQL's jsonb text form: one byte sequence per event, whatever key
+-- order or spacing its JSON was written with. An event whose predecessor is
+-- not chained (the history stored before this migration) is left NULL,
+-- and the audit chain job chains it in stream order: the one UPDATE
+-- events_are_append_only allows fills a NULL hash and changes nothing else.
 -- +goose Up
 ALTER TABLE events ADD COLUMN hash bytea;
 CREATE INDEX events_unchained ON events (stream_id, version) WHERE hash IS NULL;
+
+-- +goose StatementBegin
+CREATE FUNCTION event_canonical(e events) RETURNS bytea LANGUAGE sql STABLE AS $$
+    SELECT convert_to(jsonb_build_array(e.stream_type, e.stream_id::text, e.version, e.event_type, e.schema_version,
+        e.data, e.metadata, to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text, 'UTF8')
+$$;
+-- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     prev bytea := ''::bytea;
 BEGIN
-    IF NEW.hash IS NULL THEN
-        RETURN NEW; -- an older formd's event: the chain job chains it
-    END IF;
-    IF length(NEW.hash) <> 32 THEN
-        RAISE EXCEPTION 'an event''s hash must be given as the 32-byte SHA-256 digest of its canonical encoding';
-    END IF;
     IF NEW.version > 1 THEN
         SELECT e.hash INTO prev FROM events e WHERE e.stream_id = NEW.stream_id AND e.version = NEW.version - 1;
         IF prev IS NULL THEN
@@ -29,7 +33,7 @@ BEGIN
             RETURN NEW;
         END IF;
     END IF;
-    NEW.hash := sha256(prev || NEW.hash);
+    NEW.hash := sha256(prev || event_canonical(NEW));
     RETURN NEW;
 END $$;
 -- +goose StatementEnd
@@ -59,5 +63,6 @@ END $$;
 -- +goose StatementEnd
 DROP TRIGGER events_chain ON events;
 DROP FUNCTION events_chain();
+DROP FUNCTION event_canonical(events);
 DROP INDEX events_unchained;
 ALTER TABLE events DROP COLUMN hash;

@@ -58,20 +58,6 @@ func migrateTo(t *testing.T, ctx context.Context, pool *pgxpool.Pool, version in
 	}
 }
 
-// withTodaysEventColumns lets today's event store append to a database
-// migrated only part way (it writes columns later migrations add) while
-// fn runs, and takes the columns away again before the chain goes on.
-func withTodaysEventColumns(t *testing.T, ctx context.Context, pool *pgxpool.Pool, fn func()) {
-	t.Helper()
-	if _, err := pool.Exec(ctx, `ALTER TABLE events ADD COLUMN hash bytea`); err != nil {
-		t.Fatal(err)
-	}
-	fn()
-	if _, err := pool.Exec(ctx, `ALTER TABLE events DROP COLUMN hash`); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // freshDatabase creates an empty database named prefix and a random
 // suffix, dropped when the test ends, for a test that migrates it step by
 // step.

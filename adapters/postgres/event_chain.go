@@ -26,23 +26,22 @@ func NewEventChain(pool *pgxpool.Pool) *EventChain { return &EventChain{pool: po
 // so processes do not chain the same events at once.
 const chainLock = 0x666f726d64636861 // "formdcha"
 
-// chainColumns are what an event's digest covers, then its position and
+// chainColumns are what the chain reads of an event e: who it is, its
+// canonical encoding (event_canonical, the one definition of it) and its
 // stored hash.
-const chainColumns = `stream_type, stream_id::text, version, event_type, schema_version, data, metadata, recorded_at,
-	global_position, hash`
+const chainColumns = `e.stream_type, e.stream_id::text, e.version, e.event_type, e.global_position, event_canonical(e), e.hash`
 
 // chainRow is an event as the chain reads it.
 type chainRow struct {
-	event    eventchain.Event
-	position int64
-	hash     []byte
+	streamType, streamID, eventType string
+	version                         int
+	position                        int64
+	canonical, hash                 []byte
 }
 
-func scanChainRow(rows pgx.Rows) (chainRow, error) {
+func scanChainRow(row pgx.Row, more ...any) (chainRow, error) {
 	var r chainRow
-	e := &r.event
-	err := rows.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.SchemaVersion, &e.Data, &e.Metadata, &e.RecordedAt,
-		&r.position, &r.hash)
+	err := row.Scan(append([]any{&r.streamType, &r.streamID, &r.version, &r.eventType, &r.position, &r.canonical, &r.hash}, more...)...)
 	return r, err
 }
 
@@ -58,7 +57,7 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT `+chainColumns+`, (SELECT p.hash FROM events p WHERE p.stream_id = e.stream_id AND p.version = e.version - 1)
-			FROM events e WHERE hash IS NULL ORDER BY stream_id, version LIMIT $1`, limit)
+			FROM events e WHERE e.hash IS NULL ORDER BY e.stream_id, e.version LIMIT $1`, limit)
 		if err != nil {
 			return err
 		}
@@ -68,31 +67,24 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 		var stream string
 		var prev []byte // the hash of the stream's event before, nil when unknown
 		for rows.Next() {
-			var r chainRow
-			e := &r.event
 			var before []byte
-			if err := rows.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.SchemaVersion, &e.Data, &e.Metadata, &e.RecordedAt,
-				&r.position, &r.hash, &before); err != nil {
-				rows.Close()
-				return err
-			}
-			switch {
-			case e.Version == 1:
-				prev = []byte{}
-			case e.StreamID != stream || prev == nil:
-				prev = before // chained already, or nil: this stream waits
-			}
-			stream = e.StreamID
-			if prev == nil {
-				continue
-			}
-			digest, err := eventchain.Digest(*e)
+			r, err := scanChainRow(rows, &before)
 			if err != nil {
 				rows.Close()
 				return err
 			}
-			prev = eventchain.Link(prev, digest)
-			ids, versions, hashes = append(ids, e.StreamID), append(versions, int32(e.Version)), append(hashes, prev)
+			switch {
+			case r.version == 1:
+				prev = []byte{}
+			case r.streamID != stream || prev == nil:
+				prev = before // chained already, or nil: this stream waits
+			}
+			stream = r.streamID
+			if prev == nil {
+				continue
+			}
+			prev = eventchain.Link(prev, r.canonical)
+			ids, versions, hashes = append(ids, r.streamID), append(versions, int32(r.version)), append(hashes, prev)
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -113,7 +105,7 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 // stream order in one pass.
 func (c *EventChain) VerifyChains(ctx context.Context, found func(application.ChainFinding)) (application.ChainTally, error) {
 	var tally application.ChainTally
-	rows, err := c.pool.Query(ctx, `SELECT `+chainColumns+` FROM events ORDER BY stream_id, version`)
+	rows, err := c.pool.Query(ctx, `SELECT `+chainColumns+` FROM events e ORDER BY e.stream_id, e.version`)
 	if err != nil {
 		return tally, err
 	}
@@ -125,14 +117,12 @@ func (c *EventChain) VerifyChains(ctx context.Context, found func(application.Ch
 			return tally, err
 		}
 		tally.Events++
-		if r.event.StreamID != v.stream {
+		if r.streamID != v.stream {
 			tally.Unchained += v.waiting()
 			tally.Streams++
-			v = streamVerifier{stream: r.event.StreamID, streamType: r.event.StreamType, prev: []byte{}}
+			v = streamVerifier{stream: r.streamID, streamType: r.streamType, prev: []byte{}}
 		}
-		if err := v.check(r, found); err != nil {
-			return tally, err
-		}
+		v.check(r, found)
 	}
 	tally.Unchained += v.waiting()
 	return tally, rows.Err()
@@ -150,45 +140,37 @@ type streamVerifier struct {
 	failed    bool
 }
 
-func (v *streamVerifier) check(r chainRow, found func(application.ChainFinding)) error {
+func (v *streamVerifier) check(r chainRow, found func(application.ChainFinding)) {
 	if v.failed {
-		return nil
+		return
 	}
-	e := r.event
 	report := func(version int, position int64, eventType, problem string) {
 		v.failed = true
 		found(application.ChainFinding{StreamType: v.streamType, StreamID: v.stream, Version: version, Position: position,
 			EventType: eventType, Problem: problem})
 	}
-	if e.Version != v.version+1 {
+	if r.version != v.version+1 {
 		report(v.version+1, 0, "", fmt.Sprintf("version %d is missing: the stream goes from version %d to %d (an event was deleted)",
-			v.version+1, v.version, e.Version))
-		return nil
+			v.version+1, v.version, r.version))
+		return
 	}
-	v.version = e.Version
+	v.version = r.version
 	if r.hash == nil {
 		if v.pending == nil {
 			v.pending = &r
 		}
 		v.unchained++
-		return nil
+		return
 	}
-	if v.pending != nil {
-		p := v.pending
-		report(p.event.Version, p.position, p.event.Type, "it is not chained, but a later event of its stream is: its hash was removed")
-		return nil
+	if p := v.pending; p != nil {
+		report(p.version, p.position, p.eventType, "it is not chained, but a later event of its stream is: its hash was removed")
+		return
 	}
-	digest, err := eventchain.Digest(e)
-	if err != nil {
-		return err
-	}
-	want := eventchain.Link(v.prev, digest)
-	if !bytes.Equal(want, r.hash) {
-		report(e.Version, r.position, e.Type, "its hash does not match its content: its data, metadata, type, time or place in the stream was changed")
-		return nil
+	if !bytes.Equal(eventchain.Link(v.prev, r.canonical), r.hash) {
+		report(r.version, r.position, r.eventType, "its hash does not match its content: its data, metadata, type, time or place in the stream was changed")
+		return
 	}
 	v.prev = r.hash
-	return nil
 }
 
 // waiting is how many events of a stream without a finding wait for the

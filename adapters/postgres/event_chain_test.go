@@ -70,24 +70,26 @@ func (c chainEnv) tamper(t *testing.T, sql string, args ...any) {
 func TestAppendedEventsAreChainedAsTheChainPackageSays(t *testing.T) {
 	t.Parallel()
 	c := newChainEnv(t)
-	rows, err := c.pool.Query(c.ctx, `SELECT stream_type, stream_id::text, version, event_type, schema_version, data, metadata, recorded_at, hash
-		FROM events WHERE stream_id = $1 ORDER BY version`, c.formID)
+	// The encoding, spelled out here as docs/audit.md does, so a change to
+	// event_canonical fails this test.
+	rows, err := c.pool.Query(c.ctx, `SELECT convert_to(jsonb_build_array(stream_type, stream_id::text, version, event_type,
+		schema_version, data, metadata, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text, 'UTF8'),
+		hash, version FROM events WHERE stream_id = $1 ORDER BY version`, c.formID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prev, n := []byte{}, 0
 	for rows.Next() {
-		var e eventchain.Event
-		var hash []byte
-		if err := rows.Scan(&e.StreamType, &e.StreamID, &e.Version, &e.Type, &e.SchemaVersion, &e.Data, &e.Metadata, &e.RecordedAt, &hash); err != nil {
+		var canonical, hash []byte
+		var version int
+		if err := rows.Scan(&canonical, &hash, &version); err != nil {
 			t.Fatal(err)
 		}
-		digest, err := eventchain.Digest(e)
-		if err != nil {
-			t.Fatal(err)
+		if !strings.HasPrefix(string(canonical), `["form", "`+c.formID+`", `) {
+			t.Fatalf("canonical encoding %s", canonical)
 		}
-		if want := eventchain.Link(prev, digest); string(want) != string(hash) {
-			t.Fatalf("version %d: stored hash %x, want %x", e.Version, hash, want)
+		if want := eventchain.Link(prev, canonical); string(want) != string(hash) {
+			t.Fatalf("version %d: stored hash %x, want %x", version, hash, want)
 		}
 		prev, n = hash, n+1
 	}
@@ -99,17 +101,16 @@ func TestAppendedEventsAreChainedAsTheChainPackageSays(t *testing.T) {
 	}
 }
 
-// Events an older formd stored without a hash, and those appended after
-// them, wait unchained; the chain job chains them in stream order, and
+// The history stored before the chain existed is unchained, and so is
+// what is appended after it; the chain job chains them in stream order, and
 // verification then finds nothing.
-func TestTheChainJobChainsWhatAnOlderFormdStored(t *testing.T) {
+func TestTheChainJobChainsTheHistoryStoredBeforeTheChain(t *testing.T) {
 	t.Parallel()
 	c := newChainEnv(t)
-	if _, err := c.pool.Exec(c.ctx, `INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
+	// As the migration found it: an event stored with no trigger to chain it.
+	c.tamper(t, `INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
 		SELECT stream_type, stream_id, 5, event_type, schema_version, data, metadata, now() FROM events WHERE stream_id = $1 AND version = 4`,
-		c.formID); err != nil {
-		t.Fatal(err)
-	}
+		c.formID)
 	c.run(t, func(tx application.Tx) error {
 		f, err := tx.LoadForm(c.ctx, c.formID)
 		if err != nil {
@@ -122,7 +123,7 @@ func TestTheChainJobChainsWhatAnOlderFormdStored(t *testing.T) {
 	})
 	var unchained int
 	if err := c.pool.QueryRow(c.ctx, `SELECT count(*) FROM events WHERE stream_id = $1 AND hash IS NULL`, c.formID).Scan(&unchained); err != nil || unchained != 2 {
-		t.Fatalf("%d unchained (%v), want the older formd's and the one after it", unchained, err)
+		t.Fatalf("%d unchained (%v), want the unchained event and the one after it", unchained, err)
 	}
 	if found, tally := c.findings(t); len(found) != 0 || tally.Unchained != 2 {
 		t.Fatalf("before the job: findings %+v, tally %+v; want none, 2 waiting", found, tally)

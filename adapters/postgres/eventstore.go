@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/formd/formd/adapters/postgres/eventchain"
 	"github.com/formd/formd/adapters/postgres/eventcodec"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
@@ -194,10 +193,9 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	var (
 		types, ids, eventTypes []string
 		versions, schemas      []int32
-		datas, metas, digests  [][]byte
+		datas, metas           [][]byte
 		recorded               []time.Time
 	)
-	now = eventchain.Time(now)
 	// Insert in stream-id order so two appends to the same streams lock them
 	// in the same order and cannot deadlock.
 	streams = slices.Clone(streams)
@@ -218,12 +216,6 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			versions, schemas = append(versions, int32(version)), append(schemas, int32(stored.SchemaVersion))
 			datas, metas = append(datas, stored.Data), append(metas, meta)
 			recorded = append(recorded, now)
-			digest, err := eventchain.Digest(eventchain.Event{StreamType: st.StreamType, StreamID: st.StreamID, Version: version,
-				Type: stored.Type, SchemaVersion: stored.SchemaVersion, Data: stored.Data, Metadata: meta, RecordedAt: now})
-			if err != nil {
-				return nil, err
-			}
-			digests = append(digests, digest)
 			// The message refers to the event rather than repeat it: the data
 			// and metadata were a quarter of the WAL a submission wrote, and
 			// most messages are read by no consumer group.
@@ -252,13 +244,11 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	// of one length), not as unnest(...) in FROM, whose function scan
 	// stores each array's elements before reading them back, which makes
 	// the statement slower.
-	// hash holds each event's digest; the events_chain trigger chains it to
-	// its stream's previous event (package eventchain).
 	b.Queue(`
-		INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at, hash)
+		INSERT INTO events (stream_type, stream_id, version, event_type, schema_version, data, metadata, recorded_at)
 		SELECT unnest($1::text[]), unnest($2::uuid[]), unnest($3::int[]), unnest($4::text[]), unnest($5::int[]),
-		       unnest($6::jsonb[]), unnest($7::jsonb[]), unnest($8::timestamptz[]), unnest($9::bytea[])`,
-		types, ids, versions, eventTypes, schemas, datas, metas, recorded, digests)
+		       unnest($6::jsonb[]), unnest($7::jsonb[]), unnest($8::timestamptz[])`,
+		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.
 	topics := topicsOf(streams)
