@@ -113,6 +113,29 @@ var _ = Describe("A form's settings at any version", func() {
 		ExpectError(f.Post(stranger, path+"/restore", map[string]any{"version": 2}), http.StatusNotFound)
 	})
 
+	It("offers the same to agents: get_form_version answers as the API does, restore_form_version restores through the same command", func() {
+		token, email := f.RegisteredVerifiedUser()
+		form, _ := f.CreateForm(token, contactForm(nil))
+		id := form["id"].(string)
+		r := f.Patch(token, "/v1/forms/"+id, map[string]any{"name": "Support"})
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		agent := f.ConnectMCP(token)
+
+		By("get_form_version: the API's version, shape for shape")
+		api := f.Get(token, "/v1/forms/"+id+"/versions/1")
+		Expect(api.Status).To(Equal(http.StatusOK), "%s", api)
+		Expect(agent.MustCall("get_form_version", map[string]any{"formId": id, "version": 1}).Out).To(Equal(api.Object("version")))
+		Expect(agent.Call("get_form_version", map[string]any{"formId": id, "version": 3}).IsError).To(BeTrue(), "a version the form has not reached")
+
+		By("restore_form_version: the form back at version 1's settings, the restore in get_form_history")
+		restored := agent.MustCall("restore_form_version", map[string]any{"formId": id, "version": 1})
+		Expect(restored.Out).To(HaveKeyWithValue("form", HaveKeyWithValue("name", "Contact")))
+		events := agent.MustCall("get_form_history", map[string]any{"formId": id}).Array("events")
+		Expect(events).To(HaveLen(3))
+		Expect(events[2]).To(And(HaveKeyWithValue("type", "form.settings_restored.v1"), HaveKeyWithValue("restoredVersion", 1.0),
+			HaveKeyWithValue("actor", HaveKeyWithValue("name", email))))
+	})
+
 	It("links each event of the dashboard's audit trail to the settings as of its version, compared with the current ones, with a button that restores them", func() {
 		token, email := f.RegisteredVerifiedUser()
 		form, _ := f.CreateForm(token, contactForm(nil))
