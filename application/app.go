@@ -14,12 +14,14 @@ type Application struct {
 
 // Commands change state.
 type Commands struct {
-	Register                    *RegisterHandler
-	VerifyLink                  *VerifyLinkHandler
-	RequestPasswordReset        *RequestPasswordResetHandler
-	ResetPassword               *ResetPasswordHandler
-	CreateForm                  *CreateFormHandler
-	UpdateForm                  *UpdateFormHandler
+	Register             *RegisterHandler
+	VerifyLink           *VerifyLinkHandler
+	RequestPasswordReset *RequestPasswordResetHandler
+	ResetPassword        *ResetPasswordHandler
+	CreateForm           *CreateFormHandler
+	UpdateForm           *UpdateFormHandler
+	// RestoreFormVersion brings back an earlier version's settings.
+	RestoreFormVersion          *RestoreFormVersionHandler
 	ResendRecipientVerification *ResendRecipientVerificationHandler
 	Submit                      SubmitCommand
 	// GrantFeature, RevokeFeature and SetPlan are the operator's `formd
@@ -73,9 +75,13 @@ type Queries struct {
 	Authenticate     *AuthenticateHandler
 	VerificationLink *VerificationLinkHandler
 	// SpamLink checks a notification mail's spam link for its page.
-	SpamLink              *SpamLinkHandler
-	ListForms             *ListFormsHandler
-	FormHistory           *FormHistoryHandler
+	SpamLink    *SpamLinkHandler
+	ListForms   *ListFormsHandler
+	FormHistory *FormHistoryHandler
+	// FormVersion and CompareFormVersions read a form's settings as of any
+	// version and how two versions differ.
+	FormVersion           *FormVersionHandler
+	CompareFormVersions   *CompareFormVersionsHandler
 	RecipientVerification *RecipientVerificationHandler
 	ListDeliveries        *ListDeliveriesHandler
 	DeliveryDetails       *DeliveryDetailsHandler

@@ -62,6 +62,8 @@ func (e HistoryEntry) Changes() []form.Change {
 		return form.Diff(form.Settings{}, ev.Settings, true)
 	case form.SettingsChanged:
 		return ev.Changes
+	case form.SettingsRestored:
+		return ev.Changes
 	case form.RecipientVerified:
 		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
 	case form.IntegrationConfigured:
@@ -90,4 +92,13 @@ func (e HistoryEntry) Changes() []form.Change {
 		return []form.Change{{Field: "spamFolder", From: json.RawMessage("null"), To: to}}
 	}
 	return nil
+}
+
+// RestoredVersion is the version whose settings the entry brought back, for
+// a restore (form.SettingsRestored); 0 for any other event.
+func (e HistoryEntry) RestoredVersion() int {
+	if ev, ok := e.Event.(form.SettingsRestored); ok {
+		return ev.RestoredVersion
+	}
+	return 0
 }

@@ -21,8 +21,9 @@ import (
 
 // mcpTools are the tools formd offers, sorted.
 var mcpTools = []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history",
-	"get_recipient_verification", "get_spam", "get_submission", "list_deliveries", "list_forms", "list_spam", "list_submissions",
-	"read_test_inbox", "resend_recipient_verification", "retry_delivery", "review_spam", "test_integration", "update_form"}
+	"get_form_version", "get_recipient_verification", "get_spam", "get_submission", "list_deliveries", "list_forms", "list_spam",
+	"list_submissions", "read_test_inbox", "resend_recipient_verification", "restore_form_version", "retry_delivery", "review_spam",
+	"test_integration", "update_form"}
 
 // bearerTransport adds a credential to every request, as an agent's MCP
 // client configured with a token does.

@@ -94,6 +94,10 @@ var scopedRoutes = []scopedRoute{
 	{method: "PATCH", path: "/v1/forms/{formId}", scope: "forms:write", status: http.StatusOK,
 		body: func() any { return map[string]any{"subjectDefault": "Changed by a token"} }},
 	{method: "GET", path: "/v1/forms/{formId}/events", scope: "forms:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/versions/{version}", scope: "forms:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/versions/{version}/diff/{to}", scope: "forms:read", status: http.StatusOK},
+	{method: "POST", path: "/v1/forms/{formId}/restore", scope: "forms:write", status: http.StatusOK,
+		body: func() any { return map[string]any{"version": 1} }},
 	{method: "GET", path: "/v1/forms/{formId}/recipient-verification", scope: "forms:read", status: http.StatusOK},
 	{method: "POST", path: "/v1/forms/{formId}/recipient-verifications", scope: "forms:write", status: http.StatusCreated},
 	{method: "GET", path: "/v1/forms/{formId}/integrations", scope: "forms:read", status: http.StatusOK},
@@ -180,7 +184,7 @@ var _ = Describe("Workspace API tokens", Ordered, ContinueOnFailure, func() {
 	call := func(rt scopedRoute, token, victim string) *Response {
 		GinkgoHelper()
 		path := strings.NewReplacer("{formId}", formID, "{deliveryId}", failed, "{type}", rt.typ,
-			"{workspaceId}", ws, "{tokenId}", victim,
+			"{workspaceId}", ws, "{tokenId}", victim, "{version}", "1", "{to}", "1",
 			"{submissionId}", "00000000-0000-4000-8000-000000000000", "{index}", "0").Replace(rt.path) + rt.query
 		var body any
 		if rt.body != nil {

@@ -61,6 +61,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		return nil, nil, err
 	}
 	updateFormHandler := application.NewUpdateFormHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens, sealer)
+	restoreFormVersionHandler := application.NewRestoreFormVersionHandler(transactor, readModel, readModel, uuiDs, clock, linkTokens)
 	resendRecipientVerificationHandler := application.NewResendRecipientVerificationHandler(transactor, readModel, uuiDs, clock, linkTokens)
 	formCache := postgres.NewFormCache(readModel)
 	failedPayloadRetention := provideFailedPayloadRetention(cfg)
@@ -165,6 +166,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ResetPassword:               resetPasswordHandler,
 		CreateForm:                  createFormHandler,
 		UpdateForm:                  updateFormHandler,
+		RestoreFormVersion:          restoreFormVersionHandler,
 		ResendRecipientVerification: resendRecipientVerificationHandler,
 		Submit:                      submitCommand,
 		GrantFeature:                grantFeatureHandler,
@@ -193,6 +195,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	spamLinkHandler := application.NewSpamLinkHandler(readModel, spamLinkTokens, clock)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel, readModel)
+	formVersionHandler := application.NewFormVersionHandler(readModel, readModel)
+	compareFormVersionsHandler := application.NewCompareFormVersionsHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
 	deliveryDetailsHandler := application.NewDeliveryDetailsHandler(readModel, deliveryStore)
@@ -216,6 +220,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		SpamLink:              spamLinkHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
+		FormVersion:           formVersionHandler,
+		CompareFormVersions:   compareFormVersionsHandler,
 		RecipientVerification: recipientVerificationHandler,
 		ListDeliveries:        listDeliveriesHandler,
 		DeliveryDetails:       deliveryDetailsHandler,

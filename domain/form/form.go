@@ -102,6 +102,20 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 		}
 		next.Captcha = captcha
 	}
+	next, changes, err := f.settle(next, policy)
+	if err != nil || len(changes) == 0 {
+		return err
+	}
+	f.record(SettingsChanged{
+		Changes: changes, Settings: next, At: now.UTC(),
+		RecipientReset: next.RecipientEmail != f.settings.RecipientEmail,
+	})
+	return nil
+}
+
+// settle normalizes and validates the settings a change leads to and says
+// what they change: the one path every settings change takes.
+func (f *Form) settle(next Settings, policy Policy) (Settings, []Change, error) {
 	next = next.Normalize()
 	if next.Archive == f.settings.Archive {
 		// A plan's lower maximum binds the archive when it is next changed,
@@ -110,17 +124,9 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 		policy.MaxArchiveRetentionDays = max(policy.MaxArchiveRetentionDays, next.Archive.RetentionDays)
 	}
 	if err := next.Validate(policy); err != nil {
-		return err
+		return Settings{}, nil, err
 	}
-	changes := Diff(f.settings, next, false)
-	if len(changes) == 0 {
-		return nil
-	}
-	f.record(SettingsChanged{
-		Changes: changes, Settings: next, At: now.UTC(),
-		RecipientReset: next.RecipientEmail != f.settings.RecipientEmail,
-	})
-	return nil
+	return next, Diff(f.settings, next, false), nil
 }
 
 // MarkRecipientVerified records that email, the recipient a link was sent to,
@@ -184,6 +190,12 @@ func (f *Form) apply(e Event) {
 		f.settings = e.Settings
 		f.createdAt, f.updatedAt = e.At, e.At
 	case SettingsChanged:
+		f.settings = e.Settings
+		if e.RecipientReset {
+			f.recipientVerified = false
+		}
+		f.updatedAt = e.At
+	case SettingsRestored:
 		f.settings = e.Settings
 		if e.RecipientReset {
 			f.recipientVerified = false

@@ -569,6 +569,7 @@ func TestEventTypes(t *testing.T) {
 		{form.Created{}, "form.created.v1"},
 		{form.SettingsChanged{}, "form.settings_changed.v1"},
 		{form.RecipientVerified{}, "form.recipient_verified.v1"},
+		{form.SettingsRestored{}, "form.settings_restored.v1"},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

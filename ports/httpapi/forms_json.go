@@ -123,6 +123,8 @@ type historyJSON struct {
 	Actor      actorJSON    `json:"actor"`
 	RequestID  string       `json:"requestId,omitempty"`
 	Changes    []changeJSON `json:"changes"`
+	// RestoredVersion names, for a restore, the version brought back.
+	RestoredVersion int `json:"restoredVersion,omitempty"`
 }
 
 // actorJSON is who acted: the type and id the event recorded, and the name
@@ -137,7 +139,8 @@ type actorJSON struct {
 func presentHistoryEntry(e application.HistoryEntry, changes []changeJSON) historyJSON {
 	a := e.Metadata.Actor
 	return historyJSON{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-		Actor: actorJSON{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changes}
+		Actor: actorJSON{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changes,
+		RestoredVersion: e.RestoredVersion()}
 }
 
 // changeJSON is one setting's value before and after an event.

@@ -323,6 +323,21 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 			gin.H{"events": events})
 	})
 
+	t.Run("FormVersion", func(t *testing.T) {
+		restored := form.SettingsRestored{RestoredVersion: 2, Changes: []form.Change{{Field: "name", From: json.RawMessage(`"Support"`), To: json.RawMessage(`"Contact"`)}}}
+		entry := application.HistoryEntry{Type: form.SettingsRestoredType, Version: 4, RecordedAt: now, Event: restored,
+			Metadata: application.Metadata{Actor: application.Actor{Type: application.ActorSession, ID: "3f2a"}}, ActorName: "ada@example.com"}
+		checkShape(t, "a restore in the trail", responseSchema(t, doc, "GET", "/v1/forms/{formId}/events", 200, "application/json"),
+			gin.H{"events": []historyJSON{presentHistoryEntry(entry, changesOf(entry))}})
+		checkShape(t, "GET /v1/forms/{formId}/versions/{version}", responseSchema(t, doc, "GET", "/v1/forms/{formId}/versions/{version}", 200, "application/json"),
+			gin.H{"version": formVersionJSON{Version: 2, Type: form.SettingsChangedType, RecordedAt: now,
+				Actor: actorJSON{Type: application.ActorSession, ID: "3f2a", Name: "ada@example.com"}, Settings: portkit.PresentForm(record)}})
+		checkShape(t, "GET /v1/forms/{formId}/versions/{version}/diff/{to}", responseSchema(t, doc, "GET", "/v1/forms/{formId}/versions/{version}/diff/{to}", 200, "application/json"),
+			gin.H{"diff": versionDiffJSON{From: 2, To: 4, Changes: changesOf(entry)}})
+		checkShape(t, "POST /v1/forms/{formId}/restore", responseSchema(t, doc, "POST", "/v1/forms/{formId}/restore", 200, "application/json"),
+			gin.H{"form": portkit.PresentForm(record)})
+	})
+
 	t.Run("SubmissionResponse", func(t *testing.T) {
 		accepted := application.SubmissionResponse{
 			Success: true, Message: application.SuccessMessage, RequestID: "req_0123456789",
@@ -410,6 +425,16 @@ func TestOpenAPIRequestShapes(t *testing.T) {
 	}
 	if err := schemaNamed(t, doc, "FormPatch").VisitJSON(patch, opts...); err != nil {
 		t.Errorf("FormPatch: %v", err)
+	}
+
+	raw, _ = json.Marshal(restoreRequest{Version: intp(2)})
+	var restore map[string]any
+	_ = json.Unmarshal(raw, &restore)
+	for _, key := range undeclared(schemaNamed(t, doc, "RestoreFormVersion"), restore, "RestoreFormVersion") {
+		t.Errorf("restoreRequest decodes %s, which RestoreFormVersion does not declare", key)
+	}
+	if err := schemaNamed(t, doc, "RestoreFormVersion").VisitJSON(restore, opts...); err != nil {
+		t.Errorf("RestoreFormVersion: %v", err)
 	}
 
 	raw, _ = json.Marshal(agentAuthRequest{Email: "a@example.com", Type: "user_claimed", Name: "n",

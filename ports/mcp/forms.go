@@ -69,6 +69,8 @@ type historyEntryShape struct {
 	Actor      actorShape    `json:"actor" jsonschema:"who made the change: a session, a workspace token, an agent, a verification link or the system"`
 	RequestID  string        `json:"requestId,omitempty"`
 	Changes    []changeShape `json:"changes"`
+	// RestoredVersion names, for a restore, the version brought back.
+	RestoredVersion int `json:"restoredVersion,omitempty" jsonschema:"for a restore (form.settings_restored.v1): the version whose settings it brought back"`
 }
 
 // actorShape is who made a change, as the event recorded it and by name.
@@ -178,7 +180,8 @@ func (s *Server) formTools(srv *sdk.Server) {
 			for i, e := range history {
 				a := e.Metadata.Actor
 				out.Events[i] = historyEntryShape{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-					Actor: actorShape{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changesOf(e)}
+					Actor: actorShape{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changesOf(e),
+					RestoredVersion: e.RestoredVersion()}
 			}
 			return out, nil
 		})

@@ -111,6 +111,7 @@ func (s *Server) newTools() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "formd", Title: "formd form backend", Version: version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: s.log})
 	s.formTools(srv)
+	s.formVersionTools(srv)
 	s.verificationTools(srv)
 	s.dryRunTool(srv)
 	s.deliveryTools(srv)

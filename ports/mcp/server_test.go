@@ -265,9 +265,10 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 			t.Errorf("%s lacks a description or a schema", tool.Name)
 		}
 	}
-	want := []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_recipient_verification",
-		"get_spam", "get_submission", "list_deliveries", "list_forms", "list_spam", "list_submissions", "read_test_inbox",
-		"resend_recipient_verification", "retry_delivery", "review_spam", "test_integration", "update_form"}
+	want := []string{"clear_test_inbox", "configure_integration", "create_form", "dry_run_submission", "get_form_history", "get_form_version",
+		"get_recipient_verification", "get_spam", "get_submission", "list_deliveries", "list_forms", "list_spam", "list_submissions",
+		"read_test_inbox", "resend_recipient_verification", "restore_form_version", "retry_delivery", "review_spam", "test_integration",
+		"update_form"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)

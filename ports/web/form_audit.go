@@ -25,6 +25,11 @@ type auditEntry struct {
 	At        time.Time
 	RequestID string
 	Changes   []auditChange
+	// Version is the event's place in its stream; Restored, for a restore,
+	// the version it brought back. VersionPath, on a form's trail only,
+	// links the page of the settings as of Version.
+	Version, Restored int
+	VersionPath       string
 }
 
 // auditChange is one setting's value before and after.
@@ -44,6 +49,7 @@ type auditPage struct {
 var eventLabels = map[string]string{
 	form.CreatedType:               "Form created",
 	form.SettingsChangedType:       "Settings changed",
+	form.SettingsRestoredType:      "Settings restored",
 	form.RecipientVerifiedType:     "Recipient verified",
 	form.IntegrationConfiguredType: "Integration configured",
 	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
@@ -92,8 +98,13 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 		s.failed(w, r, err)
 		return
 	}
-	page := auditPage{Form: f, Entries: timelineOf(history), Accesses: accessRowsOf(f.ID, accesses)}
-	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v, Data: page})
+	entries := timelineOf(history)
+	for i := range entries {
+		entries[i].VersionPath = Prefix + "/forms/" + f.ID + "/versions/" + strconv.Itoa(entries[i].Version)
+	}
+	page := auditPage{Form: f, Entries: entries, Accesses: accessRowsOf(f.ID, accesses)}
+	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v,
+		Notice: notices[r.URL.Query().Get("notice")], Data: page})
 }
 
 // actorLabel says who an actor type is, for people; a type without words
@@ -123,7 +134,7 @@ func timelineOf(history []application.HistoryEntry) []auditEntry {
 			kind = ""
 		}
 		entries = append(entries, auditEntry{What: what, Type: e.Type, Actor: name, ActorKind: kind, ActorID: e.Metadata.Actor.ID,
-			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e)})
+			At: e.RecordedAt, RequestID: e.Metadata.RequestID, Changes: changesOf(e), Version: e.Version, Restored: e.RestoredVersion()})
 	}
 	return entries
 }

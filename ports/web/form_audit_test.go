@@ -1,9 +1,11 @@
 package web
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/form"
 )
 
 // The timeline leads with who acted by name and adds the kind of actor only
@@ -27,5 +29,16 @@ func TestTimelineNamesActors(t *testing.T) {
 		if got[i].Actor != w.actor || got[i].ActorKind != w.kind {
 			t.Errorf("entry %d: by %q (%q), want %q (%q)", i, got[i].Actor, got[i].ActorKind, w.actor, w.kind)
 		}
+	}
+}
+
+// A restore is told as such, with the version it brought back and what it
+// changed.
+func TestTimelineTellsARestore(t *testing.T) {
+	got := timelineOf([]application.HistoryEntry{{Type: form.SettingsRestoredType, Version: 4,
+		Event: form.SettingsRestored{RestoredVersion: 2, Changes: []form.Change{{Field: "name", From: json.RawMessage(`"Support"`), To: json.RawMessage(`"Contact"`)}}}}})
+	if len(got) != 1 || got[0].What != "Settings restored" || got[0].Restored != 2 || got[0].Version != 4 ||
+		len(got[0].Changes) != 1 || got[0].Changes[0].To != "Contact" {
+		t.Errorf("restore in the timeline = %+v", got)
 	}
 }

@@ -33,6 +33,8 @@ type formHeader struct {
 	Tabs                           []tab
 	// Settings are all of the form's settings, for the Settings tab.
 	Settings form.Settings
+	// Version is the form's version: how many events its stream holds.
+	Version int
 }
 
 // formTabs lists a form's pages; a tab without a path would be announced,
@@ -86,7 +88,7 @@ func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, cu
 		}
 		return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
 			RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
-			Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled, held), Settings: f.Settings}, true
+			Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled, held), Settings: f.Settings, Version: f.Version}, true
 	}
 	s.errorPage(w, r, http.StatusNotFound, "")
 	return formHeader{}, false

@@ -68,6 +68,7 @@ var notices = map[string]string{
 	"token-revoked":            "The token is revoked: it no longer works anywhere.",
 	"settings-saved":           "Settings saved.",
 	"settings-saved-recipient": "Settings saved. We emailed the new recipient a link: live submissions are refused until they follow it.",
+	"settings-restored":        "Settings restored: the trail below shows the restore. A restored recipient email is verified again, as after any change of recipient.",
 	"integration-saved":        "Integration saved.",
 	"integration-test-queued":  "A test message is queued: its outcome shows in Deliveries in a moment.",
 	"webhook-secret-rotated":   "The webhook has a new signing secret. The previous one keeps signing for a while, so receivers can switch over.",

@@ -132,6 +132,9 @@ var storedShapes = []struct {
 		To: json.RawMessage(`{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*","application/pdf"]}`)}}, Settings: uploadSettings, At: at},
 		`{"changes":[{"field":"uploadLimits","from":{"maxFiles":0,"maxFileBytes":0,"allowedMimeTypes":null},` +
 			`"to":{"maxFiles":3,"maxFileBytes":1048576,"allowedMimeTypes":["image/*","application/pdf"]}}],"settings":` + uploadSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
+	// A restore: a settings change naming the version it brought back.
+	{form.SettingsRestored{RestoredVersion: 2, Changes: []form.Change{{Field: "name", From: json.RawMessage(`"New"`), To: json.RawMessage(`"Contact"`)}}, Settings: sampleSettings, At: at},
+		`{"restoredVersion":2,"changes":[{"field":"name","from":"New","to":"Contact"}],"settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
 	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
 		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
 	{form.IntegrationConfigured{Changes: []form.Change{{Field: "integrations.webhook.enabled", From: json.RawMessage(`false`), To: json.RawMessage(`true`)}},

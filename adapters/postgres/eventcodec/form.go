@@ -107,3 +107,48 @@ func init() {
 		return form.SpamReviewed{SubmissionID: s.SubmissionID, Verdict: s.Verdict, Learned: s.Learned, At: s.At}
 	})
 }
+
+// formSettingsRestoredV1 is form.settings_restored.v1 as stored: a settings
+// change that names the version whose settings it brought back.
+type formSettingsRestoredV1 struct {
+	RestoredVersion int        `json:"restoredVersion"`
+	Changes         []changeV1 `json:"changes"`
+	Settings        settingsV1 `json:"settings"`
+	At              time.Time  `json:"at"`
+	RecipientReset  bool       `json:"recipientReset,omitempty"`
+}
+
+func init() {
+	Register(func(e form.SettingsRestored) formSettingsRestoredV1 {
+		return formSettingsRestoredV1{RestoredVersion: e.RestoredVersion, Changes: changesToV1(e.Changes),
+			Settings: settingsToV1(e.Settings), At: e.At, RecipientReset: e.RecipientReset}
+	}, func(s formSettingsRestoredV1) form.SettingsRestored {
+		return form.SettingsRestored{RestoredVersion: s.RestoredVersion, Changes: changesFromV1(s.Changes),
+			Settings: settingsFromV1(s.Settings), At: s.At, RecipientReset: s.RecipientReset}
+	})
+}
+
+// changesToV1 keeps a list of changes as stored: none stays null, as in
+// the events written before.
+func changesToV1(changes []form.Change) []changeV1 {
+	if changes == nil {
+		return nil
+	}
+	out := make([]changeV1, len(changes))
+	for i, c := range changes {
+		out[i] = changeV1(c)
+	}
+	return out
+}
+
+// changesFromV1 is changesToV1 the other way.
+func changesFromV1(changes []changeV1) []form.Change {
+	if changes == nil {
+		return nil
+	}
+	out := make([]form.Change, len(changes))
+	for i, c := range changes {
+		out[i] = form.Change(c)
+	}
+	return out
+}
