@@ -66,6 +66,8 @@ var _ = Describe("Malformed ids in /v1 paths", Ordered, func() {
 		// parameter made malformed, and an unknown submission is a 404 too.
 		valid[":submissionId"] = "5f0c2a43-93c1-4f3e-9b7e-0d7d2f6f1a2b"
 		valid[":index"] = "0" // an attachment's place, not an id: anything but a number is a 404 too
+		// Versions of a form, not ids: anything but a number is a 404 too.
+		valid[":version"], valid[":to"] = "1", "1"
 	})
 
 	It("answers 404 for a malformed id in any path parameter of any route, never 500, and logs no ERROR with the caller's text", func() {
