@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -51,6 +52,18 @@ func requestRecipientVerification(ctx context.Context, tx recipientVerificationT
 type recipientVerificationTx interface {
 	VerificationStreams
 	VerificationThrottle
+}
+
+// reverifyChangedRecipient mails the form's recipient a verification link
+// when a settings change (a PATCH or a restore) gave it another address
+// than before; a throttled mail leaves it pending (mailUnlessThrottled).
+func reverifyChangedRecipient(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before string,
+	now time.Time) error {
+	after := f.Settings().RecipientEmail
+	if after == before {
+		return nil
+	}
+	return mailUnlessThrottled(requestRecipientVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), after, now))
 }
 
 // mailUnlessThrottled is requestRecipientVerification for a form change the

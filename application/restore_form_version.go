@@ -66,17 +66,14 @@ func (h *RestoreFormVersionHandler) Handle(ctx context.Context, cmd RestoreFormV
 		if err != nil {
 			return err
 		}
-		before := f.Settings()
+		before := f.Settings().RecipientEmail
 		if err := f.RestoreSettings(past, policy, now); err != nil {
 			return err
 		}
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		if after := f.Settings(); after.RecipientEmail != before.RecipientEmail {
-			return mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, f.ID(), f.AccountID(), after.RecipientEmail, now))
-		}
-		return nil
+		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, now)
 	})
 	if err != nil {
 		return FormRecord{}, err

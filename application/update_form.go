@@ -66,10 +66,7 @@ func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRec
 		if err := storeCaptchaSecret(ctx, tx, h.sealer, patch, before.Captcha, after.Captcha, f.ID(), now); err != nil {
 			return err
 		}
-		if after.RecipientEmail != before.RecipientEmail {
-			return mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, f.ID(), f.AccountID(), after.RecipientEmail, now))
-		}
-		return nil
+		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before.RecipientEmail, now)
 	})
 	if err != nil {
 		return FormRecord{}, err
