@@ -81,6 +81,8 @@ type Queries struct {
 	// FormVersion and CompareFormVersions read a form's settings as of any
 	// version and how two versions differ.
 	FormVersion           *FormVersionHandler
+	// ExportAudit writes a form's audit bundle for an auditor.
+	ExportAudit *ExportAuditHandler
 	CompareFormVersions   *CompareFormVersionsHandler
 	RecipientVerification *RecipientVerificationHandler
 	ListDeliveries        *ListDeliveriesHandler

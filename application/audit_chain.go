@@ -37,30 +37,38 @@ func (h *ChainEventsHandler) Handle(ctx context.Context) (int, error) {
 
 // AuditVerification is what `formd audit verify` found.
 type AuditVerification struct {
-	Tally    ChainTally
-	Findings []ChainFinding
+	Tally       ChainTally
+	Checkpoints CheckpointTally
+	Findings    []ChainFinding
 }
 
 // VerifyAuditHandler checks the audit log against the database: every
-// stream's chain (docs/audit.md: Verifying).
+// stream's chain and every checkpoint (docs/audit.md: Verifying).
 type VerifyAuditHandler struct {
-	chain EventChain
+	chain  EventChain
+	tree   AuditTree
+	signer CheckpointSigner
 }
 
 // NewVerifyAuditHandler builds the handler; every dependency is required.
-func NewVerifyAuditHandler(chain EventChain) *VerifyAuditHandler {
-	if chain == nil {
+func NewVerifyAuditHandler(chain EventChain, tree AuditTree, signer CheckpointSigner) *VerifyAuditHandler {
+	if chain == nil || tree == nil || signer == nil {
 		panic("application: nil dependency of VerifyAuditHandler")
 	}
-	return &VerifyAuditHandler{chain: chain}
+	return &VerifyAuditHandler{chain: chain, tree: tree, signer: signer}
 }
 
-// Handle verifies every chain, writing nothing; findings come in log order
-// (missing events, which have no position, first).
+// Handle verifies every chain and checkpoint, writing nothing; findings
+// come in log order (missing events, which have no position, and
+// checkpoints first).
 func (h *VerifyAuditHandler) Handle(ctx context.Context) (AuditVerification, error) {
 	var out AuditVerification
-	tally, err := h.chain.VerifyChains(ctx, func(f ChainFinding) { out.Findings = append(out.Findings, f) })
+	collect := func(f ChainFinding) { out.Findings = append(out.Findings, f) }
+	tally, err := h.chain.VerifyChains(ctx, collect)
 	out.Tally = tally
+	if err == nil {
+		out.Checkpoints, err = h.tree.VerifyCheckpoints(ctx, h.signer.OpenCheckpoint, collect)
+	}
 	slices.SortStableFunc(out.Findings, func(a, b ChainFinding) int {
 		switch {
 		case a.Position < b.Position:

@@ -18,8 +18,12 @@ type EventChain interface {
 	VerifyChains(ctx context.Context, found func(ChainFinding)) (ChainTally, error)
 }
 
-// ChainFinding is an event whose stored chain does not match.
+// ChainFinding is an event whose stored chain does not match, or a
+// checkpoint the stored log does not match.
 type ChainFinding struct {
+	// TreeSize names the checkpoint concerned, when the finding is about
+	// one; 0 otherwise.
+	TreeSize   uint64
 	StreamType string
 	StreamID   string
 	Version    int

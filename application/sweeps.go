@@ -10,6 +10,7 @@ type Sweeps struct {
 	ShredArchivedPayloads          *ShredArchivedPayloadsHandler
 	ShredHeldSpam                  *ShredHeldSpamHandler
 	ChainEvents                    *ChainEventsHandler
+	CheckpointAudit                *CheckpointAuditHandler
 	PruneIdempotencyKeys           *PruneIdempotencyKeysHandler
 	PruneAutoresponderReservations *PruneAutoresponderReservationsHandler
 	PruneSpentChallenges           *PruneSpentChallengesHandler

@@ -50,7 +50,7 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 			forms = append(forms, lf)
 		}
 		out := f.auditVerify(0)
-		Expect(out).To(ContainSubstring("every chain matches its events"))
+		Expect(out).To(ContainSubstring("every chain and checkpoint matches the events"))
 		Expect(out).NotTo(ContainSubstring("FINDING"))
 
 		version := func(lf LiveForm, eventType string) int {

@@ -134,3 +134,8 @@ func OpenCheckpoint(signed, verifierKey string) (size uint64, root []byte, err e
 	}
 	return cp.Size, cp.Hash, nil
 }
+
+// OpenCheckpoint checks a checkpoint against this signer's public key.
+func (s *Signer) OpenCheckpoint(signed string) (uint64, []byte, error) {
+	return OpenCheckpoint(signed, s.verifierKey)
+}

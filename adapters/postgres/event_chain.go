@@ -8,13 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/formd/formd/adapters/postgres/eventchain"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/audit"
 )
 
 // EventChain implements application.EventChain over the events table: the
 // events_chain trigger chains what writers append; ChainPending chains the
-// rest (package eventchain has the encoding).
+// rest (package domain/audit has the rule).
 type EventChain struct {
 	pool *pgxpool.Pool
 }
@@ -83,7 +83,7 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 			if prev == nil {
 				continue
 			}
-			prev = eventchain.Link(prev, r.canonical)
+			prev = audit.Link(prev, r.canonical)
 			ids, versions, hashes = append(ids, r.streamID), append(versions, int32(r.version)), append(hashes, prev)
 		}
 		if err := rows.Err(); err != nil {
@@ -166,7 +166,7 @@ func (v *streamVerifier) check(r chainRow, found func(application.ChainFinding))
 		report(p.version, p.position, p.eventType, "it is not chained, but a later event of its stream is: its hash was removed")
 		return
 	}
-	if !bytes.Equal(eventchain.Link(v.prev, r.canonical), r.hash) {
+	if !bytes.Equal(audit.Link(v.prev, r.canonical), r.hash) {
 		report(r.version, r.position, r.eventType, "its hash does not match its content: its data, metadata, type, time or place in the stream was changed")
 		return
 	}

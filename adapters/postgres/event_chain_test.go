@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/formd/formd/adapters/postgres"
-	"github.com/formd/formd/adapters/postgres/eventchain"
 	"github.com/formd/formd/application"
+	"github.com/formd/formd/domain/audit"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -88,7 +88,7 @@ func TestAppendedEventsAreChainedAsTheChainPackageSays(t *testing.T) {
 		if !strings.HasPrefix(string(canonical), `["form", "`+c.formID+`", `) {
 			t.Fatalf("canonical encoding %s", canonical)
 		}
-		if want := eventchain.Link(prev, canonical); string(want) != string(hash) {
+		if want := audit.Link(prev, canonical); string(want) != string(hash) {
 			t.Fatalf("version %d: stored hash %x, want %x", version, hash, want)
 		}
 		prev, n = hash, n+1

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/formd/formd/application"
 )
@@ -14,11 +16,24 @@ import (
 // (docs/audit.md: Verifying); 1 is an error that stopped it.
 const exitFindings = 2
 
-// audit runs `formd audit verify`: it checks every stream's hash chain
-// against the stored events and prints each finding.
+// audit runs `formd audit verify`, which checks every stream's hash chain
+// and every checkpoint against the stored events and prints each finding,
+// and `formd audit verify --bundle FILE [--key VERIFIER_KEY]`, which checks
+// an auditor's bundle with no database and no network.
 func audit(ctx context.Context, cfg Config, log *slog.Logger, args []string, out io.Writer) error {
-	if len(args) != 2 || args[1] != "verify" {
-		return errors.New("usage: formd audit verify")
+	const usage = "usage: formd audit verify [--bundle FILE [--key VERIFIER_KEY]]"
+	if len(args) < 2 || args[1] != "verify" {
+		return errors.New(usage)
+	}
+	if len(args) > 2 {
+		flags := flag.NewFlagSet("formd audit verify", flag.ContinueOnError)
+		flags.SetOutput(io.Discard)
+		file := flags.String("bundle", "", "")
+		key := flags.String("key", "", "")
+		if err := flags.Parse(args[2:]); err != nil || *file == "" || flags.NArg() > 0 {
+			return errors.New(usage)
+		}
+		return verifyBundle(*file, *key, out)
 	}
 	h, cleanup, err := buildAuditVerify(ctx, cfg, log)
 	if err != nil {
@@ -32,21 +47,60 @@ func audit(ctx context.Context, cfg Config, log *slog.Logger, args []string, out
 	return printVerification(out, v)
 }
 
+// verifyBundle checks the bundle in file; a bundle that does not verify is
+// a finding (exit status 2), a file that cannot be read an error.
+func verifyBundle(file, key string, out io.Writer) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("audit verify: %w", err)
+	}
+	r, err := buildAuditBundleVerify().Handle(data, key)
+	if err != nil {
+		fmt.Fprintf(out, "FINDING %s: %v\n", file, err)
+		return exitError{code: exitFindings, msg: "audit verify: the bundle does not verify (above)"}
+	}
+	fmt.Fprintf(out, "%s stream %s: %d events, each chained to the one before and included in the checkpoint of %d events of %s signed by %s\n",
+		r.StreamType, r.StreamID, r.Events, r.TreeSize, r.Origin, r.VerifierKey)
+	if key == "" {
+		fmt.Fprintln(out, "the key was not pinned (--key): compare it with the one the operator published")
+	}
+	fmt.Fprintln(out, "the bundle verifies")
+	return nil
+}
+
 // printVerification writes a line per finding and a conclusion, and makes
 // a finding the exit status.
 func printVerification(out io.Writer, v application.AuditVerification) error {
 	for _, f := range v.Findings {
-		where := fmt.Sprintf("%s stream %s, version %d", f.StreamType, f.StreamID, f.Version)
-		if f.Position > 0 {
-			where += fmt.Sprintf(" (%s, log position %d)", f.EventType, f.Position)
+		var where string
+		switch {
+		case f.StreamID == "":
+			where = fmt.Sprintf("checkpoint of %d events", f.TreeSize)
+		default:
+			where = fmt.Sprintf("%s stream %s, version %d", f.StreamType, f.StreamID, f.Version)
+			if f.StreamType == "" {
+				where = fmt.Sprintf("stream %s, version %d", f.StreamID, f.Version)
+			}
+			if f.Position > 0 {
+				where += fmt.Sprintf(" (%slog position %d)", typeOf(f.EventType), f.Position)
+			}
 		}
 		fmt.Fprintf(out, "FINDING %s: %s\n", where, f.Problem)
 	}
 	t := v.Tally
 	fmt.Fprintf(out, "checked %d events in %d streams; %d wait to be chained by the audit chain job\n", t.Events, t.Streams, t.Unchained)
+	fmt.Fprintf(out, "checked %d checkpoints; the latest covers %d events\n", v.Checkpoints.Checkpoints, v.Checkpoints.Leaves)
 	if len(v.Findings) > 0 {
 		return exitError{code: exitFindings, msg: fmt.Sprintf("audit verify: %d finding(s): the audit log does not match its chain (above)", len(v.Findings))}
 	}
-	fmt.Fprintln(out, "every chain matches its events")
+	fmt.Fprintln(out, "every chain and checkpoint matches the events")
 	return nil
+}
+
+// typeOf is an event type followed by a comma, or nothing when unknown.
+func typeOf(eventType string) string {
+	if eventType == "" {
+		return ""
+	}
+	return eventType + ", "
 }

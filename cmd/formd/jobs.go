@@ -30,6 +30,7 @@ func periodicJobs(s *application.Sweeps, uploadSweepInterval time.Duration) []pe
 		// before the chain existed) are chained within a minute.
 		{name: "audit chain", every: time.Minute, tasks: []task{
 			{run: s.ChainEvents.Handle, failed: "chaining audit events", done: "chained audit events stored unchained", level: slog.LevelInfo},
+			{run: s.CheckpointAudit.Handle, failed: "checkpointing the audit log", done: "signed audit checkpoints", level: slog.LevelDebug},
 		}},
 		{name: "expired records", every: time.Hour, tasks: []task{
 			{run: s.ShredExpiredPayloads.Handle, failed: "shredding the payloads of failed deliveries past their retention",

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/google/wire"
 
+	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/captcha"
 	"github.com/formd/formd/adapters/filetype"
 	"github.com/formd/formd/adapters/outbound"
@@ -57,6 +58,14 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.SubmissionAccessLog), new(*postgres.SubmissionArchive)),
 	postgres.NewEventChain,
 	wire.Bind(new(application.EventChain), new(*postgres.EventChain)),
+	postgres.NewAuditTree,
+	wire.Bind(new(application.AuditTree), new(*postgres.AuditTree)),
+	provideAuditSigner,
+	wire.Bind(new(application.CheckpointSigner), new(*auditlog.Signer)),
+	provideCheckpointPublisher,
+	wire.Bind(new(application.CheckpointPublisher), new(auditlog.DirectoryPublisher)),
+	wire.Value(auditlog.Bundles{}),
+	wire.Bind(new(application.AuditBundles), new(auditlog.Bundles)),
 	postgres.NewProcessLiveness,
 	wire.Bind(new(application.ProcessLiveness), new(*postgres.ProcessLiveness)),
 	watermillpg.NewAcknowledgedMessages,
@@ -172,6 +181,8 @@ var applicationSet = wire.NewSet(
 	application.NewShredHeldSpamHandler,
 	application.NewChainEventsHandler,
 	application.NewVerifyAuditHandler,
+	application.NewCheckpointAuditHandler,
+	application.NewExportAuditHandler,
 	application.NewPruneIdempotencyKeysHandler,
 	application.NewPruneAutoresponderReservationsHandler,
 	application.NewPruneSpentChallengesHandler,

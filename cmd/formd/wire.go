@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/wire"
 
+	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/application"
 )
 
@@ -24,10 +25,18 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 	return nil, nil, nil
 }
 
-// buildAuditVerify wires `formd audit verify`: the event chain.
+// buildAuditVerify wires `formd audit verify`: the event chain and the
+// checkpoints.
 func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*application.VerifyAuditHandler, func(), error) {
 	wire.Build(adapterSet, applicationSet)
 	return nil, nil, nil
+}
+
+// buildAuditBundleVerify wires `formd audit verify --bundle`: no database,
+// no network, only the bundle format.
+func buildAuditBundleVerify() *application.VerifyAuditBundleHandler {
+	wire.Build(application.NewVerifyAuditBundleHandler, wire.Value(auditlog.Bundles{}), wire.Bind(new(application.AuditBundles), new(auditlog.Bundles)))
+	return nil
 }
 
 // buildRekey wires `formd rekey`: the sealer with every configured key and

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/filetype"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
@@ -196,6 +197,19 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel, readModel)
 	formVersionHandler := application.NewFormVersionHandler(readModel, readModel)
+	auditTree := postgres.NewAuditTree(pool)
+	signer, err := provideAuditSigner(cfg, log)
+	if err != nil {
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	bundles := _wireBundlesValue
+	directoryPublisher := provideCheckpointPublisher(cfg)
+	checkpointAuditHandler := application.NewCheckpointAuditHandler(auditTree, signer, directoryPublisher)
+	exportAuditHandler := application.NewExportAuditHandler(readModel, auditTree, signer, bundles, checkpointAuditHandler)
 	compareFormVersionsHandler := application.NewCompareFormVersionsHandler(readModel)
 	recipientVerificationHandler := application.NewRecipientVerificationHandler(readModel)
 	listDeliveriesHandler := application.NewListDeliveriesHandler(readModel, deliveryStore)
@@ -221,6 +235,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		FormVersion:           formVersionHandler,
+		ExportAudit:           exportAuditHandler,
 		CompareFormVersions:   compareFormVersionsHandler,
 		RecipientVerification: recipientVerificationHandler,
 		ListDeliveries:        listDeliveriesHandler,
@@ -296,6 +311,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		ShredArchivedPayloads:          shredArchivedPayloadsHandler,
 		ShredHeldSpam:                  shredHeldSpamHandler,
 		ChainEvents:                    chainEventsHandler,
+		CheckpointAudit:                checkpointAuditHandler,
 		PruneIdempotencyKeys:           pruneIdempotencyKeysHandler,
 		PruneAutoresponderReservations: pruneAutoresponderReservationsHandler,
 		PruneSpentChallenges:           pruneSpentChallengesHandler,
@@ -329,6 +345,10 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}, nil
 }
 
+var (
+	_wireBundlesValue = auditlog.Bundles{}
+)
+
 // buildOperator wires the use cases of the operator's commands (`formd
 // grant`, `formd revoke`, `formd plan set`), and only what they need.
 func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator, func(), error) {
@@ -355,18 +375,37 @@ func buildOperator(ctx context.Context, cfg Config, log *slog.Logger) (*Operator
 	}, nil
 }
 
-// buildAuditVerify wires `formd audit verify`: the event chain.
+// buildAuditVerify wires `formd audit verify`: the event chain and the
+// checkpoints.
 func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*application.VerifyAuditHandler, func(), error) {
 	pool, cleanup, err := providePool(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	eventChain := postgres.NewEventChain(pool)
-	verifyAuditHandler := application.NewVerifyAuditHandler(eventChain)
+	auditTree := postgres.NewAuditTree(pool)
+	signer, err := provideAuditSigner(cfg, log)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	verifyAuditHandler := application.NewVerifyAuditHandler(eventChain, auditTree, signer)
 	return verifyAuditHandler, func() {
 		cleanup()
 	}, nil
 }
+
+// buildAuditBundleVerify wires `formd audit verify --bundle`: no database,
+// no network, only the bundle format.
+func buildAuditBundleVerify() *application.VerifyAuditBundleHandler {
+	bundles := _wireAuditlogBundlesValue
+	verifyAuditBundleHandler := application.NewVerifyAuditBundleHandler(bundles)
+	return verifyAuditBundleHandler
+}
+
+var (
+	_wireAuditlogBundlesValue = auditlog.Bundles{}
+)
 
 // buildRekey wires `formd rekey`: the sealer with every configured key and
 // the stores of sealed records.

@@ -1,5 +1,5 @@
-// Package eventchain is how formd chains each stream's events into
-// evidence (docs/audit.md): every event's hash is
+// Package audit is how formd makes its audit log evidence (docs/audit.md).
+// Every event's hash chains it to its stream:
 //
 //	hash(n) = SHA-256(hash(n-1) ‖ canonical(event n))
 //
@@ -11,10 +11,15 @@
 // byte sequence per event whatever key order or spacing its JSON was
 // written with. The events_chain trigger chains each event as it is
 // inserted; this package is the same rule for the code that chains or
-// checks events outside it.
-package eventchain
+// checks events outside it. The log's Merkle tree (RFC 6962) has one leaf
+// per event: LeafHash of its chain hash.
+package audit
 
-import "crypto/sha256"
+import (
+	"crypto/sha256"
+
+	"github.com/transparency-dev/merkle/rfc6962"
+)
 
 // Link is the chain's hash of an event whose canonical encoding is
 // canonical, after the event whose hash is prev (empty for a stream's first
@@ -25,3 +30,7 @@ func Link(prev, canonical []byte) []byte {
 	h.Write(canonical)
 	return h.Sum(nil)
 }
+
+// LeafHash is the event's leaf in the log's Merkle tree: the RFC 6962
+// leaf hash of its chain hash.
+func LeafHash(chainHash []byte) []byte { return rfc6962.DefaultHasher.HashLeaf(chainHash) }

@@ -1,4 +1,4 @@
-package eventchain
+package audit
 
 import (
 	"crypto/sha256"
