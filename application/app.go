@@ -80,9 +80,9 @@ type Queries struct {
 	FormHistory *FormHistoryHandler
 	// FormVersion and CompareFormVersions read a form's settings as of any
 	// version and how two versions differ.
-	FormVersion           *FormVersionHandler
+	FormVersion *FormVersionHandler
 	// ExportAudit writes a form's audit bundle for an auditor.
-	ExportAudit *ExportAuditHandler
+	ExportAudit           *ExportAuditHandler
 	CompareFormVersions   *CompareFormVersionsHandler
 	RecipientVerification *RecipientVerificationHandler
 	ListDeliveries        *ListDeliveriesHandler

@@ -19,7 +19,9 @@ import (
 
 // testSign and testOpen stand in for the Ed25519 note signer (package
 // auditlog has its own tests): a "signature" any test can check.
-func testSign(size uint64, root []byte) (string, error) { return fmt.Sprintf("test\n%d\n%x\n", size, root), nil }
+func testSign(size uint64, root []byte) (string, error) {
+	return fmt.Sprintf("test\n%d\n%x\n", size, root), nil
+}
 
 func testOpen(signed string) (uint64, []byte, error) {
 	var size uint64

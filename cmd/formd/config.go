@@ -31,13 +31,13 @@ type Config struct {
 	OldSecretKeys []string `env:"FORMD_SECRET_KEYS_OLD" envSeparator:","`
 	// Dev is development mode: without FORMD_SECRET_KEY, a key is generated
 	// into DataDir. Outside it, `formd serve` refuses to start without one.
-	Dev      bool   `env:"FORMD_DEV"`
+	Dev bool `env:"FORMD_DEV"`
 	// AuditSigningKey signs the audit log's checkpoints (docs/audit.md).
 	AuditSigningKey string `env:"FORMD_AUDIT_SIGNING_KEY"`
 	// AuditCheckpointDir, when set, receives each checkpoint as a file, for
 	// the operator to publish (docs/audit.md: Publishing checkpoints).
 	AuditCheckpointDir string `env:"FORMD_AUDIT_CHECKPOINT_DIR"`
-	LogLevel string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+	LogLevel           string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
 	// DebugAddr, when set, serves Go's pprof profiles there (keep it on loopback).
 	DebugAddr string `env:"FORMD_DEBUG_ADDR"`
 	// MetricsAddr, when set, serves Prometheus metrics at /metrics there, on
