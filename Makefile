@@ -26,7 +26,7 @@ build: ## build bin/formd
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/formd ./cmd/formd
 
 run: build ## start formd in development mode with its PostgreSQL (see README: Configuration)
-	@[ -n "$$FORMD_SECRET_KEY" ] || [ -n "$$FORMD_DEV" ] || echo "make run: development mode (FORMD_DEV=true): without FORMD_SECRET_KEY, formd generates a key into $${FORMD_DATA_DIR:-.data}/secret.key; never run production this way"
+	@{ [ -n "$$FORMD_SECRET_KEY" ] && [ -n "$$FORMD_AUDIT_SIGNING_KEY" ]; } || [ -n "$$FORMD_DEV" ] || echo "make run: development mode (FORMD_DEV=true): without FORMD_SECRET_KEY and FORMD_AUDIT_SIGNING_KEY, formd generates keys into $${FORMD_DATA_DIR:-.data}/secret.key and audit-signing.key; never run production this way"
 	FORMD_DEV="$${FORMD_DEV:-true}" FORMD_DATABASE_URL="$${FORMD_DATABASE_URL:-$(DB_URL)}" ./bin/formd serve
 
 test: check unit bench-test fuzz-short features ## every test: checks, unit and adapter tests, the bench's tests, short fuzzing, acceptance suite

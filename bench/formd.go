@@ -85,6 +85,11 @@ type Formd struct {
 	started time.Time
 }
 
+// benchAuditSigningKey signs the audit checkpoints of the formd the
+// benchmark starts, which runs outside development mode as production does;
+// it signs nothing but the benchmark's data.
+const benchAuditSigningKey = "PRIVATE+KEY+formd-bench/audit+02ccd08c+ARGRRdzY4+LUksmsmsZTz/lc6hnT40SsQXFa0L8+oPg3"
+
 // startFormd starts bin serving dbURL on a free loopback port, with its data
 // and mail spool under dir; extraEnv ("NAME=value") is added last.
 func startFormd(bin, dir, dbURL string, extraEnv ...string) (*Formd, error) {
@@ -112,6 +117,7 @@ func startFormd(bin, dir, dbURL string, extraEnv ...string) (*Formd, error) {
 		"FORMD_DATA_DIR="+data,
 		"FORMD_MAIL_SPOOL="+spool,
 		"FORMD_SECRET_KEY="+hex.EncodeToString(secret[:]),
+		"FORMD_AUDIT_SIGNING_KEY="+benchAuditSigningKey,
 		"FORMD_LOG_LEVEL=error",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)

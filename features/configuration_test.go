@@ -42,6 +42,7 @@ var _ = Describe("Configuration", func() {
 				"FORMD_DATABASE_URL=postgres://postgres@127.0.0.1:1/formd?sslmode=disable&connect_timeout=2",
 				"FORMD_DATA_DIR="+GinkgoT().TempDir(),
 				"FORMD_SECRET_KEY="+randomHex(32),
+				"FORMD_AUDIT_SIGNING_KEY="+testAuditSigningKey,
 				"FORMD_LOG_LEVEL=debug",
 				variable+"="+value)
 			s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
@@ -73,6 +74,12 @@ var _ = Describe("Configuration", func() {
 		Entry("too many delivery workers", "FORMD_DELIVERY_WORKERS", "1000", []string{"0 to 256"}, ""),
 		Entry("a misspelt variable", "FORMD_SMTP_ULR", "smtp://u:hunter2@127.0.0.1:2525", []string{"did you mean FORMD_SMTP_URL?"}, "hunter2"),
 		Entry("an unwritable data folder", "FORMD_DATA_DIR", "/dev/null/data", []string{"cannot create the folder"}, ""),
+		Entry("no audit signing key outside development mode", "FORMD_AUDIT_SIGNING_KEY", "",
+			[]string{"is not set", "formd audit key generate", "FORMD_DEV=true"}, ""),
+		Entry("a malformed audit signing key", "FORMD_AUDIT_SIGNING_KEY", "PRIVATE+KEY+forms.example.com/audit+not-the-key",
+			[]string{"not a note signing key", "formd audit key generate"}, "not-the-key"),
+		Entry("a verifier key given as the audit signing key", "FORMD_AUDIT_SIGNING_KEY", testAuditVerifierKey,
+			[]string{"not a note signing key", "formd audit key generate"}, ""),
 	)
 
 	// A formd that could not bind its address used to start its workers on
@@ -90,7 +97,8 @@ var _ = Describe("Configuration", func() {
 		DeferCleanup(drop)
 		cmd := exec.Command(formdBinary, "serve")
 		cmd.Env = append(baseEnv(), "FORMD_LISTEN_ADDR="+taken.Addr().String(), "FORMD_DATABASE_URL="+dbURL,
-			"FORMD_DATA_DIR="+GinkgoT().TempDir(), "FORMD_SECRET_KEY="+randomHex(32), "FORMD_LOG_LEVEL=debug")
+			"FORMD_DATA_DIR="+GinkgoT().TempDir(), "FORMD_SECRET_KEY="+randomHex(32),
+			"FORMD_AUDIT_SIGNING_KEY="+testAuditSigningKey, "FORMD_LOG_LEVEL=debug")
 		s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { s.Kill().Wait(5 * time.Second) })

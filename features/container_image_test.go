@@ -244,6 +244,7 @@ func startImageFormd(root string, config v1.Config) *Formd {
 			"FORMD_SMTP_URL=smtp://" + smtpAddr + "?tls=none",
 			"FORMD_MAIL_FROM=formd@test.local",
 			"FORMD_SECRET_KEY=" + randomHex(32),
+			"FORMD_AUDIT_SIGNING_KEY=" + testAuditSigningKey,
 			"FORMD_LOG_LEVEL=warn",
 		}
 		session, err := gexec.Start(imageCommand(root, config, f.Env, config.Cmd...), GinkgoWriter, GinkgoWriter)

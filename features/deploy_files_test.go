@@ -86,21 +86,26 @@ var _ = Describe("Deploy files", func() {
 		Expect(text).To(MatchRegexp(`(?m)^\s*#\s+image: rspamd/rspamd`))
 	})
 
-	It("compose.yaml refuses to start without the secret key, naming it", func() {
-		var env []string
-		for _, kv := range readDotEnv(writeDocumentedDotEnv()) {
-			if !strings.HasPrefix(kv, "FORMD_SECRET_KEY=") {
-				env = append(env, kv)
+	DescribeTable("compose.yaml refuses to start without a key, naming it",
+		func(variable string) {
+			var env []string
+			for _, kv := range readDotEnv(writeDocumentedDotEnv()) {
+				if !strings.HasPrefix(kv, variable+"=") {
+					env = append(env, kv)
+				}
 			}
-		}
-		_, err := loadComposeWithEnv(env)
-		Expect(err).To(MatchError(ContainSubstring("FORMD_SECRET_KEY")))
-	})
+			_, err := loadComposeWithEnv(env)
+			Expect(err).To(MatchError(ContainSubstring(variable)))
+		},
+		Entry("the secret key", "FORMD_SECRET_KEY"),
+		Entry("the audit signing key", "FORMD_AUDIT_SIGNING_KEY"),
+	)
 
 	It("has formd accept every variable the systemd unit and its env example set", func() {
 		env := exampleVariables(readRepositoryFile("docs/deploy/formd.env.example"), `(?m)^#?\s*(FORMD_[A-Z0-9_]+=.*)$`)
 		env = append(env, exampleVariables(readRepositoryFile("docs/deploy/formd.service"), `(?m)^Environment=(FORMD_[A-Z0-9_]+=.*)$`)...)
 		Expect(env).To(ContainElement(HavePrefix("FORMD_SECRET_KEY=")))
+		Expect(env).To(ContainElement(HavePrefix("FORMD_AUDIT_SIGNING_KEY=")))
 		Expect(env).To(ContainElement(HavePrefix("FORMD_TRUSTED_PROXIES=")))
 		expectFormdAccepts("the systemd unit and formd.env.example", env)
 	})
@@ -155,7 +160,9 @@ func readRepositoryFile(path string) string {
 }
 
 // writeDocumentedDotEnv writes the .env file docs/deploy.md has a reader
-// write, with the keys its commands would generate, and returns its path.
+// write, with the keys its commands would generate (the suite's audit
+// signing key for the line `formd audit key generate` prints), and returns
+// its path.
 func writeDocumentedDotEnv() string {
 	GinkgoHelper()
 	block := regexp.MustCompile(`(?s)cat > \.env <<EOF\n(.*?)\n\s*EOF\n`).FindStringSubmatch(readRepositoryFile("docs/deploy.md"))
@@ -165,6 +172,7 @@ func writeDocumentedDotEnv() string {
 		line = strings.TrimSpace(line)
 		line = strings.ReplaceAll(line, "$(openssl rand -hex 32)", randomHex(32))
 		line = strings.ReplaceAll(line, "$(openssl rand -hex 16)", randomHex(16))
+		line = auditKeyGenerateLine.ReplaceAllLiteralString(line, "FORMD_AUDIT_SIGNING_KEY="+testAuditSigningKey)
 		Expect(line).NotTo(ContainSubstring("$("), "a command the spec does not stand in for")
 		lines = append(lines, line)
 	}
@@ -172,6 +180,10 @@ func writeDocumentedDotEnv() string {
 	Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)).To(Succeed())
 	return path
 }
+
+// auditKeyGenerateLine is the command docs/deploy.md has the image run for
+// the .env file's FORMD_AUDIT_SIGNING_KEY line: the first line it prints.
+var auditKeyGenerateLine = regexp.MustCompile(`\$\(docker run --rm formd:v[0-9.]+ audit key generate [^\s+]+ \| head -n 1\)`)
 
 // loadCompose loads compose.yaml with the variables of envFile and nothing
 // from the test's own environment, as `docker compose --env-file envFile

@@ -106,8 +106,9 @@ func RestoreCustom(file string) string {
 // StartFormdOn starts a formd on an existing database (one a spec restored),
 // with a data directory, SMTP server and listening port of its own, as
 // StartFormd configures them; its secret key is random unless extraEnv sets
-// FORMD_SECRET_KEY. It returns once GET /healthz answers 200; the process is
-// stopped at the end of the node, and the database is the caller's to drop.
+// FORMD_SECRET_KEY, and its audit signing key is the suite's. It returns
+// once GET /healthz answers 200; the process is stopped at the end of the
+// node, and the database is the caller's to drop.
 func StartFormdOn(databaseURL string, extraEnv ...string) *Formd {
 	GinkgoHelper()
 	Expect(formdBinary).NotTo(BeEmpty(), "the formd binary is built in SynchronizedBeforeSuite")

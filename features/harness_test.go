@@ -55,6 +55,15 @@ var shared *Formd
 // DefaultPassword is the password the harness registers accounts with.
 const DefaultPassword = "correct horse battery staple"
 
+// testAuditSigningKey signs the audit checkpoints of every formd the suite
+// starts, so no spec depends on development mode; it signs nothing but test
+// data. testAuditVerifierKey is its verifier key, which a spec pins as an
+// auditor would.
+const (
+	testAuditSigningKey  = "PRIVATE+KEY+formd-test/audit+79eaa294+Ad0sObRAeu0w2337L5lJcBtX1mWZHqvFRGcYVfiJu056"
+	testAuditVerifierKey = "formd-test/audit+79eaa294+AdNDQYBsRc3QfViwO2xZM62fXUTxMCpJH06Q9T2UufXU"
+)
+
 // MailTimeout is how long WaitForMail waits for an email to arrive.
 const MailTimeout = 10 * time.Second
 
@@ -82,8 +91,8 @@ type Formd struct {
 
 // StartFormd starts a formd of its own: a fresh database cloned from the
 // migrated template (pgtest.NewDatabase, which honours FORMD_TEST_DATABASE_URL),
-// a free loopback port, a temporary data directory, an in-process SMTP server
-// and a random secret key. extraEnv ("NAME=value") is appended to (and so
+// a free loopback port, a temporary data directory, an in-process SMTP server,
+// a random secret key and the suite's audit signing key. extraEnv ("NAME=value") is appended to (and so
 // overrides) that configuration. It returns once GET /healthz answers 200.
 // Everything is stopped and dropped by DeferCleanup at the end of the node it
 // was called in.
@@ -136,6 +145,7 @@ func startFormdOn(dbURL string, drop func(), extraEnv ...string) *Formd {
 			"FORMD_MAIL_FROM=formd@test.local",
 			"FORMD_DATA_DIR=" + dataDir,
 			"FORMD_SECRET_KEY=" + randomHex(32),
+			"FORMD_AUDIT_SIGNING_KEY=" + testAuditSigningKey,
 			"FORMD_LOG_LEVEL=warn",
 			// Specs share one formd per process and all post from 127.0.0.1: the
 			// per-IP limits are tested on a dedicated formd that sets its own,

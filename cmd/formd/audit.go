@@ -16,12 +16,15 @@ import (
 // (docs/audit.md: Verifying); 1 is an error that stopped it.
 const exitFindings = 2
 
-// audit runs `formd audit verify`, which checks every stream's hash chain
+// audit runs `formd audit key` (audit_key.go), `formd audit verify`, which checks every stream's hash chain
 // and every checkpoint against the stored events and prints each finding,
 // and `formd audit verify --bundle FILE [--key VERIFIER_KEY]`, which checks
 // an auditor's bundle with no database and no network.
 func audit(ctx context.Context, cfg Config, log *slog.Logger, args []string, out io.Writer) error {
-	const usage = "usage: formd audit verify [--bundle FILE [--key VERIFIER_KEY]]"
+	const usage = "usage: formd audit verify [--bundle FILE [--key VERIFIER_KEY]] | formd audit key [generate NAME]"
+	if len(args) >= 2 && args[1] == "key" {
+		return auditKey(cfg, log, args[2:], out)
+	}
 	if len(args) < 2 || args[1] != "verify" {
 		return errors.New(usage)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/secrets"
 )
 
@@ -29,15 +31,18 @@ type Config struct {
 	// it replaced, still accepted for reading (docs/operations.md: Key rotation).
 	SecretKey     string   `env:"FORMD_SECRET_KEY"`
 	OldSecretKeys []string `env:"FORMD_SECRET_KEYS_OLD" envSeparator:","`
-	// Dev is development mode: without FORMD_SECRET_KEY, a key is generated
-	// into DataDir. Outside it, `formd serve` refuses to start without one.
-	Dev bool `env:"FORMD_DEV"`
-	// AuditSigningKey signs the audit log's checkpoints (docs/audit.md).
+	// AuditSigningKey is the Ed25519 note key that signs the audit log's
+	// checkpoints ("PRIVATE+KEY+<name>+<hash>+<key>", from `formd audit key
+	// generate`); auditors pin its verifier key (docs/audit.md).
 	AuditSigningKey string `env:"FORMD_AUDIT_SIGNING_KEY"`
 	// AuditCheckpointDir, when set, receives each checkpoint as a file, for
 	// the operator to publish (docs/audit.md: Publishing checkpoints).
 	AuditCheckpointDir string `env:"FORMD_AUDIT_CHECKPOINT_DIR"`
-	LogLevel           string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
+	// Dev is development mode: without FORMD_SECRET_KEY or
+	// FORMD_AUDIT_SIGNING_KEY, a key is generated into DataDir. Outside it,
+	// `formd serve` refuses to start without them.
+	Dev      bool   `env:"FORMD_DEV"`
+	LogLevel string `env:"FORMD_LOG_LEVEL" envDefault:"info"`
 	// DebugAddr, when set, serves Go's pprof profiles there (keep it on loopback).
 	DebugAddr string `env:"FORMD_DEBUG_ADDR"`
 	// MetricsAddr, when set, serves Prometheus metrics at /metrics there, on
@@ -209,6 +214,22 @@ func loadConfig() (Config, error) {
 func (c Config) requireSecretKey() error {
 	if strings.TrimSpace(c.SecretKey) == "" && !c.Dev {
 		return secrets.ErrNoKey
+	}
+	return nil
+}
+
+// requireAuditSigningKey refuses to serve without a usable audit signing key
+// outside development mode: checkpoints signed by a key generated into a
+// data folder could not be verified against a key auditors had pinned.
+func (c Config) requireAuditSigningKey() error {
+	if strings.TrimSpace(c.AuditSigningKey) == "" {
+		if c.Dev {
+			return nil
+		}
+		return auditlog.ErrNoSigningKey
+	}
+	if _, err := auditlog.ParseSigningKey(c.AuditSigningKey); err != nil {
+		return fmt.Errorf("%w: set it to the signing key line `formd audit key generate <name>` prints (docs/audit.md)", err)
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func TestAMalformedKeyIsRefusedAtStartWithoutShowingIt(t *testing.T) {
 
 // clearEnv unsets the key variables for the test (t.Setenv restores them).
 func clearEnv(t *testing.T) {
-	for _, k := range []string{"FORMD_SECRET_KEY", "FORMD_SECRET_KEYS_OLD", "FORMD_DEV"} {
+	for _, k := range []string{"FORMD_SECRET_KEY", "FORMD_SECRET_KEYS_OLD", "FORMD_AUDIT_SIGNING_KEY", "FORMD_DEV"} {
 		t.Setenv(k, "")
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/secrets"
 	"github.com/formd/formd/application"
@@ -71,6 +72,18 @@ func provideKeys(cfg Config, log *slog.Logger) (secrets.Keyring, error) {
 	}
 	log.Info("secret keys", "currentKeyId", r.Current.ID(), "oldKeyIds", old)
 	return r, nil
+}
+
+// provideAuditSigner loads the key that signs the audit log's checkpoints
+// and logs its verifier key (the public half, never the signing key), so an
+// operator can check it against the one auditors pinned.
+func provideAuditSigner(cfg Config, log *slog.Logger) (*auditlog.Signer, error) {
+	s, err := auditlog.LoadSigningKey(cfg.AuditSigningKey, cfg.DataDir, cfg.Dev, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("audit signing key", "verifierKey", s.VerifierKey())
+	return s, nil
 }
 
 func provideSealer(r secrets.Keyring) (*secrets.Sealer, error) { return secrets.NewSealer(r) }

@@ -21,6 +21,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.requireSecretKey(); err != nil {
 		return err
 	}
+	if err := cfg.requireAuditSigningKey(); err != nil {
+		return err
+	}
 	if err := cfg.checkFolders(); err != nil {
 		return err
 	}
