@@ -34,6 +34,19 @@ func (failingStores) ShredExpiredHeld(context.Context, time.Time, int) (int, err
 	return 0, errStore
 }
 func (failingStores) ChainPending(context.Context, int) (int, error) { return 0, errStore }
+func (failingStores) Extend(context.Context, int, func(uint64, []byte) (string, error)) (application.Checkpoint, bool, error) {
+	return application.Checkpoint{}, false, errStore
+}
+func (failingStores) VerifyCheckpoints(context.Context, func(string) (uint64, []byte, error), func(application.ChainFinding)) (application.CheckpointTally, error) {
+	return application.CheckpointTally{}, errStore
+}
+func (failingStores) StreamEvidence(context.Context, string) (application.AuditEvidence, error) {
+	return application.AuditEvidence{}, errStore
+}
+func (failingStores) SignCheckpoint(uint64, []byte) (string, error)         { return "", errStore }
+func (failingStores) OpenCheckpoint(string) (uint64, []byte, error)         { return 0, nil, errStore }
+func (failingStores) VerifierKey() string                                   { return "" }
+func (failingStores) Publish(context.Context, application.Checkpoint) error { return errStore }
 func (failingStores) VerifyChains(context.Context, func(application.ChainFinding)) (application.ChainTally, error) {
 	return application.ChainTally{}, errStore
 }
@@ -62,6 +75,7 @@ func failingSweeps() *application.Sweeps {
 		ShredArchivedPayloads:          application.NewShredArchivedPayloadsHandler(s, fixedClock{}),
 		ShredHeldSpam:                  application.NewShredHeldSpamHandler(s, fixedClock{}),
 		ChainEvents:                    application.NewChainEventsHandler(s),
+		CheckpointAudit:                application.NewCheckpointAuditHandler(s, s, s),
 		PruneIdempotencyKeys:           application.NewPruneIdempotencyKeysHandler(s),
 		PruneAutoresponderReservations: application.NewPruneAutoresponderReservationsHandler(s),
 		PruneSpentChallenges:           application.NewPruneSpentChallengesHandler(s, fixedClock{}),
@@ -112,7 +126,7 @@ func TestPeriodicJobsWarnOfEachFailedSweep(t *testing.T) {
 	for _, topic := range application.Topics {
 		want = append(want, "pruning acknowledged messages "+topic)
 	}
-	want = append(want, "chaining audit events", "shredding the payloads of failed deliveries past their retention",
+	want = append(want, "chaining audit events", "checkpointing the audit log", "shredding the payloads of failed deliveries past their retention",
 		"shredding archived submissions past their retention", "shredding held spam past its hold", "pruning idempotency keys",
 		"pruning autoresponder reservations", "pruning spent proof-of-work challenges",
 		"pruning password reset requests and throttle keys")
