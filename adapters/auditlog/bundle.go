@@ -53,10 +53,11 @@ func (Bundles) Write(streamType, streamID, verifierKey string, evidence applicat
 	if err != nil {
 		return nil, err
 	}
+	out = append(out, '\n')
 	if _, err := (Bundles{}).Verify(out, verifierKey); err != nil {
 		return nil, fmt.Errorf("auditlog: the bundle written does not verify: %w", err)
 	}
-	return append(out, '\n'), nil
+	return out, nil
 }
 
 // Verify implements application.AuditBundles: the exact encoding, the
