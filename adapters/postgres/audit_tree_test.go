@@ -186,7 +186,7 @@ func TestCheckpointVerificationFindsARewrittenLog(t *testing.T) {
 		problem   string
 	}{
 		{"the last event of a stream deleted", `DELETE FROM events WHERE stream_id = $1 AND version = 4`, 4, "no longer stored: it was deleted"},
-		{"an event changed and its chain rewritten", `UPDATE events SET hash = sha256(hash) WHERE stream_id = $1 AND version = 4`, 4, "not the one checkpointed"},
+		{"an event changed and its chain rewritten", `UPDATE events SET hash = sha256(hash) WHERE stream_id = $1 AND version = 4`, 4, "not the one checkpointed as leaf"},
 		{"a checkpoint signed by another key", `UPDATE audit_checkpoints SET signed_note = 'forged' WHERE $1::text IS NOT NULL`, 0, "not signed by the test key"},
 		{"a leaf's record deleted", `DELETE FROM audit_leaves WHERE leaf_index = 0 AND $1::text IS NOT NULL`, 0, "leaf 0 of the tree is missing"},
 	} {

@@ -105,9 +105,8 @@ func (t *AuditTree) rebuild(ctx context.Context, checkpoints []storedCheckpoint,
 			found(event)
 		case !bytes.Equal(audit.LeafHash(hash), stored):
 			event.StreamType, event.EventType = *streamType, *eventType
-			event.Problem = fmt.Sprintf("its hash is not the one checkpointed as leaf %d: the event was changed and its stream's chain rewritten", index)
-			found(event)
-			leaf = audit.LeafHash(hash)
+			event.Problem = fmt.Sprintf("its hash is not the one checkpointed as leaf %d: the event or its hash was changed", index)
+			found(event) // the tree goes on with the leaf checkpointed, which the roots check
 		}
 		if leaf == nil {
 			leaf = hasher.EmptyRoot() // neither the event nor its leaf is left: no root after it can match

@@ -16,14 +16,18 @@ import (
 // (docs/audit.md: Verifying); 1 is an error that stopped it.
 const exitFindings = 2
 
-// audit runs `formd audit key` (audit_key.go), `formd audit verify`, which checks every stream's hash chain
+// audit runs `formd audit key` (audit_key.go), `formd audit checkpoint`,
+// `formd audit verify`, which checks every stream's hash chain
 // and every checkpoint against the stored events and prints each finding,
 // and `formd audit verify --bundle FILE [--key VERIFIER_KEY]`, which checks
 // an auditor's bundle with no database and no network.
 func audit(ctx context.Context, cfg Config, log *slog.Logger, args []string, out io.Writer) error {
-	const usage = "usage: formd audit verify [--bundle FILE [--key VERIFIER_KEY]] | formd audit key [generate NAME]"
+	const usage = "usage: formd audit verify [--bundle FILE [--key VERIFIER_KEY]] | formd audit checkpoint | formd audit key [generate NAME]"
 	if len(args) >= 2 && args[1] == "key" {
 		return auditKey(cfg, log, args[2:], out)
+	}
+	if len(args) == 2 && args[1] == "checkpoint" {
+		return auditCheckpoint(ctx, cfg, log, out)
 	}
 	if len(args) < 2 || args[1] != "verify" {
 		return errors.New(usage)
@@ -48,6 +52,22 @@ func audit(ctx context.Context, cfg Config, log *slog.Logger, args []string, out
 		return fmt.Errorf("audit verify: %w", err)
 	}
 	return printVerification(out, v)
+}
+
+// auditCheckpoint runs the checkpoint job once, now: an operator's way to
+// cover what was just committed, as an export does.
+func auditCheckpoint(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) error {
+	h, cleanup, err := buildAuditCheckpoint(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	n, err := h.Handle(ctx)
+	if err != nil {
+		return fmt.Errorf("audit checkpoint: %w", err)
+	}
+	fmt.Fprintf(out, "signed %d checkpoint(s)\n", n)
+	return nil
 }
 
 // verifyBundle checks the bundle in file; a bundle that does not verify is

@@ -32,6 +32,13 @@ func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*appli
 	return nil, nil, nil
 }
 
+// buildAuditCheckpoint wires `formd audit checkpoint`: the checkpoint job,
+// run once.
+func buildAuditCheckpoint(ctx context.Context, cfg Config, log *slog.Logger) (*application.CheckpointAuditHandler, func(), error) {
+	wire.Build(adapterSet, applicationSet)
+	return nil, nil, nil
+}
+
 // buildAuditBundleVerify wires `formd audit verify --bundle`: no database,
 // no network, only the bundle format.
 func buildAuditBundleVerify() *application.VerifyAuditBundleHandler {

@@ -395,6 +395,26 @@ func buildAuditVerify(ctx context.Context, cfg Config, log *slog.Logger) (*appli
 	}, nil
 }
 
+// buildAuditCheckpoint wires `formd audit checkpoint`: the checkpoint job,
+// run once.
+func buildAuditCheckpoint(ctx context.Context, cfg Config, log *slog.Logger) (*application.CheckpointAuditHandler, func(), error) {
+	pool, cleanup, err := providePool(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	auditTree := postgres.NewAuditTree(pool)
+	signer, err := provideAuditSigner(cfg, log)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	directoryPublisher := provideCheckpointPublisher(cfg)
+	checkpointAuditHandler := application.NewCheckpointAuditHandler(auditTree, signer, directoryPublisher)
+	return checkpointAuditHandler, func() {
+		cleanup()
+	}, nil
+}
+
 // buildAuditBundleVerify wires `formd audit verify --bundle`: no database,
 // no network, only the bundle format.
 func buildAuditBundleVerify() *application.VerifyAuditBundleHandler {
