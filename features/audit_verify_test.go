@@ -8,7 +8,9 @@ package features_test
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -59,7 +61,8 @@ func (db *DB) tamper(statement string) {
 
 var _ = Describe("Audit log verification with formd audit verify", func() {
 	It("passes an untouched log, and names the first event of each stream changed, deleted, swapped or unchained by SQL", func() {
-		f := StartFormd()
+		published := GinkgoT().TempDir()
+		f := StartFormd("FORMD_AUDIT_CHECKPOINT_DIR=" + published)
 		db := f.OpenDB()
 		// Five forms, each with a history of four events: created, then
 		// three setting changes.
@@ -76,6 +79,12 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 		out := f.auditVerify(0)
 		Expect(out).To(ContainSubstring("every chain and checkpoint matches the events"))
 		Expect(out).NotTo(ContainSubstring("FINDING"))
+		By("finding each checkpoint published as a file, signed by the configured key")
+		size := db.Int(`SELECT max(tree_size)::int FROM audit_checkpoints`)
+		file, err := os.ReadFile(filepath.Join(published, fmt.Sprintf("%d.checkpoint", size)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(file)).To(Equal(db.String(`SELECT signed_note FROM audit_checkpoints WHERE tree_size = $1`, size)))
+		Expect(string(file)).To(HavePrefix(fmt.Sprintf("formd-test/audit\n%d\n", size)))
 		leaf := func(i, v int) int {
 			return db.Int(`SELECT l.leaf_index::int FROM audit_leaves l JOIN events e USING (global_position) WHERE e.stream_id = $1 AND e.version = $2`, forms[i].ID, v)
 		}
