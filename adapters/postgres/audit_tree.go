@@ -110,16 +110,20 @@ func (t *AuditTree) Extend(ctx context.Context, limit int, sign func(uint64, []b
 }
 
 // rebaseRestored sets to 0 the transaction ids a restore brought from
-// another cluster: ids at or above this cluster's next one, which its own
-// transactions would not pass for a long time. Those events then sort
-// first, in position order, and the ones not in the tree yet are added.
+// another cluster: ids at or above this cluster's next one, which a row
+// committed here cannot have. Those events then sort first, in position
+// order, and the ones not in the tree yet are added. It reports whether the
+// log's order must be read again from its start: after such a rebase, or
+// when the last checkpoint's own transaction id came from the other
+// cluster.
 func rebaseRestored(ctx context.Context, tx pgx.Tx, lastXID string) (bool, error) {
-	var ahead bool
-	if err := tx.QueryRow(ctx, `SELECT $1::text::xid8 >= pg_snapshot_xmax(pg_current_snapshot())`, lastXID).Scan(&ahead); err != nil || !ahead {
-		return false, err
+	tag, err := tx.Exec(ctx, `UPDATE events SET transaction_id = '0' WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`)
+	if err != nil || tag.RowsAffected() > 0 {
+		return err == nil, err
 	}
-	_, err := tx.Exec(ctx, `UPDATE events SET transaction_id = '0' WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`)
-	return true, err
+	var ahead bool
+	err = tx.QueryRow(ctx, `SELECT $1::text::xid8 >= pg_snapshot_xmax(pg_current_snapshot())`, lastXID).Scan(&ahead)
+	return ahead, err
 }
 
 // nextLeaves reads, in log order, up to limit events after the last leaf

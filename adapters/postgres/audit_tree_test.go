@@ -205,25 +205,36 @@ func TestCheckpointVerificationFindsARewrittenLog(t *testing.T) {
 }
 
 // A database restored into another cluster carries transaction ids ahead of
-// the new cluster's: the tree goes on growing from it.
+// the new cluster's: the tree goes on growing from it, whether its last
+// checkpoint was restored with it or there was none.
 func TestCheckpointsGoOnAfterARestoreIntoAnotherCluster(t *testing.T) {
 	t.Parallel()
-	e := newTreeEnv(t)
-	e.extendAll(t)
-	// As a restore leaves it: every id far ahead of this cluster's counter.
-	e.tamper(t, `UPDATE events SET transaction_id = (pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8 WHERE $1::text IS NOT NULL`, e.formID)
-	e.tamper(t, `UPDATE audit_checkpoints SET last_transaction_id = (pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8 WHERE $1::text IS NOT NULL`, e.formID)
-	before, _ := e.tree.StreamEvidence(e.ctx, e.formID)
-	e.run(t, func(tx application.Tx) error { return e.eraseOnce(t, tx) })
-	cp := e.extendAll(t)
-	if cp.Size != before.Checkpoint.Size+1 {
-		t.Fatalf("after the restore: %d leaves, want %d", cp.Size, before.Checkpoint.Size+1)
-	}
-	if found := e.verify(t); len(found) != 0 {
-		t.Fatalf("findings: %+v", found)
-	}
-	var ahead int
-	if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM events WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`).Scan(&ahead); err != nil || ahead != 0 {
-		t.Fatalf("%d events still ahead (%v)", ahead, err)
+	for _, withCheckpoint := range []bool{true, false} {
+		t.Run(fmt.Sprintf("checkpointed before: %v", withCheckpoint), func(t *testing.T) {
+			t.Parallel()
+			e := newTreeEnv(t)
+			if withCheckpoint {
+				e.extendAll(t)
+			}
+			// As a restore leaves it: every id far ahead of this cluster's counter.
+			ahead := `(pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8`
+			e.tamper(t, `UPDATE events SET transaction_id = `+ahead+` WHERE $1::text IS NOT NULL`, e.formID)
+			e.tamper(t, `UPDATE audit_checkpoints SET last_transaction_id = `+ahead+` WHERE $1::text IS NOT NULL`, e.formID)
+			// Nothing new yet: the restored history alone.
+			e.extendAll(t)
+			e.run(t, func(tx application.Tx) error { return e.eraseOnce(t, tx) })
+			cp := e.extendAll(t)
+			var events int64
+			if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM events`).Scan(&events); err != nil || cp.Size != uint64(events) {
+				t.Fatalf("after the restore: %d leaves of %d events (%v)", cp.Size, events, err)
+			}
+			if found := e.verify(t); len(found) != 0 {
+				t.Fatalf("findings: %+v", found)
+			}
+			var stillAhead int
+			if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM events WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`).Scan(&stillAhead); err != nil || stillAhead != 0 {
+				t.Fatalf("%d events still ahead (%v)", stillAhead, err)
+			}
+		})
 	}
 }
