@@ -40,6 +40,30 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- A stream's chain starts at its first stored event, whatever its version:
+-- a submission's delivery is queued by the submission's own event, so the
+-- delivery's stream starts at version 2. An event with no predecessor
+-- stored and none before it starts its chain; one whose predecessor is
+-- stored unchained still waits for the chain job.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    prev bytea := ''::bytea;
+BEGIN
+    IF NEW.version > 1 THEN
+        SELECT e.hash INTO prev FROM events e WHERE e.stream_id = NEW.stream_id AND e.version = NEW.version - 1;
+        IF NOT FOUND THEN
+            prev := ''::bytea; -- the stream's first stored event
+        ELSIF prev IS NULL THEN
+            NEW.hash := NULL; -- its predecessor waits for the chain job: so does it
+            RETURN NEW;
+        END IF;
+    END IF;
+    NEW.hash := sha256(prev || event_canonical(NEW));
+    RETURN NEW;
+END $$;
+-- +goose StatementEnd
+
 -- The tree's leaves in order: leaf i is the event at global_position, whose
 -- stream and version are kept so a deleted event can still be named.
 CREATE TABLE audit_leaves (
@@ -83,6 +107,22 @@ CREATE TRIGGER audit_checkpoints_append_only BEFORE UPDATE OR DELETE ON audit_ch
     FOR EACH ROW EXECUTE FUNCTION audit_is_append_only();
 
 -- +goose Down
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION events_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    prev bytea := ''::bytea;
+BEGIN
+    IF NEW.version > 1 THEN
+        SELECT e.hash INTO prev FROM events e WHERE e.stream_id = NEW.stream_id AND e.version = NEW.version - 1;
+        IF prev IS NULL THEN
+            NEW.hash := NULL;
+            RETURN NEW;
+        END IF;
+    END IF;
+    NEW.hash := sha256(prev || event_canonical(NEW));
+    RETURN NEW;
+END $$;
+-- +goose StatementEnd
 DROP TABLE audit_checkpoints;
 DROP TABLE audit_tree_nodes;
 DROP TABLE audit_leaves;

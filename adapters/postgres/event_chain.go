@@ -46,9 +46,9 @@ func scanChainRow(row pgx.Row, more ...any) (chainRow, error) {
 }
 
 // ChainPending implements application.EventChain: in stream order, each
-// unchained event whose predecessor is chained (or that starts its stream)
-// gets its hash; an event after a gap in its stream is left, for
-// VerifyChains to report.
+// unchained event whose predecessor is chained, or which has no predecessor
+// stored (its stream's first stored event), gets its hash, as the
+// events_chain trigger would have given it.
 func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 	chained := 0
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
@@ -56,8 +56,9 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(chainLock)).Scan(&locked); err != nil || !locked {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+chainColumns+`, (SELECT p.hash FROM events p WHERE p.stream_id = e.stream_id AND p.version = e.version - 1)
-			FROM events e WHERE e.hash IS NULL ORDER BY e.stream_id, e.version LIMIT $1`, limit)
+		rows, err := tx.Query(ctx, `SELECT `+chainColumns+`, p.hash, p.version IS NOT NULL
+			FROM events e LEFT JOIN events p ON p.stream_id = e.stream_id AND p.version = e.version - 1
+			WHERE e.hash IS NULL ORDER BY e.stream_id, e.version LIMIT $1`, limit)
 		if err != nil {
 			return err
 		}
@@ -68,14 +69,15 @@ func (c *EventChain) ChainPending(ctx context.Context, limit int) (int, error) {
 		var prev []byte // the hash of the stream's event before, nil when unknown
 		for rows.Next() {
 			var before []byte
-			r, err := scanChainRow(rows, &before)
+			var hasPredecessor bool
+			r, err := scanChainRow(rows, &before, &hasPredecessor)
 			if err != nil {
 				rows.Close()
 				return err
 			}
 			switch {
-			case r.version == 1:
-				prev = []byte{}
+			case !hasPredecessor:
+				prev = []byte{} // the stream's first stored event (events_chain's rule)
 			case r.streamID != stream || prev == nil:
 				prev = before // chained already, or nil: this stream waits
 			}
@@ -120,7 +122,9 @@ func (c *EventChain) VerifyChains(ctx context.Context, found func(application.Ch
 		if r.streamID != v.stream {
 			tally.Unchained += v.waiting()
 			tally.Streams++
-			v = streamVerifier{stream: r.streamID, streamType: r.streamType, prev: []byte{}}
+			// A stream's chain starts at its first stored event: a
+			// delivery queued by its submission starts at version 2.
+			v = streamVerifier{stream: r.streamID, streamType: r.streamType, prev: []byte{}, version: r.version - 1}
 		}
 		v.check(r, found)
 	}

@@ -169,3 +169,28 @@ func TestVerificationNamesTheFirstTamperedEvent(t *testing.T) {
 		})
 	}
 }
+
+// A stream may start past version 1 (a delivery queued by its submission's
+// event starts at version 2): its first stored event starts its chain, as
+// the trigger and the chain job both make it, and it verifies.
+func TestAStreamStartingPastVersionOneIsChainedFromItsFirstEvent(t *testing.T) {
+	t.Parallel()
+	c := newChainEnv(t)
+	insert := `INSERT INTO events (stream_type, stream_id, version, event_type, data) VALUES ('delivery', $1, 2, 'delivery.succeeded.v1', '{}')`
+	var chained, waiting = "0b9d6b0e-8f1e-4d3c-9a43-2f1d5c1e7a10", "0b9d6b0e-8f1e-4d3c-9a43-2f1d5c1e7a11"
+	if _, err := c.pool.Exec(c.ctx, insert, chained); err != nil {
+		t.Fatal(err)
+	}
+	var hash []byte
+	if err := c.pool.QueryRow(c.ctx, `SELECT hash FROM events WHERE stream_id = $1`, chained).Scan(&hash); err != nil || hash == nil {
+		t.Fatalf("the trigger left a stream's first stored event unchained (%v)", err)
+	}
+	// As an older trigger left it: unchained, for the chain job.
+	c.tamper(t, insert, waiting)
+	if n, err := c.chain.ChainPending(c.ctx, 1000); err != nil || n != 1 {
+		t.Fatalf("chained %d (%v), want the waiting stream's first event", n, err)
+	}
+	if found, tally := c.findings(t); len(found) != 0 || tally.Unchained != 0 {
+		t.Fatalf("findings %+v, tally %+v", found, tally)
+	}
+}
