@@ -174,7 +174,7 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 		Expect(out).To(ContainSubstring(fmt.Sprintf("FINDING checkpoint of %d events: it is not signed by the key %s", size, testAuditVerifierKey)))
 	})
 
-	It("checkpoints only what has committed while two processes append and checkpoint at once, each event once", func() {
+	It("checkpoints only what has committed while two processes append and checkpoint at once, each event once, deliveries' streams included", func() {
 		a := StartFormd()
 		b := a.StartTwin("FORMD_BASE_URL="+a.URL, "FORMD_DATABASE_URL="+withPoolSize(a.DatabaseURL, 8))
 		db := a.OpenDB()
@@ -197,7 +197,7 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 				}
 			}()
 		}
-		By("changing the form's settings from both processes and registering forms on both, at once")
+		By("changing the form's settings, registering forms and submitting through both processes at once")
 		var appends sync.WaitGroup
 		for i := range 8 {
 			appends.Go(func() {
@@ -208,9 +208,16 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 					Expect(r.Status).To(BeElementOf(200, 409), "%s", r)
 				}
 				p.LiveForm(nil)
+				for j := range 2 {
+					r := p.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "message": fmt.Sprintf("Message %d.%d", i, j)}, fromExampleCom())
+					Expect(r.Status).To(Equal(200), "%s", r)
+				}
 			})
 		}
 		appends.Wait()
+		By("waiting for the submissions' deliveries, whose streams start at version 2")
+		Eventually(func() int { return db.Int(`SELECT count(*)::int FROM events WHERE stream_type = 'delivery'`) }).
+			WithTimeout(30 * time.Second).Should(BeNumerically(">=", 16))
 		close(done)
 		Expect(<-checkpointing+<-checkpointing).To(BeNumerically(">", 2), "both processes checkpointed while the appends ran")
 		a.checkpointAll(db)
