@@ -32,7 +32,7 @@ func (f *Formd) exportAudit(token, formID string, events int) *Response {
 	Eventually(func() bool {
 		r = f.Get(token, "/v1/forms/"+formID+"/audit/export")
 		return r.Status != http.StatusServiceUnavailable && (r.Status != http.StatusOK || bundleEvents(r.Body) >= events)
-	}).WithTimeout(150*time.Second).WithPolling(time.Second).Should(BeTrue(), "the latest checkpoint covering the form's %d events", events)
+	}).WithTimeout(90*time.Second).WithPolling(time.Second).Should(BeTrue(), "the latest checkpoint covering the form's %d events", events)
 	return r
 }
 
