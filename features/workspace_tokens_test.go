@@ -96,6 +96,7 @@ var scopedRoutes = []scopedRoute{
 	{method: "GET", path: "/v1/forms/{formId}/events", scope: "forms:read", status: http.StatusOK},
 	{method: "GET", path: "/v1/forms/{formId}/versions/{version}", scope: "forms:read", status: http.StatusOK},
 	{method: "GET", path: "/v1/forms/{formId}/versions/{version}/diff/{to}", scope: "forms:read", status: http.StatusOK},
+	{method: "GET", path: "/v1/forms/{formId}/audit/export", scope: "forms:read", status: http.StatusOK},
 	{method: "POST", path: "/v1/forms/{formId}/restore", scope: "forms:write", status: http.StatusOK,
 		body: func() any { return map[string]any{"version": 1} }},
 	{method: "GET", path: "/v1/forms/{formId}/recipient-verification", scope: "forms:read", status: http.StatusOK},

@@ -14,6 +14,7 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/submission"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // errorBody is the spec's ErrorResponse.
@@ -98,6 +99,12 @@ func routeOf(c *gin.Context) string { return c.Request.Method + " " + c.FullPath
 // respondError writes err as an ErrorResponse.
 func (s *Server) respondError(c *gin.Context, err error) {
 	err = s.config.Database.Unavailable(err)
+	if errors.Is(err, application.ErrNothingCheckpointed) {
+		// Not a failure: the next checkpoint, within a minute, covers it.
+		retryAfter(c, portkit.AuditBundleRetryAfter)
+		s.fail(c, http.StatusServiceUnavailable, application.ErrNothingCheckpointed.Error())
+		return
+	}
 	status, f := statusOf(err, routeOf(c))
 	if f.Kind == application.KindUnavailable {
 		s.log.Warn("database unavailable", "requestId", requestIDOf(c), "route", c.FullPath(), "err", err)

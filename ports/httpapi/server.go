@@ -177,6 +177,7 @@ func NewServer(app *application.Application, schema SchemaCheck, log *slog.Logge
 	v1.GET("/forms/:formId/events", s.formEvents)
 	v1.GET("/forms/:formId/versions/:version", s.getFormVersion)
 	v1.GET("/forms/:formId/versions/:version/diff/:to", s.diffFormVersions)
+	v1.GET("/forms/:formId/audit/export", s.exportAudit)
 	v1.POST("/forms/:formId/restore", s.restoreFormVersion)
 	v1.GET("/forms/:formId/recipient-verification", s.getRecipientVerification)
 	v1.POST("/forms/:formId/recipient-verifications", s.resendRecipientVerification)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/form"
+	"github.com/formd/formd/ports/portkit"
 )
 
 // auditEntry is one event of a form's audit trail, as the timeline shows it.
@@ -41,6 +43,8 @@ type auditChange struct {
 type auditPage struct {
 	Form    formHeader
 	Entries []auditEntry
+	// Export downloads the auditor's bundle of the form.
+	Export string
 	// Accesses are the latest reads of the form's submissions archive.
 	Accesses []accessRow
 }
@@ -102,9 +106,33 @@ func (s *Server) showAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
 	for i := range entries {
 		entries[i].VersionPath = Prefix + "/forms/" + f.ID + "/versions/" + strconv.Itoa(entries[i].Version)
 	}
-	page := auditPage{Form: f, Entries: entries, Accesses: accessRowsOf(f.ID, accesses)}
+	page := auditPage{Form: f, Entries: entries, Export: Prefix + "/forms/" + f.ID + "/audit/export",
+		Accesses: accessRowsOf(f.ID, accesses)}
 	s.render(w, r, http.StatusOK, "form-audit", view{Title: f.Name + ": audit trail", Section: "forms", Visitor: v,
 		Notice: notices[r.URL.Query().Get("notice")], Data: page})
+}
+
+// exportAudit downloads the auditor's bundle of the form, as the
+// application wrote it: a verifier accepts only those exact bytes. Before
+// a checkpoint covers the form, the page says to come back in a minute.
+func (s *Server) exportAudit(w http.ResponseWriter, r *http.Request, v *visitor) {
+	formID, ok := formIDOf(r)
+	if !ok {
+		s.errorPage(w, r, http.StatusNotFound, "")
+		return
+	}
+	bundle, err := s.app.Queries.ExportAudit.Handle(r.Context(), application.ExportAudit{Caller: v.Session, FormID: formID})
+	if errors.Is(err, application.ErrNothingCheckpointed) {
+		portkit.SetRetryAfter(w.Header(), portkit.AuditBundleRetryAfter)
+		s.errorPage(w, r, http.StatusServiceUnavailable, upperFirst(err.Error())+".")
+		return
+	}
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	portkit.SetAuditBundleHeaders(w.Header(), formID)
+	_, _ = w.Write(bundle)
 }
 
 // actorLabel says who an actor type is, for people; a type without words

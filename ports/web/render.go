@@ -111,6 +111,7 @@ var errorTitles = map[int]string{
 	http.StatusNotFound:            "Page not found",
 	http.StatusTooManyRequests:     "Too many requests",
 	http.StatusInternalServerError: "Something went wrong",
+	http.StatusServiceUnavailable:  "Not ready yet",
 }
 
 // errorMessages are what each error page says unless told otherwise.

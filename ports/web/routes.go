@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}", s.signedIn(s.showForm))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/recipient-verifications", s.signedIn(s.resendVerification))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/audit", s.signedIn(s.showAudit))
+	m.HandleFunc("GET "+Prefix+"/forms/{formID}/audit/export", s.signedIn(s.exportAudit))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/versions/{version}", s.signedIn(s.showVersion))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/versions/{version}/restore", s.signedIn(s.restoreVersion))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/settings", s.signedIn(s.showSettings))
