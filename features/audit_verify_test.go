@@ -6,7 +6,9 @@ package features_test
 // checkpoint, that no longer matches (docs/audit.md).
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -226,5 +228,55 @@ var _ = Describe("Audit log verification with formd audit verify", func() {
 		Expect(db.Int(`SELECT count(*)::int FROM audit_checkpoints`)).To(BeNumerically(">", 1))
 		out := a.auditVerify(0)
 		Expect(out).To(ContainSubstring("every chain and checkpoint matches the events"))
+	})
+
+	It("hands an auditor a bundle that verifies offline, with the key pinned, and fails with one byte changed or another key", func() {
+		f := StartFormd()
+		lf := f.LiveForm(nil)
+		for i := range 2 {
+			r := f.Patch(lf.Token, "/v1/forms/"+lf.ID, map[string]any{"subjectDefault": fmt.Sprintf("Subject %d", i)})
+			Expect(r.JSON).To(HaveKey("form"), "%s", r)
+		}
+		versions := f.OpenDB().Int(`SELECT max(version) FROM events WHERE stream_id = $1`, lf.ID)
+		r := f.exportAudit(lf.Token, lf.ID, versions)
+		Expect(r.Status).To(Equal(200), "%s", r)
+		file := filepath.Join(GinkgoT().TempDir(), "bundle.json")
+		Expect(os.WriteFile(file, r.Body, 0o600)).To(Succeed())
+
+		By("verifying it with no database and no network: only the file and the pinned key")
+		offline := func(code int, args ...string) string {
+			GinkgoHelper()
+			cmd := exec.Command(formdBinary, append([]string{"audit", "verify", "--bundle"}, args...)...)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + GinkgoT().TempDir()}
+			s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(s).WithTimeout(30*time.Second).Should(gexec.Exit(code), "formd audit verify --bundle %v", args)
+			return string(s.Out.Contents()) + string(s.Err.Contents())
+		}
+		out := offline(0, file, "--key", testAuditVerifierKey)
+		Expect(out).To(ContainSubstring(fmt.Sprintf("form stream %s: %d events, each chained to the one before and included in the checkpoint", lf.ID, versions)))
+		Expect(out).To(ContainSubstring("the bundle verifies"))
+
+		By("pinning another key")
+		_, other, err := note.GenerateKey(rand.Reader, "formd-test/audit")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(offline(2, file, "--key", other)).To(ContainSubstring("not by the key you pinned"))
+
+		By("changing one byte of an event's data")
+		changed := bytes.Replace(r.Body, []byte("Subject 0"), []byte("Subject 9"), 1)
+		Expect(changed).NotTo(Equal(r.Body))
+		Expect(os.WriteFile(file, changed, 0o600)).To(Succeed())
+		Expect(offline(2, file, "--key", testAuditVerifierKey)).To(MatchRegexp(`FINDING .*bundle.json: event \d+: its hash does not match its content`))
+
+		By("changing one byte of the checkpoint's size")
+		var b auditBundle
+		Expect(json.Unmarshal(r.Body, &b)).To(Succeed())
+		lines := strings.SplitN(b.Checkpoint, "\n", 3)
+		Expect(lines).To(HaveLen(3))
+		size := lines[1]
+		changed = bytes.Replace(r.Body, []byte(`\n`+size+`\n`), []byte(`\n`+size+`0\n`), 1)
+		Expect(changed).NotTo(Equal(r.Body))
+		Expect(os.WriteFile(file, changed, 0o600)).To(Succeed())
+		Expect(offline(2, file, "--key", testAuditVerifierKey)).To(ContainSubstring("the checkpoint: it is not signed by the key"))
 	})
 })
