@@ -40,7 +40,7 @@ type treeLeaf struct {
 	position      int64
 	streamID      string
 	version       int32
-	transactionID string // xid8, as text
+	transactionID int64
 	hash          []byte
 }
 
@@ -56,9 +56,8 @@ func (t *AuditTree) Extend(ctx context.Context, limit int, sign func(uint64, []b
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(treeLock)).Scan(&locked); err != nil || !locked {
 			return err
 		}
-		var size, lastPosition int64
-		lastXID := "0"
-		err := tx.QueryRow(ctx, `SELECT tree_size, last_transaction_id::text, last_position FROM audit_checkpoints
+		var size, lastXID, lastPosition int64
+		err := tx.QueryRow(ctx, `SELECT tree_size, last_transaction_id, last_position FROM audit_checkpoints
 			ORDER BY tree_size DESC LIMIT 1`).Scan(&size, &lastXID, &lastPosition)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -68,7 +67,7 @@ func (t *AuditTree) Extend(ctx context.Context, limit int, sign func(uint64, []b
 			return err
 		}
 		if rebased {
-			lastXID, lastPosition = "0", 0
+			lastXID, lastPosition = 0, 0
 		}
 		leaves, err := nextLeaves(ctx, tx, lastXID, lastPosition, limit)
 		if err != nil || len(leaves) == 0 {
@@ -100,7 +99,7 @@ func (t *AuditTree) Extend(ctx context.Context, limit int, sign func(uint64, []b
 		}
 		last := leaves[len(leaves)-1]
 		if _, err := tx.Exec(ctx, `INSERT INTO audit_checkpoints (tree_size, root, signed_note, last_transaction_id, last_position)
-			VALUES ($1, $2, $3, $4::text::xid8, $5)`, int64(rng.End()), root, signed, last.transactionID, last.position); err != nil {
+			VALUES ($1, $2, $3, $4, $5)`, int64(rng.End()), root, signed, last.transactionID, last.position); err != nil {
 			return err
 		}
 		cp, grown = application.Checkpoint{Size: rng.End(), Root: root, Signed: signed}, true
@@ -116,24 +115,25 @@ func (t *AuditTree) Extend(ctx context.Context, limit int, sign func(uint64, []b
 // log's order must be read again from its start: after such a rebase, or
 // when the last checkpoint's own transaction id came from the other
 // cluster.
-func rebaseRestored(ctx context.Context, tx pgx.Tx, lastXID string) (bool, error) {
-	tag, err := tx.Exec(ctx, `UPDATE events SET transaction_id = '0' WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`)
+func rebaseRestored(ctx context.Context, tx pgx.Tx, lastXID int64) (bool, error) {
+	tag, err := tx.Exec(ctx, `UPDATE events SET transaction_id = 0 WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())::text::bigint`)
 	if err != nil || tag.RowsAffected() > 0 {
 		return err == nil, err
 	}
 	var ahead bool
-	err = tx.QueryRow(ctx, `SELECT $1::text::xid8 >= pg_snapshot_xmax(pg_current_snapshot())`, lastXID).Scan(&ahead)
+	err = tx.QueryRow(ctx, `SELECT $1 >= pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, lastXID).Scan(&ahead)
 	return ahead, err
 }
 
 // nextLeaves reads, in log order, up to limit events after the last leaf
 // whose transactions have ended and which are not leaves yet, stopping
 // before the first one the chain job has not chained.
-func nextLeaves(ctx context.Context, tx pgx.Tx, lastXID string, lastPosition int64, limit int) ([]treeLeaf, error) {
-	rows, err := tx.Query(ctx, `SELECT e.global_position, e.stream_id::text, e.version, e.transaction_id::text, e.hash
+func nextLeaves(ctx context.Context, tx pgx.Tx, lastXID, lastPosition int64, limit int) ([]treeLeaf, error) {
+	// transaction_id >= $1 alone is what the BRIN index can use.
+	rows, err := tx.Query(ctx, `SELECT e.global_position, e.stream_id::text, e.version, e.transaction_id, e.hash
 		FROM events e
-		WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2)
-		  AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+		WHERE e.transaction_id >= $1 AND (e.transaction_id, e.global_position) > ($1, $2)
+		  AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
 		  AND NOT EXISTS (SELECT 1 FROM audit_leaves l WHERE l.global_position = e.global_position)
 		ORDER BY e.transaction_id, e.global_position LIMIT $3`, lastXID, lastPosition, limit)
 	if err != nil {

@@ -217,7 +217,7 @@ func TestCheckpointsGoOnAfterARestoreIntoAnotherCluster(t *testing.T) {
 				e.extendAll(t)
 			}
 			// As a restore leaves it: every id far ahead of this cluster's counter.
-			ahead := `(pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000)::text::xid8`
+			ahead := `pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 1000000`
 			e.tamper(t, `UPDATE events SET transaction_id = `+ahead+` WHERE $1::text IS NOT NULL`, e.formID)
 			e.tamper(t, `UPDATE audit_checkpoints SET last_transaction_id = `+ahead+` WHERE $1::text IS NOT NULL`, e.formID)
 			// Nothing new yet: the restored history alone.
@@ -232,7 +232,7 @@ func TestCheckpointsGoOnAfterARestoreIntoAnotherCluster(t *testing.T) {
 				t.Fatalf("findings: %+v", found)
 			}
 			var stillAhead int
-			if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM events WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())`).Scan(&stillAhead); err != nil || stillAhead != 0 {
+			if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM events WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&stillAhead); err != nil || stillAhead != 0 {
 				t.Fatalf("%d events still ahead (%v)", stillAhead, err)
 			}
 		})
