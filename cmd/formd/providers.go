@@ -6,6 +6,7 @@ import (
 	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/captcha"
 	"github.com/formd/formd/adapters/filetype"
+	"github.com/formd/formd/adapters/i18n"
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
@@ -64,6 +65,8 @@ var adapterSet = wire.NewSet(
 	wire.Bind(new(application.CheckpointSigner), new(*auditlog.Signer)),
 	provideCheckpointPublisher,
 	wire.Bind(new(application.CheckpointPublisher), new(auditlog.DirectoryPublisher)),
+	i18n.Load,
+	wire.Bind(new(application.Messages), new(*i18n.Catalogs)),
 	wire.Value(auditlog.Bundles{}),
 	wire.Bind(new(application.AuditBundles), new(auditlog.Bundles)),
 	postgres.NewProcessLiveness,

@@ -26,8 +26,10 @@ func provideRegistrationLimits(cfg Config) registrationLimits {
 }
 
 func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits,
-	database application.DatabaseAvailability, refusals application.UnavailableRefusals, drain *httpapi.Drain) httpapi.Config {
+	database application.DatabaseAvailability, refusals application.UnavailableRefusals, drain *httpapi.Drain,
+	messages application.Messages) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals, Drain: drain,
+		Messages: messages,
 		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,

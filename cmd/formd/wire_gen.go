@@ -10,6 +10,7 @@ import (
 	"context"
 	"github.com/formd/formd/adapters/auditlog"
 	"github.com/formd/formd/adapters/filetype"
+	"github.com/formd/formd/adapters/i18n"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
 	"github.com/formd/formd/adapters/secrets"
@@ -283,7 +284,16 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
 	availability, cleanup5 := provideAvailability(ctx, pool)
 	httpapiDrain := httpapi.NewDrain()
-	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain)
+	catalogs, err := i18n.Load()
+	if err != nil {
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain, catalogs)
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
 	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)
 	handler := provideHTTPHandler(applicationApplication, schemaVersion, log, config, webConfig, mcpConfig)

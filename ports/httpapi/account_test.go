@@ -82,7 +82,7 @@ func TestOpenAPIQuotaRefusalShape(t *testing.T) {
 
 func TestTheErrorPageExplainsQuotaAndFloodRefusals(t *testing.T) {
 	for _, code := range []string{submission.GateQuota, reasonFormFlooded} {
-		if reasonTexts[code] == "" {
+		if !pageReasons[code] {
 			t.Errorf("no error page text for %s", code)
 		}
 	}

@@ -27,41 +27,26 @@ const (
 	reasonBusy           = "busy"
 )
 
-// reasonTexts are the error page's words for each reason code; the keys
-// besides formd's own codes are the gate names of the dry-run trace.
-var reasonTexts = map[string]string{
-	"access_key":         "This form is not set up correctly: its access key is missing or does not match any form.",
-	"recipient_verified": "The recipient email of this form is not verified. It must be verified before submissions are accepted.",
-	"origin":             "This website is not allowed to submit to this form.",
-	"server_side":        "This form does not accept submissions from servers.",
-	"captcha":            "The captcha was missing, not solved, expired or could not be checked. Go back, solve it again and resubmit.",
-	"honeypot":           "Submission rejected as spam: the botcheck field must be left empty.",
-	"spam":               submission.MsgSpamContent,
-	"redirect":           "The form's redirect address is not allowed: it must be an https address, on the form's own site unless the account may redirect elsewhere.",
-	"paid_features":      "The form asked for a feature this form's account does not have, or gave an invalid reply-to, CC or webhook address.",
-	"uploads":            "A file was refused: this form does not accept file uploads, or a file broke its limits (number, size or type), is of a type no form accepts (programs, scripts, web pages, style sheets, SVG), does not match its type, or failed the malware scan.",
-	"fields":             "Submission validation failed.",
-	"quota":              "This form's account has used up its monthly submission quota. The form accepts submissions again next month.",
-	reasonTooLarge:       "The submission is too large.",
-	reasonRateLimited:    "Too many submissions from this address. Try again in a moment.",
-	reasonInvalid:        "The submission could not be read: it contains data this form does not accept.",
-	reasonIdempotencyKey: "The submission's Idempotency-Key is invalid or was already used for another submission.",
-	reasonFormFlooded:    "This form is receiving too many submissions right now. Try again in a moment.",
-	reasonBusy:           "Too many submissions are being processed right now. Try again in a moment.",
-	reasonUnavailable:    "The service is briefly unavailable. Go back and send the form again in a few seconds.",
+// pageReasons are the reason codes the error page explains, in the catalog
+// as "reason.<code>" (adapters/i18n/catalogs); the codes besides formd's own
+// are the gate names of the dry-run trace.
+var pageReasons = map[string]bool{
+	submission.GateAccessKey: true, submission.GateRecipientVerified: true, submission.GateOrigin: true,
+	submission.GateServerSide: true, submission.GateCaptcha: true, submission.GateHoneypot: true, submission.GateSpam: true,
+	submission.GateRedirect: true, submission.GatePaidFeatures: true, submission.GateUploads: true, submission.GateFields: true,
+	submission.GateQuota: true, reasonTooLarge: true, reasonRateLimited: true, reasonInvalid: true, reasonIdempotencyKey: true,
+	reasonFormFlooded: true, reasonBusy: true, reasonUnavailable: true,
 }
 
-// ruleTexts finish a sentence that starts with the field's name.
-var ruleTexts = map[string]string{
-	submission.RuleRequired:     "is required",
-	submission.RuleMinLength:    "is too short",
-	submission.RuleMaxLength:    "is too long",
-	submission.RuleEmail:        "must be an email address",
-	submission.RuleURL:          "must be a URL",
-	submission.RuleNumber:       "must be a number",
-	submission.RuleRegex:        "does not have the expected format",
-	submission.RuleFileRequired: "needs a file",
-	submission.RuleFileType:     "has a file of a type this form does not accept",
+// msgBusy is the API's answer when too many submissions are in flight.
+const msgBusy = "Too many submissions are being processed right now. Try again in a moment."
+
+// pageRules are the field rules the error page words, in the catalog as
+// "rule.<rule>" with the field's name.
+var pageRules = map[string]bool{
+	submission.RuleRequired: true, submission.RuleMinLength: true, submission.RuleMaxLength: true,
+	submission.RuleEmail: true, submission.RuleURL: true, submission.RuleNumber: true, submission.RuleRegex: true,
+	submission.RuleFileRequired: true, submission.RuleFileType: true,
 }
 
 // maxPageFieldErrors bounds the field errors one error page lists.
@@ -88,33 +73,38 @@ func errorPageAddress(reason, requestID, referer string, fieldErrors []submissio
 	return ErrorPagePath + "?" + q.Encode()
 }
 
-// errorPage is the hosted failure page of plain HTML posts.
+// errorPage is the hosted failure page of plain HTML posts, in the
+// visitor's language.
 func (s *Server) errorPage(c *gin.Context) {
-	message, ok := reasonTexts[c.Query("code")]
-	if !ok {
-		message = "The form could not be sent."
+	m := s.messages()
+	lang := m.Language(c.GetHeader("Accept-Language"))
+	message := m.Text(lang, "page.error.default", nil)
+	if code := c.Query("code"); pageReasons[code] {
+		message = m.Text(lang, "reason."+code, nil)
 	}
 	var details []string
 	fields, rules := c.QueryArray("field"), c.QueryArray("rule")
 	for i := 0; i < len(fields) && i < len(rules) && i < maxPageFieldErrors; i++ {
-		text, known := ruleTexts[rules[i]]
-		if known && printableFieldName.MatchString(fields[i]) {
-			details = append(details, fields[i]+" "+text)
+		if pageRules[rules[i]] && printableFieldName.MatchString(fields[i]) {
+			details = append(details, m.Text(lang, "rule."+rules[i], map[string]any{"Field": fields[i]}))
 		}
 	}
 	requestID := c.Query("requestId")
 	if !portkit.IsSaneRequestID(requestID) {
 		requestID = ""
 	}
-	s.page(c, http.StatusOK, statusPageData{Title: "The form was not sent", Message: message, Details: details,
+	s.page(c, http.StatusOK, statusPageData{Lang: lang, Title: m.Text(lang, "page.error.title", nil), Message: message, Details: details,
 		RequestID: requestID, BackLink: backLink(c.Query("back"), c.GetHeader("Referer"))})
 }
 
-// successPage is the hosted success page of plain HTML posts.
+// successPage is the hosted success page of plain HTML posts, in the
+// visitor's language.
 func (s *Server) successPage(c *gin.Context) {
+	m := s.messages()
+	lang := m.Language(c.GetHeader("Accept-Language"))
 	referer := c.GetHeader("Referer")
-	s.page(c, http.StatusOK, statusPageData{Title: "Thank you!", Message: "Your submission was received.",
-		BackLink: backLink(referer, referer)})
+	s.page(c, http.StatusOK, statusPageData{Lang: lang, Title: m.Text(lang, "page.success.title", nil),
+		Message: m.Text(lang, "page.success.message", nil), BackLink: backLink(referer, referer)})
 }
 
 // backLink is an absolute http(s) address on the site the browser came from

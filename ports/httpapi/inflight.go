@@ -28,7 +28,7 @@ func (s *Server) boundSubmissions(limit int) gin.HandlerFunc {
 		default:
 			portkit.SetRetryAfter(c.Writer.Header(), time.Second)
 			s.submitFailed(c, isJavaScriptClient(c.Request), http.StatusTooManyRequests, reasonBusy,
-				reasonTexts[reasonBusy], nil)
+				msgBusy, nil)
 		}
 	}
 }

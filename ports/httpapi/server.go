@@ -18,6 +18,9 @@ import (
 // Config is what the HTTP port needs to know about its deployment.
 type Config struct {
 	BaseURL string
+	// Messages are the hosted pages' words in the visitor's language
+	// (docs/languages.md); nil shows message ids (tests that read no page).
+	Messages application.Messages
 	// Version is the build's version, shown by GET /healthz and GET /readyz.
 	Version string
 	// Drain turns GET /readyz to 503 "draining" when the process begins

@@ -2,8 +2,12 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -13,15 +17,20 @@ import (
 )
 
 var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}input,button{font:inherit;padding:.4rem .6rem}input{width:100%;box-sizing:border-box}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">Go back to the form</a></p>{{end}}
+</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
 {{with .Form}}<form method="post" action="{{.Action}}">{{if .Password}}<p><label for="password">New password (at least 12 characters)</label><br><input type="password" id="password" name="password" minlength="12" maxlength="1024" required autocomplete="new-password"></p>{{end}}<p><button type="submit">{{.Button}}</button></p></form>{{end}}
-{{if .RequestID}}<p><small>Request id: {{.RequestID}}</small></p>{{end}}</body></html>`))
+{{if .RequestID}}<p><small>{{.RequestIDLabel}}</small></p>{{end}}</body></html>`))
 
 type statusPageData struct {
+	// Lang is the page's language, a catalog's (English when empty); the
+	// page's own labels are in it.
+	Lang                      string
 	Title, Message, RequestID string
+	// BackLabel and RequestIDLabel are filled in by page.
+	BackLabel, RequestIDLabel string
 	// Details are listed under the message (the error page's field errors).
 	Details []string
 	// BackLink is escaped and sanitized by html/template (javascript: URLs are refused).
@@ -47,6 +56,13 @@ func (s *Server) page(c *gin.Context, status int, data statusPageData) {
 	c.Header("X-Frame-Options", "DENY")
 	// A verification page's address holds its link token: no referrer.
 	c.Header("Referrer-Policy", "no-referrer")
+	if data.Lang == "" {
+		data.Lang = "en"
+	}
+	m := s.messages()
+	data.BackLabel = m.Text(data.Lang, "page.back", nil)
+	data.RequestIDLabel = m.Text(data.Lang, "page.request_id", map[string]any{"RequestID": data.RequestID})
+	c.Header("Content-Language", data.Lang)
 	c.Status(status)
 	if err := statusPage.Execute(c.Writer, data); err != nil {
 		s.log.Error("render page", "err", err)
@@ -149,4 +165,27 @@ func (s *Server) linkFailed(c *gin.Context, err error) {
 		s.log.Error("verify link", "requestId", requestIDOf(c), "err", err)
 		s.page(c, http.StatusInternalServerError, statusPageData{Title: "Something went wrong", Message: "Please try the link again in a moment.", RequestID: requestIDOf(c)})
 	}
+}
+
+// messages are the configured catalogs, or message ids without them.
+func (s *Server) messages() application.Messages {
+	if s.config.Messages == nil {
+		return messageIDs{}
+	}
+	return s.config.Messages
+}
+
+// messageIDs stands in for the catalogs where none are configured (tests
+// that read no page's words): every text is its message id, followed by
+// its data's values in key order.
+type messageIDs struct{}
+
+func (messageIDs) Language(...string) string { return "en" }
+
+func (messageIDs) Text(_, id string, data map[string]any) string {
+	parts := []string{id}
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		parts = append(parts, fmt.Sprint(data[k]))
+	}
+	return strings.Join(parts, " ")
 }
