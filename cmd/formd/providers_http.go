@@ -29,8 +29,7 @@ func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registratio
 	database application.DatabaseAvailability, refusals application.UnavailableRefusals, drain *httpapi.Drain,
 	messages application.Messages) httpapi.Config {
 	c := httpapi.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals, Drain: drain,
-		Messages:        messages,
-		SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
+		Messages: messages, SubmitRatePerIP: cfg.SubmitRate, SubmitBurstPerIP: cfg.SubmitBurst, AuthAttemptsPerMinute: cfg.AuthRate,
 		SubmissionsInFlight: cfg.SubmissionsInFlight, APIWritesPerMinute: cfg.APIWriteRate,
 		FileBytesInFlight: int64(cfg.UploadMiBInFlight) << 20, FileBytesInFlightPerClient: int64(cfg.UploadMiBInFlightPerClient) << 20,
 		MinBodyBytesPerSecond: cfg.MinBodyRate, Version: currentBuild().Version,
