@@ -33,13 +33,7 @@ func NewCompareFormVersionsHandler(read FormHistoryReader) *CompareFormVersionsH
 // (either may be the later), as the audit trail shows a change: a captcha
 // secret only as hidden. A version the form has not reached is not found.
 func (h *CompareFormVersionsHandler) Handle(ctx context.Context, q CompareFormVersions) ([]form.Change, error) {
-	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
-		return nil, err
-	}
-	if _, err := ownedForm(ctx, h.read, q.Caller, q.FormID); err != nil {
-		return nil, err
-	}
-	history, err := h.read.StreamHistory(ctx, q.FormID)
+	history, err := ownedFormHistory(ctx, h.read, q.Caller, account.ScopeFormsRead, q.FormID)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,18 @@ func ownedForm(ctx context.Context, read FormReader, caller Session, formID stri
 	return rec, nil
 }
 
+// ownedFormHistory is the caller's form's events, oldest first, once the
+// caller's scope and the form's ownership are checked.
+func ownedFormHistory(ctx context.Context, read FormHistoryReader, caller Session, scope account.Scope, formID string) ([]HistoryEntry, error) {
+	if err := caller.Require(scope); err != nil {
+		return nil, err
+	}
+	if _, err := ownedForm(ctx, read, caller, formID); err != nil {
+		return nil, err
+	}
+	return read.StreamHistory(ctx, formID)
+}
+
 // formPolicy is what the account's entitlements and plan allow in form
 // settings.
 func formPolicy(ctx context.Context, ent Entitlements, accountID string) (form.Policy, error) {

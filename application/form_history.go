@@ -38,13 +38,7 @@ func NewFormHistoryHandler(read FormHistoryReader, names ActorNameReader) *FormH
 // Handle returns the caller's form's events in order, each with its actor's
 // name.
 func (h *FormHistoryHandler) Handle(ctx context.Context, q FormHistory) ([]HistoryEntry, error) {
-	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
-		return nil, err
-	}
-	if _, err := ownedForm(ctx, h.read, q.Caller, q.FormID); err != nil {
-		return nil, err
-	}
-	history, err := h.read.StreamHistory(ctx, q.FormID)
+	history, err := ownedFormHistory(ctx, h.read, q.Caller, account.ScopeFormsRead, q.FormID)
 	if err != nil {
 		return nil, err
 	}

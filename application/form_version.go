@@ -41,13 +41,7 @@ func NewFormVersionHandler(read FormHistoryReader, names ActorNameReader) *FormV
 // Handle rebuilds the caller's form at the version asked for; a version the
 // form has not reached is not found.
 func (h *FormVersionHandler) Handle(ctx context.Context, q FormVersion) (FormVersionRecord, error) {
-	if err := q.Caller.Require(account.ScopeFormsRead); err != nil {
-		return FormVersionRecord{}, err
-	}
-	if _, err := ownedForm(ctx, h.read, q.Caller, q.FormID); err != nil {
-		return FormVersionRecord{}, err
-	}
-	history, err := h.read.StreamHistory(ctx, q.FormID)
+	history, err := ownedFormHistory(ctx, h.read, q.Caller, account.ScopeFormsRead, q.FormID)
 	if err != nil {
 		return FormVersionRecord{}, err
 	}

@@ -41,18 +41,12 @@ func NewRestoreFormVersionHandler(tx Transactor, read FormHistoryReader, ent Ent
 // PATCH is. Integrations and secrets stay as they are. A restored recipient
 // email other than the current one is verified again, as after a PATCH.
 func (h *RestoreFormVersionHandler) Handle(ctx context.Context, cmd RestoreFormVersion) (FormRecord, error) {
-	if err := cmd.Caller.Require(account.ScopeFormsWrite); err != nil {
-		return FormRecord{}, err
-	}
-	if _, err := ownedForm(ctx, h.read, cmd.Caller, cmd.FormID); err != nil {
-		return FormRecord{}, err
-	}
-	policy, err := formPolicy(ctx, h.ent, cmd.Caller.AccountID)
+	// Read outside the transaction: a stream's first n events never change.
+	history, err := ownedFormHistory(ctx, h.read, cmd.Caller, account.ScopeFormsWrite, cmd.FormID)
 	if err != nil {
 		return FormRecord{}, err
 	}
-	// Read outside the transaction: a stream's first n events never change.
-	history, err := h.read.StreamHistory(ctx, cmd.FormID)
+	policy, err := formPolicy(ctx, h.ent, cmd.Caller.AccountID)
 	if err != nil {
 		return FormRecord{}, err
 	}

@@ -111,9 +111,5 @@ func (s *Server) restoreFormVersion(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
-	if !sessionOf(c).ReadsForms() {
-		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"form": portkit.PresentForm(f)})
+	s.respondFormChange(c, f)
 }

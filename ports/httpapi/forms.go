@@ -135,6 +135,12 @@ func (s *Server) updateForm(c *gin.Context) {
 		s.respondError(c, err)
 		return
 	}
+	s.respondFormChange(c, f)
+}
+
+// respondFormChange answers a saved change to a form (PATCH, restore): the
+// form, or an acknowledgement to a caller that may not read forms.
+func (s *Server) respondFormChange(c *gin.Context, f application.FormRecord) {
 	if !sessionOf(c).ReadsForms() {
 		c.JSON(http.StatusOK, gin.H{"form": formAcknowledgement{ID: f.ID, UpdatedAt: f.UpdatedAt}})
 		return

@@ -59,10 +59,6 @@ func (s *Server) formVersionTools(srv *sdk.Server) {
 			if err != nil {
 				return formChangeOutput{}, err
 			}
-			if !caller.ReadsForms() {
-				return formChangeOutput{Saved: &savedShape{ID: f.ID, UpdatedAt: f.UpdatedAt}}, nil
-			}
-			shape := portkit.PresentForm(f)
-			return formChangeOutput{Form: &shape}, nil
+			return formChanged(caller, f), nil
 		})
 }

@@ -157,11 +157,7 @@ func (s *Server) formTools(srv *sdk.Server) {
 			if err != nil {
 				return formChangeOutput{}, err
 			}
-			if !caller.ReadsForms() {
-				return formChangeOutput{Saved: &savedShape{ID: f.ID, UpdatedAt: f.UpdatedAt}}, nil
-			}
-			shape := portkit.PresentForm(f)
-			return formChangeOutput{Form: &shape}, nil
+			return formChanged(caller, f), nil
 		})
 
 	addTool(s, srv, &sdk.Tool{Name: "get_form_history", Title: "Read a form's audit trail", Annotations: readOnly,
@@ -211,4 +207,14 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// formChanged answers a saved change to a form (update, restore): the
+// form, or an acknowledgement to a caller that may not read forms.
+func formChanged(caller application.Session, f application.FormRecord) formChangeOutput {
+	if !caller.ReadsForms() {
+		return formChangeOutput{Saved: &savedShape{ID: f.ID, UpdatedAt: f.UpdatedAt}}
+	}
+	shape := portkit.PresentForm(f)
+	return formChangeOutput{Form: &shape}
 }

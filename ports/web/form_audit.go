@@ -173,25 +173,32 @@ func changesOf(e application.HistoryEntry) []auditChange {
 	changes := e.Changes()
 	out := make([]auditChange, 0, len(changes))
 	for _, c := range changes {
-		from, to := shownValue(c.From), shownValue(c.To)
-		switch c.Field {
-		case "archive":
-			from, to = shownArchive(c.From), shownArchive(c.To)
-		case "spam":
-			from, to = shownSpam(c.From), shownSpam(c.To)
-		}
+		shown := shownChange(c)
 		switch e.Type {
 		case form.SubmissionsErasedType:
-			to = shownErasure(c.To)
+			shown.To = shownErasure(c.To)
 		case form.SpamReviewedType:
-			to = shownReview(c.To)
+			shown.To = shownReview(c.To)
 		}
-		if from == to {
+		if shown.From == shown.To {
 			continue // a setting created empty: nothing to tell
 		}
-		out = append(out, auditChange{Field: c.Field, From: from, To: to})
+		out = append(out, shown)
 	}
 	return out
+}
+
+// shownChange writes one setting's change for people, in the words its
+// setting is shown with.
+func shownChange(c form.Change) auditChange {
+	from, to := shownValue(c.From), shownValue(c.To)
+	switch c.Field {
+	case "archive":
+		from, to = shownArchive(c.From), shownArchive(c.To)
+	case "spam":
+		from, to = shownSpam(c.From), shownSpam(c.To)
+	}
+	return auditChange{Field: c.Field, From: from, To: to}
 }
 
 // shownValue writes a JSON value for people: strings without quotes,

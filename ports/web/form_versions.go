@@ -96,14 +96,7 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request, v *visit
 func shownChanges(changes []form.Change) []auditChange {
 	out := make([]auditChange, 0, len(changes))
 	for _, c := range changes {
-		from, to := shownValue(c.From), shownValue(c.To)
-		switch c.Field {
-		case "archive":
-			from, to = shownArchive(c.From), shownArchive(c.To)
-		case "spam":
-			from, to = shownSpam(c.From), shownSpam(c.To)
-		}
-		out = append(out, auditChange{Field: c.Field, From: from, To: to})
+		out = append(out, shownChange(c))
 	}
 	return out
 }
