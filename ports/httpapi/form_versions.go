@@ -62,7 +62,7 @@ func (s *Server) getFormVersion(c *gin.Context) {
 	}
 	e := v.Entry
 	c.JSON(http.StatusOK, gin.H{"version": formVersionJSON{Version: e.Version, Type: e.Type, RecordedAt: e.RecordedAt,
-		Actor: actorJSON{Type: e.Metadata.Actor.Type, ID: e.Metadata.Actor.ID, Name: e.ActorName}, Settings: portkit.PresentForm(v.Form)}})
+		Actor: actorOf(e), Settings: portkit.PresentForm(v.Form)}})
 }
 
 func (s *Server) diffFormVersions(c *gin.Context) {

@@ -135,12 +135,15 @@ type actorJSON struct {
 	Name string `json:"name"`
 }
 
+// actorOf is who made an audit trail's entry.
+func actorOf(e application.HistoryEntry) actorJSON {
+	return actorJSON{Type: e.Metadata.Actor.Type, ID: e.Metadata.Actor.ID, Name: e.ActorName}
+}
+
 // presentHistoryEntry shows one entry of an audit trail with its changes.
 func presentHistoryEntry(e application.HistoryEntry, changes []changeJSON) historyJSON {
-	a := e.Metadata.Actor
 	return historyJSON{Type: e.Type, Version: e.Version, RecordedAt: e.RecordedAt,
-		Actor: actorJSON{Type: a.Type, ID: a.ID, Name: e.ActorName}, RequestID: e.Metadata.RequestID, Changes: changes,
-		RestoredVersion: e.RestoredVersion()}
+		Actor: actorOf(e), RequestID: e.Metadata.RequestID, Changes: changes, RestoredVersion: e.RestoredVersion()}
 }
 
 // changeJSON is one setting's value before and after an event.
