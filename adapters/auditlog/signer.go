@@ -132,7 +132,27 @@ func OpenCheckpoint(signed, verifierKey string) (size uint64, root []byte, err e
 	if err != nil {
 		return 0, nil, fmt.Errorf("it is not signed by the key %s, or its text was changed after signing (%v)", verifierKey, err)
 	}
+	if err := strictSignatures(signed); err != nil {
+		return 0, nil, err
+	}
 	return cp.Size, cp.Hash, nil
+}
+
+// strictSignatures refuses a signature line whose base64 is not the one
+// encoding of its bytes: the note package decodes leniently (unused
+// trailing bits may be anything), and a checkpoint must have one spelling.
+func strictSignatures(signed string) error {
+	_, sigs, _ := strings.Cut(signed, "\n\n")
+	for _, line := range strings.Split(strings.TrimSuffix(sigs, "\n"), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if _, err := base64.StdEncoding.Strict().DecodeString(fields[len(fields)-1]); err != nil {
+			return fmt.Errorf("its signature line %q is not canonical base64: it was changed after signing", line)
+		}
+	}
+	return nil
 }
 
 // OpenCheckpoint checks a checkpoint against this signer's public key.

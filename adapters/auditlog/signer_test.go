@@ -63,3 +63,29 @@ func TestASigningKeyIsRequiredOutsideDevelopmentAndGeneratedOnceInIt(t *testing.
 		t.Fatalf("key file: %v %v", info, err)
 	}
 }
+
+// The note package decodes signatures leniently: a signature whose unused
+// trailing base64 bits were changed still verifies there, and must not here.
+func TestACheckpointWhoseSignatureIsSpelledOtherwiseIsRefused(t *testing.T) {
+	skey, vkey, err := GenerateKey("forms.example.com/audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ParseSigningKey(skey)
+	signed, err := s.SignCheckpoint(3, bytes.Repeat([]byte{1}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 bytes of key hash and 64 of signature: the last base64 character
+	// before "=" carries two unused bits.
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	pad := strings.LastIndex(signed, "=")
+	last := strings.IndexByte(alphabet, signed[pad-1])
+	changed := signed[:pad-1] + string(alphabet[last^1]) + signed[pad:]
+	if _, _, err := OpenCheckpoint(changed, vkey); err == nil || !strings.Contains(err.Error(), "not canonical base64") {
+		t.Fatalf("a respelled signature: %v", err)
+	}
+	if _, _, err := OpenCheckpoint(signed, vkey); err != nil {
+		t.Fatal(err)
+	}
+}
