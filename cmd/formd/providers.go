@@ -192,6 +192,7 @@ var applicationSet = wire.NewSet(
 	application.NewPruneThrottlesHandler,
 	wire.Struct(new(application.Sweeps), "*"),
 	application.NewRenderer,
+	provideTemplateEngine,
 	provideTestInbox,
 	application.NewReadTestInboxHandler,
 	application.NewClearTestInboxHandler,
