@@ -43,10 +43,10 @@ func describeAttachments(in []Attachment, links map[string]string) []webhookAtta
 // what it builds; a test submission keeps it in the test inbox instead, so
 // both show exactly the same thing.
 type Renderer struct {
-	settings MailSettings
-	secrets  WebhookSecrets
-	sealer   Sealer
-	links    ObjectLinks
+	settings  MailSettings
+	secrets   WebhookSecrets
+	sealer    Sealer
+	links     ObjectLinks
 	spam      SpamLinkTokens
 	clock     Clock
 	templates TemplateEngine
