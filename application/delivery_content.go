@@ -242,6 +242,11 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 			spamLink = r.spamLink(q)
 		}
 		r.templatedMail(&m, p.Templates.Notification, templateData(q, p, links, spamLink), p.Subject, notificationText(p, links), defaultNotificationHTML)
+		// A tagged submission's subject starts with the marker mail filters
+		// sort by, whatever the form's subject template says.
+		if p.Spam != nil && !strings.HasPrefix(m.Subject, submission.SpamSubjectMarker) {
+			m.Subject = submission.SpamSubjectMarker + m.Subject
+		}
 		if spamLink != "" {
 			m.Text += "\n" + spamLinkLine(spamLink)
 		}

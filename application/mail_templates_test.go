@@ -62,6 +62,20 @@ func TestNotificationTemplatesRenderEachPart(t *testing.T) {
 	}
 }
 
+func TestTaggedSpamKeepsTheSubjectMarker(t *testing.T) {
+	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: time.Now()}
+	p := Payload{FormName: "Contact", Subject: submission.SpamSubjectMarker + "New", Recipient: "owner@example.com",
+		Fields: []submission.Field{{Name: "name", Value: "Ada"}}, Spam: &SpamTag{Score: 7},
+		Templates: form.Templates{Notification: form.MessageTemplate{Subject: "From {{name}}"}}}
+	if m := renderMail(t, q, p); m.Subject != "[SPAM] From Ada" {
+		t.Errorf("a templated subject of tagged spam: %q", m.Subject)
+	}
+	p.Templates = form.Templates{}
+	if m := renderMail(t, q, p); m.Subject != "[SPAM] New" {
+		t.Errorf("the default subject of tagged spam: %q", m.Subject)
+	}
+}
+
 func TestNotificationDefaultsAndFallback(t *testing.T) {
 	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: time.Now()}
 	p := Payload{FormName: "Contact", Subject: "New", Recipient: "owner@example.com", Fields: []submission.Field{{Name: "name", Value: "Ada"}},
