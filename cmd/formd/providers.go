@@ -195,6 +195,7 @@ var applicationSet = wire.NewSet(
 	provideTemplateEngine,
 	provideTestInbox,
 	application.NewReadTestInboxHandler,
+	application.NewPreviewTemplatesHandler,
 	application.NewClearTestInboxHandler,
 	application.NewEraseSubmissionsHandler,
 	application.NewSpamFolderHandler,

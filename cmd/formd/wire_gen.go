@@ -229,6 +229,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
 	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	readTestInboxHandler := application.NewReadTestInboxHandler(readModel, applicationTestInbox)
+	previewTemplatesHandler := application.NewPreviewTemplatesHandler(readModel, renderer, clock)
 	readDevelopmentMailHandler := provideDevelopmentMail(cfg, mailer)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
@@ -255,6 +256,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		FormSubmissionCounts:  formSubmissionCountsHandler,
 		RequestForgeryTokens:  requestForgeryTokenHandler,
 		ReadTestInbox:         readTestInboxHandler,
+		PreviewTemplates:      previewTemplatesHandler,
 		DevelopmentMail:       readDevelopmentMailHandler,
 	}
 	applicationApplication := &application.Application{

@@ -197,7 +197,7 @@ func (s Settings) Validate(p Policy) error {
 	if err := s.Spam.validate(); err != nil {
 		return err
 	}
-	if err := s.Templates.validate(); err != nil {
+	if err := s.Templates.Validate(); err != nil {
 		return err
 	}
 	return s.Validation.Validate()

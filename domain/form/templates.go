@@ -56,7 +56,8 @@ func (t MessageTemplate) normalize() MessageTemplate {
 	return t
 }
 
-func (t Templates) validate() error {
+// Validate checks every part's size and syntax; the error names the part.
+func (t Templates) Validate() error {
 	if err := t.Notification.validate("templates.notification"); err != nil {
 		return err
 	}
