@@ -53,6 +53,7 @@ func (s *Server) saveTemplates(w http.ResponseWriter, r *http.Request, v *visito
 			FormID: f.ID, Templates: in.Values, Fields: previewFields})
 		if err == nil {
 			in.Preview = &preview
+			allowMailFrames(w)
 			s.drawSettings(w, r, v, http.StatusOK, page, "")
 			return
 		}
