@@ -25,7 +25,9 @@ const MailFramingPolicy = "default-src 'self'; script-src 'self'; style-src 'sel
 	"form-action 'self'; base-uri 'none'"
 
 // allowMailFrames sets MailFramingPolicy on a page that shows mail HTML.
-func allowMailFrames(w http.ResponseWriter) { w.Header().Set("Content-Security-Policy", MailFramingPolicy) }
+func allowMailFrames(w http.ResponseWriter) {
+	w.Header().Set("Content-Security-Policy", MailFramingPolicy)
+}
 
 // maxFormBody bounds a dashboard form post.
 const maxFormBody = 64 << 10
