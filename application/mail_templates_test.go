@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
@@ -115,5 +116,38 @@ func TestPayloadCarriesTemplates(t *testing.T) {
 	b, _ = encodePayload(Payload{FormName: "Contact"})
 	if strings.Contains(string(b), "templates") {
 		t.Errorf("a form without templates stores none: %s", b)
+	}
+}
+
+// previewForms holds one form, Contact, of acct-1.
+type previewForms struct{}
+
+func (previewForms) FormByID(_ context.Context, id string) (FormRecord, error) {
+	if id != "form-1" {
+		return FormRecord{}, domain.ErrNotFound
+	}
+	return FormRecord{ID: id, AccountID: "acct-1", Settings: form.Settings{Name: "Contact", RecipientEmail: "owner@example.com"}}, nil
+}
+
+func TestPreviewTemplates(t *testing.T) {
+	render := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{})
+	h := NewPreviewTemplatesHandler(previewForms{}, render, fixedClock{})
+	q := PreviewTemplates{Caller: owner, FormID: "form-1", Fields: []submission.Field{{Name: "name", Value: "Ada"}},
+		Templates: form.Templates{Notification: form.MessageTemplate{Subject: "From {{name}}"}, Autoresponder: form.MessageTemplate{Text: "Hi {{name}}"}}}
+	got, err := h.Handle(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Notification.Subject != "From Ada" || got.Notification.HTML == nil || got.Autoresponder.Text != "Hi Ada" {
+		t.Errorf("preview %+v", got)
+	}
+	q.Templates.Notification.HTML = "{{#x}}"
+	var invalid *domain.InvalidInputError
+	if _, err := h.Handle(context.Background(), q); !errors.As(err, &invalid) || invalid.Field != "templates.notification.html" {
+		t.Errorf("a template error: %v", err)
+	}
+	q.Caller.AccountID = "acct-2"
+	if _, err := h.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("another account's form: %v", err)
 	}
 }
