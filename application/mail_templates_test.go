@@ -151,3 +151,11 @@ func TestPreviewTemplates(t *testing.T) {
 		t.Errorf("another account's form: %v", err)
 	}
 }
+
+// The default HTML notification keeps the rules a form's own HTML template
+// must: every value escaped, no partial.
+func TestDefaultNotificationHTMLIsAValidTemplate(t *testing.T) {
+	if err := form.CheckTemplate(defaultNotificationHTML, true); err != nil {
+		t.Fatal(err)
+	}
+}
