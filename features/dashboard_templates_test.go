@@ -56,6 +56,16 @@ var _ = Describe("Dashboard mail templates", func() {
 		var subject string
 		tab.Eval(`document.querySelector("#tplNotificationSubject").value`, &subject)
 		Expect(subject).To(Equal("{{name}} wrote to {{formName}}"))
+		By("a blank HTML template previews formd's default HTML notification")
+		tab.Do(chromedp.Navigate(f.URL+base), chromedp.WaitVisible(chromedp.CSS("#tplNotificationHtml")))
+		tab.Eval(`document.querySelector("#tplNotificationHtml").value = ""; true`, nil)
+		tab.Do(preview, chromedp.WaitVisible(chromedp.CSS(".mail-preview")))
+		tab.Eval(`document.querySelector(".mail-preview iframe.mail-html").getAttribute("srcdoc")`, &srcdoc)
+		Expect(srcdoc).To(And(ContainSubstring("New submission to Contact"), ContainSubstring("<table"), ContainSubstring("Request id: req_preview")))
+		tab.Do(chromedp.ScrollIntoView(chromedp.CSS(".mail-preview iframe.mail-html")), chromedp.Sleep(500*time.Millisecond))
+		shot = run(tab, chromedp.CaptureScreenshot())
+		Expect(os.WriteFile(filepath.Join(artifactDir, "form-settings-templates-default-frame.png"), shot, 0o644)).To(Succeed())
+
 		r := f.Post("", "/submit", map[string]any{"access_key": lf.AccessKey, "name": "Grace"}, fromExampleCom())
 		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
 		Expect(f.Mail.WaitForMail(lf.Recipient).Subject).To(Equal("Grace wrote to Contact"))
