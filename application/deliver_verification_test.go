@@ -94,7 +94,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
 			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
-				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{})
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{})
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)

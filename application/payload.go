@@ -47,6 +47,9 @@ type Payload struct {
 	// SpamLink says the form's spam gate was on when the submission was
 	// accepted: its notification mail offers a link to mark it as spam.
 	SpamLink bool
+	// Templates are the form's own mail templates when it was accepted
+	// (zero for a form without any, and in payloads sealed before them).
+	Templates form.Templates
 }
 
 // SpamTag is the spam verdict a tagged submission's deliveries carry.

@@ -145,6 +145,7 @@ func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan
 	payload := payloadOf(plan, rec.Settings.Name, data)
 	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
 	payload.SpamLink = rec.Settings.Spam.Shown() != form.SpamOff
+	payload.Templates = rec.Settings.Templates
 	if len(destinations) > 0 {
 		payload.Destinations = destinations
 	}

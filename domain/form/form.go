@@ -73,6 +73,7 @@ type Patch struct {
 	TestMode         *bool
 	Archive          *Archive
 	Spam             *Spam
+	Templates        *Templates
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -95,6 +96,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
 	set(&next.TestMode, p.TestMode)
+	set(&next.Templates, p.Templates)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
 		if err != nil {
@@ -178,6 +180,7 @@ var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
 	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
+	"templates",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

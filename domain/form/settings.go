@@ -70,6 +70,9 @@ type Settings struct {
 	// submissions (omitzero: absent while off without rules, as in forms
 	// made before it existed).
 	Spam Spam `json:"spam,omitzero"`
+	// Templates are the form's own mail templates (omitzero: absent while
+	// every mail keeps its default, as in forms made before they existed).
+	Templates Templates `json:"templates,omitzero"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -121,6 +124,7 @@ func (s Settings) Normalize() Settings {
 		s.UploadLimits.AllowedMimeTypes = nil // one form for "any type", as stored
 	}
 	s.Spam = s.Spam.normalize()
+	s.Templates = s.Templates.normalize()
 	return s
 }
 
@@ -191,6 +195,9 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Spam.validate(); err != nil {
+		return err
+	}
+	if err := s.Templates.Validate(); err != nil {
 		return err
 	}
 	return s.Validation.Validate()

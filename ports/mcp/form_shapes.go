@@ -43,6 +43,7 @@ type settingsInput struct {
 	TestMode         *bool                  `json:"testMode,omitempty" jsonschema:"test mode: every submission is then a test, judged like a live one, sending nothing; read_test_inbox shows what it would have sent"`
 	Archive          *portkit.Archive       `json:"archive,omitempty" jsonschema:"the submissions archive: enabled keeps each submission accepted from then on, sealed, for retentionDays (1 to the plan's maximum: free 30, Pro and Lifetime 365) after it is accepted; off (the default) forwards and forgets"`
 	Spam             *spamInput             `json:"spam,omitempty" jsonschema:"the spam policy, replaced whole: mode off (the default), tag (deliver marked [SPAM]) or reject (refuse with 400), and its rules; an allowIps match wins over every other rule"`
+	Templates        *portkit.Templates     `json:"templates,omitempty" jsonschema:"the form's own mail templates (Mustache: {{name}}, {{#fields}}{{name}}: {{value}}{{/fields}}, {{#company}}…{{/company}}), replaced whole; a blank part keeps the default"`
 }
 
 // spamInput is a form's spam policy in create_form and update_form: a rule
@@ -88,6 +89,10 @@ func (in settingsInput) patch() form.Patch {
 	if in.Archive != nil {
 		a := in.Archive.Settings()
 		p.Archive = &a
+	}
+	if in.Templates != nil {
+		t := in.Templates.Settings()
+		p.Templates = &t
 	}
 	if in.Spam != nil {
 		sp := portkit.Spam{Mode: in.Spam.Mode, Rules: portkit.SpamRules(in.Spam.Rules)}.Settings()

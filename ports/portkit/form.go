@@ -34,6 +34,7 @@ type Form struct {
 	TestMode          bool                  `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
 	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
 	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag, hold or reject, and the rules that judge submissions spam"`
+	Templates         Templates             `json:"templates" jsonschema:"the form's own mail templates (Mustache); a blank part keeps the default"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -120,7 +121,7 @@ func PresentForm(f application.FormRecord) Form {
 		Validation: PresentValidation(st.Validation), AllowedSenderIPs: NonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
-		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam),
+		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam), Templates: PresentTemplates(st.Templates),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }

@@ -67,6 +67,8 @@ type settingsPage struct {
 	SpamModes []form.SpamMode
 	// DefaultHoldDays and MaxHoldDays bound hold mode's days.
 	DefaultHoldDays, MaxHoldDays int
+	// Templates is the mail templates' card (form_templates.go).
+	Templates *templatesForm
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -177,6 +179,9 @@ func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
 		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
 	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
+	if page.Templates == nil {
+		page.Templates = &templatesForm{Values: page.Form.Settings.Templates}
+	}
 	if acc, err := s.app.Queries.AccountOverview.Handle(r.Context(), application.AccountOverview{Caller: v.Session}); err == nil {
 		page.ArchiveMaxDays = acc.Plan.ArchiveRetentionDays()
 	}

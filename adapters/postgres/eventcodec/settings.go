@@ -34,6 +34,8 @@ type settingsV1 struct {
 	// Spam is absent while off without rules, as in every event written
 	// before it.
 	Spam *spamV1 `json:"spam,omitempty"`
+	// Templates are the form's mail templates (templatesV1).
+	Templates *templatesV1 `json:"templates,omitempty"`
 }
 
 // spamV1 is a form's spam policy as stored; an empty mode is off.
@@ -175,6 +177,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive), Spam: spamToV1(s.Spam),
+		Templates: templatesToV1(s.Templates),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -197,6 +200,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive), Spam: spamFromV1(s.Spam),
+		Templates: templatesFromV1(s.Templates),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
