@@ -88,3 +88,26 @@ func TestCheckedTemplatesParse(t *testing.T) {
 		}
 	}
 }
+
+func TestParsedTemplatesAreKeptUpToTheirBound(t *testing.T) {
+	e := New()
+	for i := range maxParsed + 10 {
+		got, err := e.Render("{{name}} "+strings.Repeat("x", i), false, data())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Ada <Lovelace> " + strings.Repeat("x", i); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+	if n := e.count.Load(); n != maxParsed {
+		t.Fatalf("kept %d parsed templates, want the bound %d", n, maxParsed)
+	}
+	// The same source kept for text is not the one for HTML: escaping is
+	// decided at parse time.
+	text, _ := e.Render("{{name}}", false, data())
+	html, _ := e.Render("{{name}}", true, data())
+	if text == html {
+		t.Fatalf("text and HTML renderings of one source agree: %q", text)
+	}
+}
