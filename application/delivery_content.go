@@ -233,7 +233,7 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 		m.FromName, m.To, m.ReplyTo = cmp.Or(p.Autoresponder.FromName, form.DefaultFromName), p.SubmitterEmail, p.Autoresponder.ReplyTo
 		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
 	} else {
-		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
+		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, cmp.Or(p.Destinations[q.DeliveryID].Email, p.Recipient), p.CC, p.ReplyTo, p.Subject
 		m.Text = notificationText(p, links)
 		// A test submission has nothing to mark: it was never stored.
 		if p.SpamLink && !test {

@@ -53,13 +53,13 @@ func (r *ReadModel) AccountByEmail(ctx context.Context, email string) (applicati
 }
 
 const formColumns = `id::text, account_id::text, workspace_id::text, access_key_prefix, settings,
-	recipient_verified, version, created_at, updated_at, integrations`
+	recipient_verified, version, created_at, updated_at, integrations, verified_routes`
 
 func scanForm(row pgx.Row) (application.FormRecord, error) {
 	var f application.FormRecord
 	var settings, integrations []byte
 	err := row.Scan(&f.ID, &f.AccountID, &f.WorkspaceID, &f.AccessKeyPrefix, &settings,
-		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt, &integrations)
+		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt, &integrations, &f.VerifiedRoutes)
 	if err != nil {
 		return f, notFound(err)
 	}

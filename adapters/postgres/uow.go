@@ -110,13 +110,13 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 	}
 	_, err = u.tx.Exec(ctx, `
 		INSERT INTO forms (id, account_id, workspace_id, access_key_hash, access_key_prefix, settings,
-		                   recipient_verified, version, created_at, updated_at, integrations)
-		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10, $11)
+		                   recipient_verified, version, created_at, updated_at, integrations, verified_routes)
+		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings,
 		    recipient_verified = excluded.recipient_verified, version = excluded.version,
-		    updated_at = excluded.updated_at, integrations = excluded.integrations`,
+		    updated_at = excluded.updated_at, integrations = excluded.integrations, verified_routes = excluded.verified_routes`,
 		f.ID(), f.AccountID(), f.WorkspaceID(), f.AccessKeyHash(), f.AccessKeyPrefix(), settings,
-		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations)
+		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations, verifiedRoutes(f))
 	return err
 }
 
@@ -267,4 +267,13 @@ func (u *unitOfWork) StoreCaptchaSecret(ctx context.Context, s application.Store
 func (u *unitOfWork) DeleteCaptchaSecret(ctx context.Context, formID string) error {
 	_, err := u.tx.Exec(ctx, `DELETE FROM captcha_secrets WHERE form_id = $1`, formID)
 	return err
+}
+
+// verifiedRoutes are the form's verified routing recipients as the forms
+// read model keeps them: never NULL.
+func verifiedRoutes(f *form.Form) []string {
+	if v := f.VerifiedRoutes(); v != nil {
+		return v
+	}
+	return []string{}
 }

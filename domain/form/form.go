@@ -22,9 +22,12 @@ type Form struct {
 	accessKeyPrefix   string
 	settings          Settings
 	recipientVerified bool
-	integrations      map[IntegrationType]Integration
-	createdAt         time.Time
-	updatedAt         time.Time
+	// verifiedRoutes are the route recipient addresses whose own link was
+	// followed, while a rule still names them.
+	verifiedRoutes []string
+	integrations   map[IntegrationType]Integration
+	createdAt      time.Time
+	updatedAt      time.Time
 
 	stream domain.Stream[Event]
 }
@@ -73,6 +76,7 @@ type Patch struct {
 	TestMode         *bool
 	Archive          *Archive
 	Spam             *Spam
+	Routes           *[]Route
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -95,6 +99,7 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
 	set(&next.TestMode, p.TestMode)
+	set(&next.Routes, p.Routes)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
 		if err != nil {
@@ -178,6 +183,7 @@ var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
 	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
+	"routes",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }
@@ -194,12 +200,17 @@ func (f *Form) apply(e Event) {
 		if e.RecipientReset {
 			f.recipientVerified = false
 		}
+		f.forgetRemovedRoutes()
 		f.updatedAt = e.At
 	case SettingsRestored:
 		f.settings = e.Settings
 		if e.RecipientReset {
 			f.recipientVerified = false
 		}
+		f.forgetRemovedRoutes()
+		f.updatedAt = e.At
+	case RouteRecipientVerified:
+		f.verifiedRoutes = append(f.verifiedRoutes, e.RecipientEmail)
 		f.updatedAt = e.At
 	case RecipientVerified:
 		f.recipientVerified = true
@@ -287,6 +298,7 @@ func (f *Form) Settings() Settings {
 	s.AllowedDomains = slices.Clone(s.AllowedDomains)
 	s.AllowedSenderIPs = slices.Clone(s.AllowedSenderIPs)
 	s.Validation.Fields = slices.Clone(s.Validation.Fields)
+	s.Routes = slices.Clone(s.Routes)
 	return s
 }
 

@@ -70,6 +70,10 @@ type Settings struct {
 	// submissions (omitzero: absent while off without rules, as in forms
 	// made before it existed).
 	Spam Spam `json:"spam,omitzero"`
+	// Routes send matching submissions to further recipients, each
+	// verified by its own link (omitempty: absent while none, as in forms
+	// made before routing existed).
+	Routes []Route `json:"routes,omitempty"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -121,6 +125,7 @@ func (s Settings) Normalize() Settings {
 		s.UploadLimits.AllowedMimeTypes = nil // one form for "any type", as stored
 	}
 	s.Spam = s.Spam.normalize()
+	s.Routes = normalizeRoutes(s.Routes)
 	return s
 }
 
@@ -191,6 +196,9 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Spam.validate(); err != nil {
+		return err
+	}
+	if err := validateRoutes(s.Routes); err != nil {
 		return err
 	}
 	return s.Validation.Validate()
