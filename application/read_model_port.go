@@ -46,6 +46,10 @@ type FormLister interface {
 type VerificationReader interface {
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
+	// LatestVerificationTo is the newest verification of a subject sent
+	// to email (compared case-insensitively): a form's routing recipients
+	// each have their own.
+	LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, email string) (VerificationRecord, error)
 }
 
 // HistoryReader reads a stream's audit trail.

@@ -172,7 +172,7 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		}
 		switch {
 		case cmd.DryRun:
-			return SubmitOutcome{Response: dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified)}, nil
+			return SubmitOutcome{Response: withRoutingTrace(dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified), d.Plan())}, nil
 		case test:
 			return h.acceptTest(ctx, s, rec, d)
 		}

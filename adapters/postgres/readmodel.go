@@ -117,6 +117,12 @@ func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Ki
 		WHERE subject_id = $1 AND kind = $2 ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind)))
 }
 
+// LatestVerificationTo finds the newest verification of a subject sent to email.
+func (r *ReadModel) LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, email string) (application.VerificationRecord, error) {
+	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications
+		WHERE subject_id = $1 AND kind = $2 AND lower(email) = lower($3) ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind), email))
+}
+
 // StreamHistory reads a stream's events for the audit trail.
 func (r *ReadModel) StreamHistory(ctx context.Context, streamID string) ([]application.HistoryEntry, error) {
 	stored, err := r.store.Load(ctx, r.pool, streamID)
