@@ -53,6 +53,7 @@ type formRequest struct {
 	TestMode         *bool                  `json:"testMode"`
 	Archive          *portkit.Archive       `json:"archive"`
 	Spam             *portkit.Spam          `json:"spam"`
+	Routes           *[]portkit.Route       `json:"routes"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -86,6 +87,10 @@ func (r formRequest) patch() form.Patch {
 		sp := r.Spam.Settings()
 		p.Spam = &sp
 	}
+	if r.Routes != nil {
+		routes := portkit.RoutesSettings(*r.Routes)
+		p.Routes = &routes
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -103,7 +108,7 @@ func (r formRequest) settings() form.Settings {
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
-		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam),
+		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam), Routes: deref(p.Routes),
 	}
 }
 
