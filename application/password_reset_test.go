@@ -114,6 +114,7 @@ func (w *resetWorld) VerificationByTokenHash(_ context.Context, hash []byte) (Ve
 	}
 	return VerificationRecord{}, domain.ErrNotFound
 }
+
 // LatestVerificationTo implements VerificationReader; the world's
 // verifications are account and password reset links, one address each.
 func (w *resetWorld) LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, _ string) (VerificationRecord, error) {
