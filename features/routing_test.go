@@ -85,6 +85,20 @@ var _ = Describe("Routing rules", func() {
 		Expect(d["note"]).To(Equal("rule 1 matched, but its recipient s…@example.test is not verified; sent to the primary recipient"))
 	})
 
+	It("resends a routing recipient its own link, which then lets it receive", func() {
+		r := f.Post(token, "/v1/forms/"+id+"/recipient-verifications", map[string]any{"recipientEmail": support})
+		Expect(r.Status).To(Equal(http.StatusCreated), "%s", r)
+		Expect(r.Object("verification")).To(SatisfyAll(HaveKeyWithValue("recipientEmail", support), HaveKeyWithValue("status", "pending")))
+		f.VerifyRecipient(support)
+		Expect(f.FormByID(token, id)["routeVerification"]).To(ContainElement(map[string]any{"recipientEmail": support, "status": "verified"}))
+		submit("help", "Routed at last")
+		Expect(f.Mail.WaitForMail(support).Text).To(ContainSubstring("Routed at last"))
+
+		By("a resend for an address no rule names being refused")
+		ExpectError(f.Post(token, "/v1/forms/"+id+"/recipient-verifications", map[string]any{"recipientEmail": UniqueEmail("x")}),
+			http.StatusBadRequest, "recipientEmail")
+	})
+
 	It("refuses routes it cannot apply, naming the field", func() {
 		for field, routes := range map[string][]any{
 			"routes[0].operator": {map[string]any{"recipientEmail": sales, "field": "department", "operator": "startsWith", "value": "x"}},

@@ -110,14 +110,31 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 	}
 	_, err = u.tx.Exec(ctx, `
 		INSERT INTO forms (id, account_id, workspace_id, access_key_hash, access_key_prefix, settings,
-		                   recipient_verified, version, created_at, updated_at, integrations, verified_routes)
-		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10, $11, $12)
+		                   recipient_verified, version, created_at, updated_at, integrations)
+		VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings,
 		    recipient_verified = excluded.recipient_verified, version = excluded.version,
-		    updated_at = excluded.updated_at, integrations = excluded.integrations, verified_routes = excluded.verified_routes`,
+		    updated_at = excluded.updated_at, integrations = excluded.integrations`,
 		f.ID(), f.AccountID(), f.WorkspaceID(), f.AccessKeyHash(), f.AccessKeyPrefix(), settings,
-		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations, verifiedRoutes(f))
+		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations)
+	if err != nil || !changesVerifiedRoutes(f.Changes()) {
+		return err
+	}
+	_, err = u.tx.Exec(ctx, `UPDATE forms SET verified_routes = $2 WHERE id = $1`, f.ID(), verifiedRoutes(f))
 	return err
+}
+
+// changesVerifiedRoutes says whether events may change a form's verified
+// routing recipients: only then is the column written, so a form saved
+// otherwise writes what it wrote before routing existed.
+func changesVerifiedRoutes(events []form.Event) bool {
+	for _, e := range events {
+		switch e.(type) {
+		case form.RouteRecipientVerified, form.SettingsChanged, form.SettingsRestored:
+			return true
+		}
+	}
+	return false
 }
 
 func (u *unitOfWork) LoadAccount(ctx context.Context, id string) (*account.Account, error) {
