@@ -69,6 +69,24 @@ var _ = Describe("Routing rules", func() {
 		noMoreMailTo(sales, 3)
 	})
 
+	It("renders a test submission's routed notification as a live one would be sent", func() {
+		Expect(f.Patch(token, "/v1/forms/"+id, map[string]any{"testMode": true}).Status).To(Equal(http.StatusOK))
+		r := submit("sales", "Just testing")
+		Expect(r.JSON).To(HaveKeyWithValue("test", true))
+		inbox := f.Get(token, "/v1/forms/"+id+"/test-inbox")
+		Expect(inbox.Status).To(Equal(http.StatusOK), "%s", inbox)
+		subs := inbox.Array("submissions")
+		Expect(subs).To(HaveLen(1))
+		var recipients []any
+		for _, d := range subs[0].(map[string]any)["deliveries"].([]any) {
+			if mail, ok := d.(map[string]any)["email"].(map[string]any); ok && d.(map[string]any)["kind"] == "notification" {
+				recipients = append(recipients, mail["to"])
+			}
+		}
+		Expect(recipients).To(Equal([]any{sales}))
+		noMoreMailTo(sales, 1) // its verification mail only: a test sends nothing
+	})
+
 	It("sends a submission no rule matches to the primary", func() {
 		submit("press", "Hi there")
 		Expect(f.Mail.WaitForMail(primary).Text).To(ContainSubstring("Hi there"))
