@@ -1,6 +1,8 @@
 package features_test
 
 import (
+	"net/http"
+
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -38,6 +40,15 @@ var _ = Describe("Dashboard routing rules", func() {
 		var value string
 		tab.Eval(`document.querySelector('table.routes tbody tr:nth-child(1) [name="routeValue"]').value`, &value)
 		Expect(value).To(Equal("sales, deals"))
+
+		By("a submission for the pending recipient going to the primary, the delivery log saying why")
+		r := f.Post("", "/submit", orderedJSON("access_key", lf.AccessKey, "department", "Deals", "message", "Hi"), fromExampleCom())
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		f.Mail.WaitForMail(lf.Recipient)
+		tab.Do(chromedp.Navigate(f.URL+base+"/deliveries"), chromedp.WaitVisible(chromedp.CSS(".route-note")))
+		Expect(tab.Text(".route-note")).To(Equal("rule 1 matched, but its recipient s…@example.test is not verified; sent to the primary recipient"))
+		checkPage(tab, "form-deliveries-routed")
+		tab.Do(chromedp.Navigate(f.URL+base+"/settings"), chromedp.WaitVisible(chromedp.CSS("table.routes")))
 
 		By("the recipient following its link showing it verified")
 		f.VerifyRecipient(sales)
