@@ -117,6 +117,16 @@ var _ = Describe("Routing rules", func() {
 			http.StatusBadRequest, "recipientEmail")
 	})
 
+	It("lets an agent set and read routes through the MCP form tools", func() {
+		agent := f.ConnectMCP(token)
+		updated := agent.MustCall("update_form", map[string]any{"formId": id, "routes": []any{
+			map[string]any{"recipientEmail": sales, "field": "topic", "operator": "contains", "value": "price"}}}).Object("form")
+		Expect(updated["routes"]).To(ConsistOf(map[string]any{"recipientEmail": sales, "field": "topic", "operator": "contains", "value": "price"}))
+		Expect(updated["routeVerification"]).To(ConsistOf(map[string]any{"recipientEmail": sales, "status": "verified"}),
+			"the address's verification lasts while a rule names it")
+		Expect(f.FormByID(token, id)["routes"]).To(HaveLen(1), "the API sees the change")
+	})
+
 	It("refuses routes it cannot apply, naming the field", func() {
 		for field, routes := range map[string][]any{
 			"routes[0].operator": {map[string]any{"recipientEmail": sales, "field": "department", "operator": "startsWith", "value": "x"}},
