@@ -35,7 +35,11 @@ var _ = Describe("Routing rules", func() {
 		))
 		By("the primary and the sales recipient following their links; support leaving its own unanswered")
 		f.VerifyRecipient(primary)
-		f.VerifyRecipient(sales)
+		link := f.Mail.WaitForMail(sales)
+		Expect(link.Text).To(ContainSubstring("routing rules send some of its submissions to " + sales))
+		page := f.FollowLink(Link(link))
+		Expect(page.Status).To(Equal(http.StatusOK), "%s", page)
+		Expect(string(page.Body)).To(ContainSubstring("routing rules send to it"))
 		Expect(f.Mail.WaitForMail(support).Subject).NotTo(BeEmpty(), "support's own verification mail")
 		Expect(f.FormByID(token, id)["routeVerification"]).To(ConsistOf(
 			map[string]any{"recipientEmail": support, "status": "pending"},
