@@ -245,9 +245,10 @@ type Planned struct {
 }
 
 // Deliveries are what the plan queues, the notifications first (one per
-// routed recipient, else the primary's): the autoresponder, the per-submit webhook, the webhook integration and the
-// Slack, Discord, Telegram and Google Sheets integrations when they apply. Both webhooks are of
-// KindWebhook and differ by their URL.
+// routed recipient, else the primary's), then the autoresponder, the
+// per-submit webhook, the webhook integration and the Slack, Discord,
+// Telegram and Google Sheets integrations when they apply. Both webhooks
+// are of KindWebhook and differ by their URL.
 func (p Plan) Deliveries() []Planned {
 	var out []Planned
 	for _, n := range p.Routing().Notifications {
