@@ -22,14 +22,15 @@ type Form struct {
 	accessKeyPrefix   string
 	settings          Settings
 	recipientVerified bool
-	// verifiedRoutes are the route recipient addresses whose own link was
-	// followed, while a rule still names them.
-	verifiedRoutes []string
-	integrations   map[IntegrationType]Integration
-	createdAt      time.Time
-	updatedAt      time.Time
+	integrations      map[IntegrationType]Integration
+	createdAt         time.Time
+	updatedAt         time.Time
 
 	stream domain.Stream[Event]
+
+	// verifiedRoutes are the routing recipients whose own link was
+	// followed, while a rule still names them (route_verification.go).
+	verifiedRoutes []string
 }
 
 // NewForm is a form about to be created.
