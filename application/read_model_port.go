@@ -78,14 +78,14 @@ type FormRecord struct {
 	AccessKeyPrefix   string
 	Settings          form.Settings
 	RecipientVerified bool
+	Version           int
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	// Integrations are the form's configured integrations in display order.
+	Integrations []form.Integration
 	// VerifiedRoutes are the routing recipients whose own link was
 	// followed (form.RouteVerified says who may receive routed mail).
 	VerifiedRoutes []string
-	Version        int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	// Integrations are the form's configured integrations in display order.
-	Integrations []form.Integration
 }
 
 // VerificationRecord is the verifications read model.
