@@ -235,7 +235,8 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 		m.FromName, m.To, m.ReplyTo = cmp.Or(p.Autoresponder.FromName, form.DefaultFromName), p.SubmitterEmail, p.Autoresponder.ReplyTo
 		r.templatedMail(&m, p.Templates.Autoresponder, templateData(q, p, nil, ""), p.Autoresponder.Subject, p.Autoresponder.Message+"\n", "")
 	} else {
-		m.FromName, m.To, m.Cc, m.ReplyTo = p.FromName, p.Recipient, p.CC, p.ReplyTo
+		// A routed notification goes to its rule's recipient, kept per delivery.
+		m.FromName, m.To, m.Cc, m.ReplyTo = p.FromName, cmp.Or(p.Destinations[q.DeliveryID].Email, p.Recipient), p.CC, p.ReplyTo
 		var spamLink string
 		// A test submission has nothing to mark: it was never stored.
 		if p.SpamLink && !test {

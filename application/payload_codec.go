@@ -135,6 +135,7 @@ type autoresponderV1 struct {
 }
 
 type destinationV1 struct {
+	Email         string `json:"email,omitempty"`
 	ChatID        string `json:"chatId,omitempty"`
 	SpreadsheetID string `json:"spreadsheetId,omitempty"`
 	SheetName     string `json:"sheetName,omitempty"`
@@ -172,7 +173,7 @@ func payloadV1From(p Payload) payloadV1 {
 	if p.Destinations != nil {
 		s.Destinations = make(map[string]destinationV1, len(p.Destinations))
 		for id, d := range p.Destinations {
-			s.Destinations[id] = destinationV1{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
+			s.Destinations[id] = destinationV1{Email: d.Email, ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
 	s.Spam, s.Held = spamTagToV1(p.Spam), spamTagToV1(p.Held)
@@ -206,7 +207,7 @@ func (s payloadV1) payload() Payload {
 	if s.Destinations != nil {
 		p.Destinations = make(map[string]Destination, len(s.Destinations))
 		for id, d := range s.Destinations {
-			p.Destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
+			p.Destinations[id] = Destination{Email: d.Email, ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
 	p.Spam, p.Held = s.Spam.tag(), s.Held.tag()

@@ -138,3 +138,25 @@ func TestASpamTagRoundTripsInVersion1(t *testing.T) {
 		t.Errorf("an untagged payload carries no spam object: %s", untagged)
 	}
 }
+
+// A routed notification's recipient travels with the payload's other
+// per-delivery destinations; a payload sealed before routing existed
+// decodes with none, so every notification goes to Recipient.
+func TestARoutedRecipientRoundTripsInVersion1(t *testing.T) {
+	routed := Payload{Recipient: "owner@example.com", Destinations: map[string]Destination{"d2": {Email: "sales@example.com"}}}
+	encoded, err := encodePayload(routed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(encoded), `"destinations":{"d2":{"email":"sales@example.com"}}`) {
+		t.Fatalf("encoded %s, want the routed recipient among the destinations", encoded)
+	}
+	got, err := decodePayload(encoded)
+	if err != nil || !reflect.DeepEqual(got, routed) {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	old, err := decodePayload([]byte(`{"recipient":"owner@example.com","destinations":{"d4":{"chatId":"-100123"}}}`))
+	if err != nil || old.Destinations["d4"].Email != "" || old.Destinations["d4"].ChatID != "-100123" {
+		t.Errorf("an older payload decoded as %+v, %v", old, err)
+	}
+}

@@ -73,6 +73,10 @@ type Settings struct {
 	// Templates are the form's own mail templates (omitzero: absent while
 	// every mail keeps its default, as in forms made before they existed).
 	Templates Templates `json:"templates,omitzero"`
+	// Routes send matching submissions to further recipients, each
+	// verified by its own link (omitempty: absent while none, as in forms
+	// made before routing existed).
+	Routes []Route `json:"routes,omitempty"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -125,6 +129,7 @@ func (s Settings) Normalize() Settings {
 	}
 	s.Spam = s.Spam.normalize()
 	s.Templates = s.Templates.normalize()
+	s.Routes = normalizeRoutes(s.Routes)
 	return s
 }
 
@@ -198,6 +203,9 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Templates.Validate(); err != nil {
+		return err
+	}
+	if err := validateRoutes(s.Routes); err != nil {
 		return err
 	}
 	return s.Validation.Validate()

@@ -54,6 +54,7 @@ type formRequest struct {
 	Archive          *portkit.Archive       `json:"archive"`
 	Spam             *portkit.Spam          `json:"spam"`
 	Templates        *portkit.Templates     `json:"templates"`
+	Routes           *[]portkit.Route       `json:"routes"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -91,6 +92,10 @@ func (r formRequest) patch() form.Patch {
 		t := r.Templates.Settings()
 		p.Templates = &t
 	}
+	if r.Routes != nil {
+		routes := portkit.RoutesSettings(*r.Routes)
+		p.Routes = &routes
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -109,6 +114,7 @@ func (r formRequest) settings() form.Settings {
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
 		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam), Templates: deref(p.Templates),
+		Routes: deref(p.Routes),
 	}
 }
 

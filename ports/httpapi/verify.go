@@ -127,6 +127,8 @@ func (s *Server) confirmLink(c *gin.Context) {
 		s.linkFailed(c, err)
 	case out.Kind == verification.KindAccount:
 		s.page(c, http.StatusOK, statusPageData{Title: "Email verified", Message: "Your account email " + out.Email + " is verified. You can now create forms."})
+	case out.Kind == verification.KindRouteRecipient:
+		s.page(c, http.StatusOK, statusPageData{Title: "Recipient verified", Message: out.Email + " will now receive the submissions this form's routing rules send to it."})
 	default:
 		s.page(c, http.StatusOK, statusPageData{Title: "Recipient verified", Message: out.Email + " will now receive this form's submissions."})
 	}

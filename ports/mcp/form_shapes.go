@@ -44,6 +44,7 @@ type settingsInput struct {
 	Archive          *portkit.Archive       `json:"archive,omitempty" jsonschema:"the submissions archive: enabled keeps each submission accepted from then on, sealed, for retentionDays (1 to the plan's maximum: free 30, Pro and Lifetime 365) after it is accepted; off (the default) forwards and forgets"`
 	Spam             *spamInput             `json:"spam,omitempty" jsonschema:"the spam policy, replaced whole: mode off (the default), tag (deliver marked [SPAM]) or reject (refuse with 400), and its rules; an allowIps match wins over every other rule"`
 	Templates        *portkit.Templates     `json:"templates,omitempty" jsonschema:"the form's own mail templates (Mustache: {{name}}, {{#fields}}{{name}}: {{value}}{{/fields}}, {{#company}}…{{/company}}), replaced whole; a blank part keeps the default"`
+	Routes           *[]portkit.Route       `json:"routes,omitempty" jsonschema:"routing rules, replaced whole (at most 20): a submission goes to every verified recipient whose rule its fields match, else to recipientEmail; each new recipient is mailed its own verification link"`
 }
 
 // spamInput is a form's spam policy in create_form and update_form: a rule
@@ -97,6 +98,10 @@ func (in settingsInput) patch() form.Patch {
 	if in.Spam != nil {
 		sp := portkit.Spam{Mode: in.Spam.Mode, Rules: portkit.SpamRules(in.Spam.Rules)}.Settings()
 		p.Spam = &sp
+	}
+	if in.Routes != nil {
+		routes := portkit.RoutesSettings(*in.Routes)
+		p.Routes = &routes
 	}
 	return p
 }

@@ -35,6 +35,8 @@ type Form struct {
 	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
 	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag, hold or reject, and the rules that judge submissions spam"`
 	Templates         Templates             `json:"templates" jsonschema:"the form's own mail templates (Mustache); a blank part keeps the default"`
+	Routes            []Route               `json:"routes,omitempty" jsonschema:"routing rules: a submission goes to every verified recipient whose rule its fields match, else to recipientEmail"`
+	RouteVerification []RouteVerification   `json:"routeVerification,omitempty" jsonschema:"read-only: whether each routing recipient followed its own verification link"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -122,6 +124,7 @@ func PresentForm(f application.FormRecord) Form {
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
 		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam), Templates: PresentTemplates(st.Templates),
+		Routes: PresentRoutes(st.Routes), RouteVerification: PresentRouteVerification(f),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }

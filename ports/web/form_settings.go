@@ -45,7 +45,9 @@ type settingsFields struct {
 	SpamAllowIPs, SpamBlockIPs, SpamBlockEmailDomains, SpamBlockWords, SpamBlockPatterns string
 	SpamAllowedScripts, SpamMaxLinks                                                     string
 	SpamBlockDisposable                                                                  bool
-	Errors                                                                               fieldErrors
+	// Routes are the routing rules' rows as typed (form_routes.go).
+	Routes []routeRow
+	Errors fieldErrors
 }
 
 // settingsPage is the Settings tab.
@@ -69,6 +71,8 @@ type settingsPage struct {
 	DefaultHoldDays, MaxHoldDays int
 	// Templates is the mail templates' card (form_templates.go).
 	Templates *templatesForm
+	// RouteOperators are the routing rules' operators the page offers.
+	RouteOperators []form.RouteOperator
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -166,12 +170,15 @@ func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	if !ok {
 		return
 	}
-	s.drawSettings(w, r, v, http.StatusOK, settingsPage{Form: f, Fields: fieldsOf(f.Settings)}, notices[r.URL.Query().Get("notice")])
+	fields := fieldsOf(f.Settings)
+	fields.Routes = routeRowsOf(f)
+	s.drawSettings(w, r, v, http.StatusOK, settingsPage{Form: f, Fields: fields}, notices[r.URL.Query().Get("notice")])
 }
 
 func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor, status int, page settingsPage, notice string) {
 	page.ReplyToModes = []form.ReplyToMode{form.ReplyToSubmitter, form.ReplyToDefault, form.ReplyToNone}
 	page.CaptchaChoices = captchaChoices
+	page.RouteOperators = routeOperators
 	page.Defaults = form.UploadLimits{}.Effective()
 	page.MaxFilesCeiling = form.MaxFilesCeiling
 	page.SpamModes = []form.SpamMode{form.SpamOff, form.SpamTag, form.SpamHold, form.SpamReject}
@@ -215,8 +222,10 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		SpamBlockEmailDomains: r.PostFormValue("spamBlockEmailDomains"), SpamBlockWords: r.PostFormValue("spamBlockWords"),
 		SpamBlockPatterns: r.PostFormValue("spamBlockPatterns"), SpamAllowedScripts: r.PostFormValue("spamAllowedScripts"),
 		SpamMaxLinks: strings.TrimSpace(r.PostFormValue("spamMaxLinks")), SpamBlockDisposable: r.PostFormValue("spamBlockDisposable") == "on",
+		Routes: typedRoutes(r),
 	}
 	patch, problems := settingsPatch(in)
+	in.Routes = withBlankRouteRows(in.Routes) // shown again as typed if refused
 	if problems != nil {
 		in.Errors = problems
 		s.drawSettings(w, r, v, http.StatusBadRequest, settingsPage{Form: f, Fields: in}, "")
@@ -349,6 +358,8 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		}
 	}
 	patch.Captcha = &captcha
+	routes := routesOf(in.Routes)
+	patch.Routes = &routes
 	return patch, nil
 }
 
@@ -359,6 +370,9 @@ func settingsProblem(invalid *domain.InvalidInputError) (field, message string, 
 	if m := ruleIndex.FindStringSubmatch(invalid.Field); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return "validation", "Rule " + strconv.Itoa(n+1) + ": " + invalid.Message, true
+	}
+	if field, message, ok := routeProblem(invalid); ok {
+		return field, message, true
 	}
 	if strings.HasPrefix(invalid.Field, "validation") {
 		return "validation", upperFirst(invalid.Message), true

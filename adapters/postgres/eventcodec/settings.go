@@ -36,6 +36,40 @@ type settingsV1 struct {
 	Spam *spamV1 `json:"spam,omitempty"`
 	// Templates are the form's mail templates (templatesV1).
 	Templates *templatesV1 `json:"templates,omitempty"`
+	// Routes are absent while the form has none, as in every event written
+	// before routing existed.
+	Routes []routeV1 `json:"routes,omitempty"`
+}
+
+// routeV1 is one routing rule as stored.
+type routeV1 struct {
+	RecipientEmail string   `json:"recipientEmail"`
+	Field          string   `json:"field"`
+	Operator       string   `json:"operator"`
+	Value          string   `json:"value,omitempty"`
+	Values         []string `json:"values,omitempty"`
+}
+
+func routesToV1(routes []form.Route) []routeV1 {
+	if len(routes) == 0 {
+		return nil
+	}
+	out := make([]routeV1, len(routes))
+	for i, r := range routes {
+		out[i] = routeV1{RecipientEmail: r.RecipientEmail, Field: r.Field, Operator: string(r.Operator), Value: r.Value, Values: r.Values}
+	}
+	return out
+}
+
+func routesFromV1(routes []routeV1) []form.Route {
+	if len(routes) == 0 {
+		return nil
+	}
+	out := make([]form.Route, len(routes))
+	for i, r := range routes {
+		out[i] = form.Route{RecipientEmail: r.RecipientEmail, Field: r.Field, Operator: form.RouteOperator(r.Operator), Value: r.Value, Values: r.Values}
+	}
+	return out
 }
 
 // spamV1 is a form's spam policy as stored; an empty mode is off.
@@ -178,6 +212,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive), Spam: spamToV1(s.Spam),
 		Templates: templatesToV1(s.Templates),
+		Routes:    routesToV1(s.Routes),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -201,6 +236,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive), Spam: spamFromV1(s.Spam),
 		Templates: templatesFromV1(s.Templates),
+		Routes:    routesFromV1(s.Routes),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
