@@ -35,8 +35,8 @@ type Routing struct {
 // Route decides who gets a submission's notification: every verified
 // recipient whose rule the fields meet (one mail per address), else the
 // primary recipient. A matched rule whose recipient is not verified is
-// skipped, and when none verified remains the primary's notification notes
-// why it got the submission.
+// skipped for the primary recipient, whose notification notes why it got
+// the submission.
 func Route(st form.Settings, recipientVerified bool, verifiedRoutes []string, fields []Field) Routing {
 	primary := Notification{Recipient: st.RecipientEmail}
 	if len(st.Routes) == 0 {
@@ -57,15 +57,22 @@ func Route(st form.Settings, recipientVerified bool, verifiedRoutes []string, fi
 		out = append(out, Notification{Recipient: r.RecipientEmail, Rule: i + 1})
 		routed = append(routed, fmt.Sprintf("routed to %s by rule %d", form.MaskEmail(r.RecipientEmail), i+1))
 	}
-	switch {
-	case len(out) > 0:
-		return Routing{Notifications: out, Trace: strings.Join(append(routed, skipped...), "; ")}
-	case len(skipped) > 0:
-		primary.Note = strings.Join(skipped, "; ") + "; sent to the primary recipient"
-		return Routing{Notifications: []Notification{primary}, Trace: primary.Note}
-	default:
+	if len(out) == 0 && len(skipped) == 0 {
 		return Routing{Notifications: []Notification{primary}, Trace: "no rule matched; routed to the primary recipient"}
 	}
+	if len(skipped) > 0 {
+		// The primary recipient stands in for every matched recipient
+		// that is not verified, beside those that are: no matched rule
+		// goes unread because its recipient has yet to follow a link.
+		primary.Note = strings.Join(skipped, "; ") + "; sent to the primary recipient"
+		routed = append(routed, primary.Note)
+		if i := slices.IndexFunc(out, func(n Notification) bool { return strings.EqualFold(n.Recipient, primary.Recipient) }); i >= 0 {
+			out[i].Note = primary.Note
+		} else {
+			out = append(out, primary)
+		}
+	}
+	return Routing{Notifications: out, Trace: strings.Join(routed, "; ")}
 }
 
 // valuesOf is every value submitted under name.

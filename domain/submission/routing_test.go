@@ -39,8 +39,9 @@ func TestRouteSendsToVerifiedMatchesElseThePrimary(t *testing.T) {
 				Note: "rule 1 matched, but its recipient s…@example.com is not verified; sent to the primary recipient"}},
 			Trace: "rule 1 matched, but its recipient s…@example.com is not verified; sent to the primary recipient"}},
 		{"a verified and an unverified match", fields("department", "support", "department", "sales"), submission.Routing{
-			Notifications: []submission.Notification{{Recipient: "sales@example.com", Rule: 2}},
-			Trace:         "routed to s…@example.com by rule 2; rule 1 matched, but its recipient s…@example.com is not verified"}},
+			Notifications: []submission.Notification{{Recipient: "sales@example.com", Rule: 2}, {Recipient: "owner@example.com",
+				Note: "rule 1 matched, but its recipient s…@example.com is not verified; sent to the primary recipient"}},
+			Trace: "routed to s…@example.com by rule 2; rule 1 matched, but its recipient s…@example.com is not verified; sent to the primary recipient"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
