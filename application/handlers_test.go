@@ -23,7 +23,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
 		"Submit": func() {
-			NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil, nil, nil, nil, nil)
+			NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil, nil, nil, nil, nil, nil)
 		},
 		"UploadIntake": func() { NewUploadIntake(nil, nil, nil, nil, nil, nil, UploadSettings{}) },
 		"Captchas":     func() { NewCaptchaChecks(nil, nil, nil, nil, nil, nil, nil) },

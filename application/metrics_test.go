@@ -50,7 +50,7 @@ func TestSubmissionsAreCountedByOutcomeAndGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &countedMetrics{}
 			forms := &fakeForms{cached: liveForm(1, "example.com"), fresh: liveForm(1, "example.com")}
-			h := NewSubmitHandler(forms, tt.store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+			h := NewSubmitHandler(forms, tt.store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 			_, _ = h.Handle(context.Background(), tt.cmd)
 			if !slices.Equal(m.got, []string{tt.want}) {
 				t.Fatalf("counted %q, want [%q]", m.got, tt.want)

@@ -233,7 +233,7 @@ func (s *takenStore) Accept(context.Context, AcceptedSubmission) (Acceptance, er
 func uploadSubmitHandler(store SubmissionStore, intake *UploadIntake) SubmitCommand {
 	f := uploadForm()
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, uploadsEntitled{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
-		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), intake, newMemoryTestInbox(), noHandOff(), uncounted{})
+		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), intake, newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 }
 
 func postWithKey(key string) Submit {

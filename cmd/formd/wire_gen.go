@@ -118,7 +118,14 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
 	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
-	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, spamChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
+	catalogs, err := i18n.Load()
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, spamChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter, catalogs)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
@@ -195,6 +202,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	spamLinkHandler := application.NewSpamLinkHandler(readModel, spamLinkTokens, clock)
+	hostedPageHandler := application.NewHostedPageHandler(readModel, catalogs)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel, readModel)
 	formVersionHandler := application.NewFormVersionHandler(readModel, readModel)
@@ -233,6 +241,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
 		SpamLink:              spamLinkHandler,
+		HostedPage:            hostedPageHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		FormVersion:           formVersionHandler,
@@ -284,15 +293,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
 	availability, cleanup5 := provideAvailability(ctx, pool)
 	httpapiDrain := httpapi.NewDrain()
-	catalogs, err := i18n.Load()
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain, catalogs)
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
 	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)

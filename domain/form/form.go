@@ -73,6 +73,8 @@ type Patch struct {
 	TestMode         *bool
 	Archive          *Archive
 	Spam             *Spam
+	Language         *string
+	Pages            *Pages
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -95,6 +97,8 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
 	set(&next.TestMode, p.TestMode)
+	set(&next.Language, p.Language)
+	set(&next.Pages, p.Pages)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
 		if err != nil {
@@ -178,6 +182,7 @@ var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
 	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
+	"language", "pages",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }

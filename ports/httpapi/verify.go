@@ -20,7 +20,7 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}input,button{font:inherit;padding:.4rem .6rem}input{width:100%;box-sizing:border-box}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
+</head><body><h1>{{.Title}}</h1>{{if .Intro}}<p>{{.Intro}}</p>{{end}}<p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
 {{with .Form}}<form method="post" action="{{.Action}}">{{if .Password}}<p><label for="password">New password (at least 12 characters)</label><br><input type="password" id="password" name="password" minlength="12" maxlength="1024" required autocomplete="new-password"></p>{{end}}<p><button type="submit">{{.Button}}</button></p></form>{{end}}
 {{if .RequestID}}<p><small>{{.RequestIDLabel}}</small></p>{{end}}</body></html>`))
 
@@ -29,6 +29,9 @@ type statusPageData struct {
 	// page's own labels are in it.
 	Lang                      string
 	Title, Message, RequestID string
+	// Intro, when set, stands above the message (a form's own words on its
+	// error page, above formd's reason).
+	Intro string
 	// BackLabel and RequestIDLabel are filled in by page.
 	BackLabel, RequestIDLabel string
 	// Details are listed under the message (the error page's field errors).
@@ -181,6 +184,8 @@ func (s *Server) messages() application.Messages {
 type messageIDs struct{}
 
 func (messageIDs) Language(...string) string { return "en" }
+
+func (messageIDs) Among([]string, ...string) (string, bool) { return "", false }
 
 func (messageIDs) Text(_, id string, data map[string]any) string {
 	parts := []string{id}
