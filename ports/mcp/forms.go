@@ -129,7 +129,7 @@ func (s *Server) formTools(srv *sdk.Server) {
 					ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault), Validation: deref(p.Validation),
 					AllowedSenderIPs: deref(p.AllowedSenderIPs), UploadsEnabled: deref(p.UploadsEnabled),
 					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder), TestMode: deref(p.TestMode),
-					Archive: deref(p.Archive), Spam: deref(p.Spam)},
+					Archive: deref(p.Archive), Spam: deref(p.Spam), Language: deref(p.Language), Pages: deref(p.Pages)},
 			})
 			if err != nil {
 				return formOutput{}, err
