@@ -93,6 +93,25 @@ var _ = Describe("A form's language and its own hosted pages", func() {
 		Expect(languageChanges).To(Equal([][2]any{{nil, "de"}}))
 	})
 
+	It("shows the verification pages in the browser's language", func() {
+		sf := unverifiedSubmitForm(f, nil)
+		link := Link(f.Mail.WaitForMail(sf.Recipient))
+		german := Header("Accept-Language", "de-DE")
+		page := f.Get("", link, german)
+		Expect(page.Status).To(Equal(http.StatusOK), "%s", page)
+		Expect(page.Header.Get("Content-Language")).To(Equal("de"))
+		Expect(string(page.Body)).To(ContainSubstring("Empfänger bestätigen"))
+		Expect(string(page.Body)).To(ContainSubstring("Einsendungen erhalten"), "the button")
+
+		r := f.Post("", link, RawBody{ContentType: "application/x-www-form-urlencoded"}, Header("Accept-Language", "ja"))
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r)
+		Expect(string(r.Body)).To(ContainSubstring("受信者を確認しました"))
+
+		unknown := f.Get("", "/verify/not-a-token", Header("Accept-Language", "fr"))
+		Expect(unknown.Status).To(Equal(http.StatusNotFound))
+		Expect(string(unknown.Body)).To(ContainSubstring("Lien non reconnu"))
+	})
+
 	It("refuses a language or a page formd does not speak, naming the field", func() {
 		sf := verifiedSubmitForm(f, nil)
 		ExpectError(f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"language": "klingon"}),

@@ -79,36 +79,39 @@ func (s *Server) page(c *gin.Context, status int, data statusPageData) {
 // mail and chose to: a scanner can no longer verify an account someone else
 // registered under the address.
 
-// showLink answers GET /verify/{token}: the confirmation page. It changes nothing.
+// showLink answers GET /verify/{token}: the confirmation page, in the
+// browser's language. It changes nothing.
 func (s *Server) showLink(c *gin.Context) {
 	view, err := s.app.Queries.VerificationLink.Handle(c.Request.Context(), application.VerificationLinkQuery{Token: c.Param("token")})
 	if err != nil {
 		s.linkFailed(c, err)
 		return
 	}
-	s.page(c, http.StatusOK, confirmPage(view, c.Request.URL.Path))
+	s.page(c, http.StatusOK, s.confirmPage(c, view, c.Request.URL.Path))
+}
+
+// linkWords is a verification page's title and message in the browser's
+// language, the message about email.
+func (s *Server) linkWords(c *gin.Context, key, email string) statusPageData {
+	m := s.messages()
+	lang := m.Language(c.GetHeader("Accept-Language"))
+	data := map[string]any{"Email": email}
+	return statusPageData{Lang: lang, Title: m.Text(lang, "verify."+key+"_title", nil), Message: m.Text(lang, "verify."+key+"_message", data)}
 }
 
 // confirmPage is the page of a link that has not been confirmed yet.
-func confirmPage(view application.LinkView, action string) statusPageData {
+func (s *Server) confirmPage(c *gin.Context, view application.LinkView, action string) statusPageData {
+	key := "recipient"
 	switch view.Kind {
 	case verification.KindAccount:
-		return statusPageData{Title: "Verify your account email",
-			Message: "Confirm that " + view.Email + " is yours to verify the formd account registered with it. " +
-				"If you did not register with formd, do not confirm: someone else used your address. " +
-				"You can take the account over with a password reset instead.",
-			Form: &pageForm{Action: action, Button: "Verify my email"}}
+		key = "account"
 	case verification.KindPasswordReset:
-		return statusPageData{Title: "Set a new password",
-			Message: "Choose a new password for the formd account of " + view.Email + ". " +
-				"Every session of the account ends when it changes.",
-			Form: &pageForm{Action: action, Button: "Set password", Password: true}}
-	default:
-		return statusPageData{Title: "Confirm the recipient",
-			Message: "Confirm that " + view.Email + " should receive the submissions of a formd form. " +
-				"If you did not expect this, close this page and no submissions will be sent to you.",
-			Form: &pageForm{Action: action, Button: "Receive submissions"}}
+		key = "reset"
 	}
+	page := s.linkWords(c, key, view.Email)
+	page.Form = &pageForm{Action: action, Button: s.messages().Text(page.Lang, "verify."+key+"_button", nil),
+		Password: view.Kind == verification.KindPasswordReset}
+	return page
 }
 
 // confirmLink answers POST /verify/{token}: the page's button. A password
@@ -129,9 +132,9 @@ func (s *Server) confirmLink(c *gin.Context) {
 	case err != nil:
 		s.linkFailed(c, err)
 	case out.Kind == verification.KindAccount:
-		s.page(c, http.StatusOK, statusPageData{Title: "Email verified", Message: "Your account email " + out.Email + " is verified. You can now create forms."})
+		s.page(c, http.StatusOK, s.linkWords(c, "account_done", out.Email))
 	default:
-		s.page(c, http.StatusOK, statusPageData{Title: "Recipient verified", Message: out.Email + " will now receive this form's submissions."})
+		s.page(c, http.StatusOK, s.linkWords(c, "recipient_done", out.Email))
 	}
 }
 
@@ -144,30 +147,35 @@ func (s *Server) resetPassword(c *gin.Context, view application.LinkView, token 
 	var invalid *domain.InvalidInputError
 	switch {
 	case err == nil:
-		s.page(c, http.StatusOK, statusPageData{Title: "Password changed",
-			Message: "The password of the formd account of " + out.Email + " is changed and its email is verified. " +
-				"Every earlier session of the account has ended: sign in again with the new password."})
+		s.page(c, http.StatusOK, s.linkWords(c, "password_done", out.Email))
 	case errors.As(err, &invalid):
-		retry := confirmPage(view, c.Request.URL.Path)
-		retry.Message = invalid.Message + ". " + retry.Message
+		retry := s.confirmPage(c, view, c.Request.URL.Path)
+		retry.Intro = invalid.Message + "."
 		s.page(c, http.StatusBadRequest, retry)
 	default:
 		s.linkFailed(c, err)
 	}
 }
 
-// linkFailed answers a link that cannot be shown or confirmed.
+// linkFailed answers a link that cannot be shown or confirmed, in the
+// browser's language; a domain refusal's reason stays as the domain words
+// it.
 func (s *Server) linkFailed(c *gin.Context, err error) {
 	var forbidden *domain.ForbiddenError
+	var page statusPageData
+	status := http.StatusInternalServerError
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		s.page(c, http.StatusNotFound, statusPageData{Title: "Link not recognised", Message: "This verification link is not valid. Check that it was copied completely, or request a new one.", RequestID: requestIDOf(c)})
+		page, status = s.linkWords(c, "unknown", ""), http.StatusNotFound
 	case errors.As(err, &forbidden):
-		s.page(c, http.StatusBadRequest, statusPageData{Title: "Link not usable", Message: forbidden.Message, RequestID: requestIDOf(c)})
+		page, status = s.linkWords(c, "unusable", ""), http.StatusBadRequest
+		page.Message = forbidden.Message
 	default:
 		s.log.Error("verify link", "requestId", requestIDOf(c), "err", err)
-		s.page(c, http.StatusInternalServerError, statusPageData{Title: "Something went wrong", Message: "Please try the link again in a moment.", RequestID: requestIDOf(c)})
+		page = s.linkWords(c, "failed", "")
 	}
+	page.RequestID = requestIDOf(c)
+	s.page(c, status, page)
 }
 
 // messages are the configured catalogs, or message ids without them.
