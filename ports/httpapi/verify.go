@@ -168,8 +168,10 @@ func (s *Server) linkFailed(c *gin.Context, err error) {
 	case errors.Is(err, domain.ErrNotFound):
 		page, status = s.linkWords(c, "unknown", ""), http.StatusNotFound
 	case errors.As(err, &forbidden):
-		page, status = s.linkWords(c, "unusable", ""), http.StatusBadRequest
-		page.Message = forbidden.Message
+		m := s.messages()
+		lang := m.Language(c.GetHeader("Accept-Language"))
+		page = statusPageData{Lang: lang, Title: m.Text(lang, "verify.unusable_title", nil), Message: forbidden.Message}
+		status = http.StatusBadRequest
 	default:
 		s.log.Error("verify link", "requestId", requestIDOf(c), "err", err)
 		page = s.linkWords(c, "failed", "")
