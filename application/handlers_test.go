@@ -39,7 +39,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
 		"Deliver": func() {
-			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil)
+			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil, nil)
 		},
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil, nil) },
 		"Workspaces":   func() { NewListWorkspacesHandler(nil) },

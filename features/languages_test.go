@@ -93,6 +93,14 @@ var _ = Describe("A form's language and its own hosted pages", func() {
 		Expect(languageChanges).To(Equal([][2]any{{nil, "de"}}))
 	})
 
+	It("asks a form's recipient to confirm in the form's language", func() {
+		sf := unverifiedSubmitForm(f, map[string]any{"language": "de"})
+		m := f.Mail.WaitForMail(sf.Recipient)
+		Expect(m.Subject).To(Equal("Bestätigen Sie, dass Sie Formular-Einsendungen erhalten möchten"))
+		Expect(m.Text).To(ContainSubstring("Folgen Sie diesem Link"))
+		Expect(Link(m)).To(ContainSubstring("/verify/"))
+	})
+
 	It("shows the verification pages in the browser's language", func() {
 		sf := unverifiedSubmitForm(f, nil)
 		link := Link(f.Mail.WaitForMail(sf.Recipient))

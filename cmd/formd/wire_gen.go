@@ -148,7 +148,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens, catalogs)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	integrationProofs := postgres.NewIntegrationProofs(pool)
 	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
