@@ -120,6 +120,21 @@ var _ = Describe("A form's language and its own hosted pages", func() {
 		Expect(string(unknown.Body)).To(ContainSubstring("Lien non reconnu"))
 	})
 
+	It("serves the client script with its messages in German, cacheable, and refuses a language it has no catalog of", func() {
+		german := f.Get("", "/client/script.js?lang=de")
+		Expect(german.Status).To(Equal(http.StatusOK))
+		Expect(german.Header.Get("Cache-Control")).To(Equal("public, max-age=3600"))
+		body := string(german.Body)
+		Expect(body).To(ContainSubstring(`"Wird gesendet…"`))
+		Expect(body).To(ContainSubstring(`"Das Formular konnte nicht gesendet werden (HTTP " + response.status + ")."`))
+		Expect(body).To(ContainSubstring(`"Anfrage-ID: " + answer.requestId`))
+		Expect(body).NotTo(ContainSubstring("Check your connection"))
+		english := f.Get("", "/client/script.js")
+		Expect(english.Header.Get("ETag")).NotTo(Equal(german.Header.Get("ETag")))
+		Expect(string(english.Body)).To(ContainSubstring(`"Sending\u2026"`))
+		ExpectError(f.Get("", "/client/script.js?lang=tlh"), http.StatusNotFound, "lang is one of")
+	})
+
 	It("refuses a language or a page formd does not speak, naming the field", func() {
 		sf := verifiedSubmitForm(f, nil)
 		ExpectError(f.Patch(sf.Token, "/v1/forms/"+sf.ID, map[string]any{"language": "klingon"}),

@@ -59,7 +59,7 @@ func (a *askedIDs) Text(lang, id string, data map[string]any) string {
 
 // Every page a visitor or a link's reader sees asks only for words every
 // catalog has: the success page, the error page with each reason and each
-// field rule, and every verification page.
+// field rule, every verification page, and the client script's messages.
 func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 	ids := catalogIDs(t)
 	asked := &askedIDs{}
@@ -95,6 +95,9 @@ func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 		s.linkFailed(c, err)
 	}
 
+	for _, msg := range scriptMessages { // the client script's (client_script_languages.go)
+		asked.asked = append(asked.asked, msg.id)
+	}
 	if len(asked.asked) == 0 {
 		t.Fatal("no page asked for any words")
 	}
