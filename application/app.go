@@ -118,6 +118,8 @@ type Queries struct {
 
 	// ReadTestInbox lists what a form's test submissions would have sent.
 	ReadTestInbox *ReadTestInboxHandler
+	// PreviewTemplates renders a form's mails with unsaved templates.
+	PreviewTemplates *PreviewTemplatesHandler
 	// DevelopmentMail shows the mails spooled in development mode.
 	DevelopmentMail *ReadDevelopmentMailHandler
 }

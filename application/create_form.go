@@ -103,7 +103,10 @@ func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCre
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		return mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, formID, a.ID(), f.Settings().RecipientEmail, now))
+		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, formID, a.ID(), f.Settings().RecipientEmail, now)); err != nil {
+			return err
+		}
+		return verifyAddedRoutes(ctx, tx, h.ids, h.tokens, f, nil, now)
 	})
 	if err != nil {
 		return FormCreated{}, err

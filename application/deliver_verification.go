@@ -84,6 +84,10 @@ func verificationMail(v VerificationRecord, deliveryID, token string, settings M
 		m.Subject = "Verify your formd account email"
 		m.Text = fmt.Sprintf("Welcome to formd.\n\nFollow this link to verify your account email and start creating forms:\n\n%s\n\nThe link expires at %s.\nIf you did not register, ignore this email.\n",
 			link, expires)
+	case verification.KindRouteRecipient:
+		m.Subject = "Confirm you want to receive form submissions"
+		m.Text = fmt.Sprintf("A formd form's routing rules send some of its submissions to %s.\n\nFollow this link to confirm and start receiving them:\n\n%s\n\nThe link expires at %s.\nIf you did not expect this, ignore this email and no submissions will be sent to you.\n",
+			v.Email, link, expires)
 	default:
 		m.Subject = "Confirm you want to receive form submissions"
 		m.Text = fmt.Sprintf("A formd form names %s as the recipient of its submissions.\n\nFollow this link to confirm and start receiving them:\n\n%s\n\nThe link expires at %s.\nIf you did not expect this, ignore this email and no submissions will be sent to you.\n",

@@ -95,7 +95,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
 			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
-				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, nil)
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -200,7 +200,7 @@ func TestARecipientVerificationMailIsInItsFormsLanguage(t *testing.T) {
 		store := &oneDelivery{claimed: ClaimedDelivery{Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: delivery.KindRecipientVerification}}}
 		var sent []Mail
 		h := NewDeliverHandler(store, plainSealer{}, mailResult{sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
-			oneVerification{rec}, prefixTokens{}, settings, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, catalogs)
+			oneVerification{rec}, prefixTokens{}, settings, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, catalogs)
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil || len(sent) != 1 {
 			t.Fatalf("%q: %v, sent %d", tc.language, err, len(sent))
 		}

@@ -43,20 +43,22 @@ func describeAttachments(in []Attachment, links map[string]string) []webhookAtta
 // what it builds; a test submission keeps it in the test inbox instead, so
 // both show exactly the same thing.
 type Renderer struct {
-	settings MailSettings
-	secrets  WebhookSecrets
-	sealer   Sealer
-	links    ObjectLinks
-	spam     SpamLinkTokens
-	clock    Clock
+	settings  MailSettings
+	secrets   WebhookSecrets
+	sealer    Sealer
+	links     ObjectLinks
+	spam      SpamLinkTokens
+	clock     Clock
+	templates TemplateEngine
 }
 
 // NewRenderer builds a renderer; every dependency is required.
-func NewRenderer(settings MailSettings, secrets WebhookSecrets, sealer Sealer, links ObjectLinks, spam SpamLinkTokens, clock Clock) *Renderer {
-	if secrets == nil || sealer == nil || links == nil || spam == nil || clock == nil {
+func NewRenderer(settings MailSettings, secrets WebhookSecrets, sealer Sealer, links ObjectLinks, spam SpamLinkTokens, clock Clock,
+	templates TemplateEngine) *Renderer {
+	if secrets == nil || sealer == nil || links == nil || spam == nil || clock == nil || templates == nil {
 		panic("application: nil dependency of Renderer")
 	}
-	return &Renderer{settings: settings, secrets: secrets, sealer: sealer, links: links, spam: spam, clock: clock}
+	return &Renderer{settings: settings, secrets: secrets, sealer: sealer, links: links, spam: spam, clock: clock, templates: templates}
 }
 
 // Outgoing is one delivery's message, built: exactly one field is set.
@@ -231,13 +233,23 @@ func (r *Renderer) render(ctx context.Context, q delivery.Queued, p Payload, tes
 			return Outgoing{}, fmt.Errorf("%w: no autoresponder in payload", ErrPermanent)
 		}
 		m.FromName, m.To, m.ReplyTo = cmp.Or(p.Autoresponder.FromName, form.DefaultFromName), p.SubmitterEmail, p.Autoresponder.ReplyTo
-		m.Subject, m.Text = p.Autoresponder.Subject, p.Autoresponder.Message+"\n"
+		r.templatedMail(&m, p.Templates.Autoresponder, templateData(q, p, nil, ""), p.Autoresponder.Subject, p.Autoresponder.Message+"\n", "")
 	} else {
-		m.FromName, m.To, m.Cc, m.ReplyTo, m.Subject = p.FromName, p.Recipient, p.CC, p.ReplyTo, p.Subject
-		m.Text = notificationText(p, links)
+		// A routed notification goes to its rule's recipient, kept per delivery.
+		m.FromName, m.To, m.Cc, m.ReplyTo = p.FromName, cmp.Or(p.Destinations[q.DeliveryID].Email, p.Recipient), p.CC, p.ReplyTo
+		var spamLink string
 		// A test submission has nothing to mark: it was never stored.
 		if p.SpamLink && !test {
-			m.Text += "\n" + spamLinkLine(r.spamLink(q))
+			spamLink = r.spamLink(q)
+		}
+		r.templatedMail(&m, p.Templates.Notification, templateData(q, p, links, spamLink), p.Subject, notificationText(p, links), defaultNotificationHTML)
+		// A tagged submission's subject starts with the marker mail filters
+		// sort by, whatever the form's subject template says.
+		if p.Spam != nil && !strings.HasPrefix(m.Subject, submission.SpamSubjectMarker) {
+			m.Subject = submission.SpamSubjectMarker + m.Subject
+		}
+		if spamLink != "" {
+			m.Text += "\n" + spamLinkLine(spamLink)
 		}
 		for _, a := range p.Attachments {
 			if a.Key == "" {

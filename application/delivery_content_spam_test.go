@@ -38,7 +38,7 @@ func TestATaggedSubmissionsChatMessagesAreMarked(t *testing.T) {
 	p := Payload{FormName: "Contact", Fields: []submission.Field{{Name: "message", Value: "hi"}},
 		WebhookURLs:  map[string]string{"ds": "https://hooks.slack.com/s", "dd": "https://discord.com/api/webhooks/1/x"},
 		Destinations: map[string]Destination{"dt": {ChatID: "-1001"}}}
-	render := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{})
+	render := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{})
 	for kind, id := range map[string]string{delivery.KindSlack: "ds", delivery.KindDiscord: "dd", delivery.KindTelegram: "dt"} {
 		t.Run(kind, func(t *testing.T) {
 			q := delivery.Queued{DeliveryID: id, SubmissionID: "s1", FormID: "f1", Kind: kind}
@@ -72,7 +72,7 @@ func TestATaggedSubmissionsSheetRowKeepsItsColumns(t *testing.T) {
 	p := Payload{FormName: "Contact", Fields: []submission.Field{{Name: "message", Value: "hi"}},
 		Destinations: map[string]Destination{"dg": {SpreadsheetID: "1AbC", SheetName: "Leads"}}}
 	q := delivery.Queued{DeliveryID: "dg", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindGoogleSheets, At: at}
-	render := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{})
+	render := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{})
 	untagged, err := render.Render(context.Background(), q, p)
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,10 @@ type DeliveryRecord struct {
 	// submission.accepted recorded); blank when none was asked or the
 	// delivery is not a submission's.
 	SpamCheck string
+	// Note says why a routed submission's notification went to the
+	// primary recipient (a matched rule's recipient is not verified);
+	// blank for every other delivery.
+	Note string
 }
 
 // DeliveryCursor is the position after which a page of the log starts: the

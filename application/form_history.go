@@ -60,6 +60,9 @@ func (e HistoryEntry) Changes() []form.Change {
 		return ev.Changes
 	case form.RecipientVerified:
 		return []form.Change{{Field: "recipientVerified", From: json.RawMessage("false"), To: json.RawMessage("true")}}
+	case form.RouteRecipientVerified:
+		to, _ := json.Marshal(ev.RecipientEmail)
+		return []form.Change{{Field: "routeVerification", From: json.RawMessage("null"), To: to}}
 	case form.IntegrationConfigured:
 		out := make([]form.Change, len(ev.Changes))
 		for i, c := range ev.Changes {

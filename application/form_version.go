@@ -74,7 +74,7 @@ func formAtVersion(history []HistoryEntry, n int) (*form.Form, error) {
 func formRecordOf(f *form.Form) FormRecord {
 	return FormRecord{
 		ID: f.ID(), AccountID: f.AccountID(), WorkspaceID: f.WorkspaceID(), AccessKeyPrefix: f.AccessKeyPrefix(),
-		Settings: f.Settings(), RecipientVerified: f.RecipientVerified(), Version: f.Version(),
+		Settings: f.Settings(), RecipientVerified: f.RecipientVerified(), VerifiedRoutes: f.VerifiedRoutes(), Version: f.Version(),
 		CreatedAt: f.CreatedAt(), UpdatedAt: f.UpdatedAt(), Integrations: f.Integrations(),
 	}
 }

@@ -39,7 +39,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
 		"Deliver": func() {
-			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil, nil)
+			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil, nil, nil)
 		},
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil, nil) },
 		"Workspaces":   func() { NewListWorkspacesHandler(nil) },
@@ -51,6 +51,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"FormVersion":  func() { NewFormVersionHandler(nil, nil) },
 		"CompareVers":  func() { NewCompareFormVersionsHandler(nil) },
 		"RestoreVers":  func() { NewRestoreFormVersionHandler(nil, nil, nil, nil, nil, nil) },
+		"PreviewTmpl":  func() { NewPreviewTemplatesHandler(nil, nil, nil) },
 		"RecipientVer": func() { NewRecipientVerificationHandler(nil) },
 		"Configure":    func() { NewConfigureIntegrationHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil) },
 		"SheetProofs":  func() { NewSheetProofs(nil, nil, nil, nil, nil) },

@@ -18,6 +18,9 @@ type Mail struct {
 	ReplyTo    string
 	Subject    string
 	Text       string
+	// HTML is an optional HTML body, sent with Text as
+	// multipart/alternative.
+	HTML string
 	// Attachments are files attached to the mail (a submission's uploads).
 	Attachments []MailAttachment
 }

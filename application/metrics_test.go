@@ -66,7 +66,7 @@ func TestDeliveryAttemptsAreCountedOnceRecorded(t *testing.T) {
 		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"webhook":"https://hooks.example.com"}`)},
 			claimed: ClaimedDelivery{Queued: queued}}, err: recordErr}
 		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
-			MailSettings{}, fixedClock{}, discardLog, m, plainLinks{}, plainSpamLinks{}, nil)
+			MailSettings{}, fixedClock{}, discardLog, m, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 		_, _ = h.Handle(context.Background(), DeliverDue{Limit: 1})
 		want := []string{"webhook retrying"}
 		if recordErr != nil {

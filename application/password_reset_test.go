@@ -114,6 +114,13 @@ func (w *resetWorld) VerificationByTokenHash(_ context.Context, hash []byte) (Ve
 	}
 	return VerificationRecord{}, domain.ErrNotFound
 }
+
+// LatestVerificationTo implements VerificationReader; the world's
+// verifications are account and password reset links, one address each.
+func (w *resetWorld) LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, _ string) (VerificationRecord, error) {
+	return w.LatestVerification(ctx, kind, subjectID)
+}
+
 func (w *resetWorld) LatestVerification(_ context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error) {
 	var latest *verification.Verification
 	for _, v := range w.verifications() {

@@ -31,7 +31,8 @@ type Payload struct {
 	// payloads sealed before it existed use Webhook.
 	WebhookURLs map[string]string
 	// Destinations maps each Telegram and Google Sheets delivery's id to
-	// where it goes.
+	// where it goes, and each notification a routing rule sent to another
+	// address than Recipient to that address.
 	Destinations map[string]Destination
 	// Attachments are the accepted files, content included: sealed with the
 	// fields under the same data key, so shredding the payload once every
@@ -47,6 +48,9 @@ type Payload struct {
 	// SpamLink says the form's spam gate was on when the submission was
 	// accepted: its notification mail offers a link to mark it as spam.
 	SpamLink bool
+	// Templates are the form's own mail templates when it was accepted
+	// (zero for a form without any, and in payloads sealed before them).
+	Templates form.Templates
 }
 
 // SpamTag is the spam verdict a tagged submission's deliveries carry.
@@ -90,6 +94,8 @@ type AutoresponderMail struct {
 // Destination is where a Telegram or Google Sheets delivery goes, sealed
 // with the payload like a webhook's URL.
 type Destination struct {
+	// Email is a routed notification's recipient.
+	Email         string
 	ChatID        string
 	SpreadsheetID string
 	SheetName     string

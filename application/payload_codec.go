@@ -70,6 +70,37 @@ type payloadV1 struct {
 	Spam           *spamTagV1               `json:"spam,omitempty"`
 	Held           *spamTagV1               `json:"held,omitempty"`
 	SpamLink       bool                     `json:"spamLink,omitempty"`
+	Templates      *templatesV1             `json:"templates,omitempty"`
+}
+
+// templatesV1 is a form's mail templates as a payload stores them.
+type templatesV1 struct {
+	Notification  messageTemplateV1 `json:"notification,omitzero"`
+	Autoresponder messageTemplateV1 `json:"autoresponder,omitzero"`
+}
+
+type messageTemplateV1 struct {
+	Subject string `json:"subject,omitempty"`
+	Text    string `json:"text,omitempty"`
+	HTML    string `json:"html,omitempty"`
+}
+
+func templatesToV1(t form.Templates) *templatesV1 {
+	if t.IsZero() {
+		return nil
+	}
+	n, a := t.Notification, t.Autoresponder
+	return &templatesV1{Notification: messageTemplateV1{Subject: n.Subject, Text: n.Text, HTML: n.HTML},
+		Autoresponder: messageTemplateV1{Subject: a.Subject, Text: a.Text, HTML: a.HTML}}
+}
+
+func (t *templatesV1) templates() form.Templates {
+	if t == nil {
+		return form.Templates{}
+	}
+	n, a := t.Notification, t.Autoresponder
+	return form.Templates{Notification: form.MessageTemplate{Subject: n.Subject, Text: n.Text, HTML: n.HTML},
+		Autoresponder: form.MessageTemplate{Subject: a.Subject, Text: a.Text, HTML: a.HTML}}
 }
 
 type spamTagV1 struct {
@@ -104,6 +135,7 @@ type autoresponderV1 struct {
 }
 
 type destinationV1 struct {
+	Email         string `json:"email,omitempty"`
 	ChatID        string `json:"chatId,omitempty"`
 	SpreadsheetID string `json:"spreadsheetId,omitempty"`
 	SheetName     string `json:"sheetName,omitempty"`
@@ -141,10 +173,11 @@ func payloadV1From(p Payload) payloadV1 {
 	if p.Destinations != nil {
 		s.Destinations = make(map[string]destinationV1, len(p.Destinations))
 		for id, d := range p.Destinations {
-			s.Destinations[id] = destinationV1{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
+			s.Destinations[id] = destinationV1{Email: d.Email, ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
 	s.Spam, s.Held = spamTagToV1(p.Spam), spamTagToV1(p.Held)
+	s.Templates = templatesToV1(p.Templates)
 	for _, a := range p.Attachments {
 		s.Attachments = append(s.Attachments, attachmentV1{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,
 			Content: a.Content, Key: a.Key, LinksExpire: a.LinksExpire})
@@ -174,10 +207,11 @@ func (s payloadV1) payload() Payload {
 	if s.Destinations != nil {
 		p.Destinations = make(map[string]Destination, len(s.Destinations))
 		for id, d := range s.Destinations {
-			p.Destinations[id] = Destination{ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
+			p.Destinations[id] = Destination{Email: d.Email, ChatID: d.ChatID, SpreadsheetID: d.SpreadsheetID, SheetName: d.SheetName}
 		}
 	}
 	p.Spam, p.Held = s.Spam.tag(), s.Held.tag()
+	p.Templates = s.Templates.templates()
 	for _, a := range s.Attachments {
 		p.Attachments = append(p.Attachments, Attachment{Field: a.Field, Name: a.Name, Type: a.Type, Size: a.Size,
 			Content: a.Content, Key: a.Key, LinksExpire: a.LinksExpire})

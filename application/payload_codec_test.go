@@ -106,7 +106,7 @@ func TestADeliveryOfAPayloadOfAnUnknownVersionIsRetried(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"v":2,"webhook":"https://hooks.example.com"}`)},
 		claimed: ClaimedDelivery{Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
-		MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, nil)
+		MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +136,27 @@ func TestASpamTagRoundTripsInVersion1(t *testing.T) {
 	}
 	if untagged, _ := encodePayload(Payload{Subject: "Hi"}); strings.Contains(string(untagged), `"spam"`) {
 		t.Errorf("an untagged payload carries no spam object: %s", untagged)
+	}
+}
+
+// A routed notification's recipient travels with the payload's other
+// per-delivery destinations; a payload sealed before routing existed
+// decodes with none, so every notification goes to Recipient.
+func TestARoutedRecipientRoundTripsInVersion1(t *testing.T) {
+	routed := Payload{Recipient: "owner@example.com", Destinations: map[string]Destination{"d2": {Email: "sales@example.com"}}}
+	encoded, err := encodePayload(routed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(encoded), `"destinations":{"d2":{"email":"sales@example.com"}}`) {
+		t.Fatalf("encoded %s, want the routed recipient among the destinations", encoded)
+	}
+	got, err := decodePayload(encoded)
+	if err != nil || !reflect.DeepEqual(got, routed) {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	old, err := decodePayload([]byte(`{"recipient":"owner@example.com","destinations":{"d4":{"chatId":"-100123"}}}`))
+	if err != nil || old.Destinations["d4"].Email != "" || old.Destinations["d4"].ChatID != "-100123" {
+		t.Errorf("an older payload decoded as %+v, %v", old, err)
 	}
 }

@@ -46,6 +46,10 @@ type FormLister interface {
 type VerificationReader interface {
 	VerificationByTokenHash(ctx context.Context, hash []byte) (VerificationRecord, error)
 	LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (VerificationRecord, error)
+	// LatestVerificationTo is the newest verification of a subject sent
+	// to email (compared case-insensitively): a form's routing recipients
+	// each have their own.
+	LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, email string) (VerificationRecord, error)
 }
 
 // HistoryReader reads a stream's audit trail.
@@ -79,6 +83,9 @@ type FormRecord struct {
 	UpdatedAt         time.Time
 	// Integrations are the form's configured integrations in display order.
 	Integrations []form.Integration
+	// VerifiedRoutes are the routing recipients whose own link was
+	// followed (form.RouteVerified says who may receive routed mail).
+	VerifiedRoutes []string
 }
 
 // VerificationRecord is the verifications read model.

@@ -3,6 +3,8 @@ package application
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -56,14 +58,17 @@ type recipientVerificationTx interface {
 
 // reverifyChangedRecipient mails the form's recipient a verification link
 // when a settings change (a PATCH or a restore) gave it another address
-// than before; a throttled mail leaves it pending (mailUnlessThrottled).
-func reverifyChangedRecipient(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before string,
+// than before, and each routing recipient it added its own
+// (verifyAddedRoutes); a throttled mail leaves it pending
+// (mailUnlessThrottled).
+func reverifyChangedRecipient(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before form.Settings,
 	now time.Time) error {
-	after := f.Settings().RecipientEmail
-	if after == before {
-		return nil
+	if after := f.Settings().RecipientEmail; after != before.RecipientEmail {
+		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), after, now)); err != nil {
+			return err
+		}
 	}
-	return mailUnlessThrottled(requestRecipientVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), after, now))
+	return verifyAddedRoutes(ctx, tx, ids, tokens, f, form.RouteAddresses(before.Routes), now)
 }
 
 // mailUnlessThrottled is requestRecipientVerification for a form change the
@@ -76,4 +81,37 @@ func mailUnlessThrottled(err error) error {
 		return nil
 	}
 	return err
+}
+
+// requestRouteVerification mails a routing recipient of a form its own
+// verification link, under the same throttle as the primary recipient's
+// (per form, per address and per account, counted among route links).
+func requestRouteVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
+	recent, err := tx.RecentVerificationRequests(ctx, verification.KindRouteRecipient, formID, accountID, email, now.Add(-verification.ThrottleWindow))
+	if err != nil {
+		return err
+	}
+	if err := verification.MaySend(recent, now); err != nil {
+		return err
+	}
+	return requestVerification(ctx, tx, ids, tokens, verification.KindRouteRecipient, formID, accountID, email, now)
+}
+
+// verifyAddedRoutes mails each routing recipient a settings change (a new
+// form, a PATCH or a restore) added, and that is not verified, its own
+// link; before are the routing addresses the form had. A throttled mail
+// leaves the address pending, to be verified with a resend. The primary
+// recipient's address is verified by the primary's own link.
+func verifyAddedRoutes(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before []string,
+	now time.Time) error {
+	for _, email := range f.UnverifiedRouteAddresses() {
+		if strings.EqualFold(email, f.Settings().RecipientEmail) ||
+			slices.ContainsFunc(before, func(b string) bool { return strings.EqualFold(b, email) }) {
+			continue
+		}
+		if err := mailUnlessThrottled(requestRouteVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), email, now)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -60,7 +60,7 @@ func (h *RestoreFormVersionHandler) Handle(ctx context.Context, cmd RestoreFormV
 		if err != nil {
 			return err
 		}
-		before := f.Settings().RecipientEmail
+		before := f.Settings()
 		if err := f.RestoreSettings(past, policy, now); err != nil {
 			return err
 		}

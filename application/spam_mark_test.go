@@ -266,7 +266,7 @@ func TestOpeningASpamLinkChangesNothing(t *testing.T) {
 // none.
 func TestTheNotificationMailOfASpamCheckedFormOffersTheSpamLink(t *testing.T) {
 	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail}
-	r := NewRenderer(MailSettings{BaseURL: "https://forms.example.com/"}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{})
+	r := NewRenderer(MailSettings{BaseURL: "https://forms.example.com/"}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{})
 	p := Payload{FormName: "Contact", Recipient: "owner@example.com", Fields: []submission.Field{{Name: "message", Value: "hi"}}, SpamLink: true}
 	out, err := r.Render(context.Background(), q, p)
 	if err != nil {

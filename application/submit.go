@@ -187,7 +187,7 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (out SubmitOutco
 		}
 		switch {
 		case cmd.DryRun:
-			return SubmitOutcome{Response: dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified)}, nil
+			return SubmitOutcome{Response: withRoutingTrace(dryRunResponse(cmd, s.data, d.Verdict(), rec.RecipientVerified), d.Plan())}, nil
 		case test:
 			return h.acceptTest(ctx, s, rec, d)
 		}
@@ -260,7 +260,7 @@ func (h *SubmitHandler) route(ctx context.Context, s *submitting) (FormRecord, e
 func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecord, test bool) (submission.Decision, error) {
 	facts := s.facts
 	facts.Request.Test = test
-	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified}
+	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified, VerifiedRoutes: rec.VerifiedRoutes}
 	facts.Integrations = rec.Integrations
 	facts.Request.SpamClassifier = h.spam.configured()
 	facts.AutoresponderDefaults = h.autoresponderDefaults(rec.Settings, s.cmd.AcceptLanguage)

@@ -120,12 +120,21 @@ func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan
 	webhookURLs, integrations, destinations := map[string]string{}, map[string]form.IntegrationType{}, map[string]Destination{}
 	for _, d := range plan.Deliveries() {
 		id := h.ids.New()
-		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind, Target: d.Target})
+		refs = append(refs, submission.DeliveryRef{ID: id, Kind: d.Kind, Target: d.Target, Note: d.Note})
 		queued = append(queued, delivery.Queued{DeliveryID: id, SubmissionID: submissionID, FormID: rec.ID, Kind: d.Kind,
 			Target: d.Target, At: now})
 		switch d.Kind {
 		case delivery.KindEmail:
-			resp.DeliveryID = id
+			// The first notification is the spec's deliveryId; a routed
+			// submission's further ones are listed with the others.
+			if resp.DeliveryID == "" {
+				resp.DeliveryID = id
+			} else {
+				resp.NotificationDeliveryIDs = append(resp.NotificationDeliveryIDs, id)
+			}
+			if d.Recipient != rec.Settings.RecipientEmail {
+				destinations[id] = Destination{Email: d.Recipient}
+			}
 		case delivery.KindAutoresponder:
 			resp.AutoresponderDeliveryID = id
 		case delivery.KindWebhook:
@@ -145,6 +154,7 @@ func (h *SubmitHandler) planned(cmd Submit, rec FormRecord, plan submission.Plan
 	payload := payloadOf(plan, rec.Settings.Name, data)
 	payload.RequestID, payload.WebhookURLs, payload.Integrations = cmd.RequestID, webhookURLs, integrations
 	payload.SpamLink = rec.Settings.Spam.Shown() != form.SpamOff
+	payload.Templates = rec.Settings.Templates
 	if len(destinations) > 0 {
 		payload.Destinations = destinations
 	}

@@ -104,6 +104,15 @@ func dryRunResponse(cmd Submit, data []submission.Field, v submission.Verdict, r
 	return resp
 }
 
+// withRoutingTrace adds, for a form with routing rules, where a passed dry
+// run's notification would go to its gate trace.
+func withRoutingTrace(resp SubmissionResponse, plan submission.Plan) SubmissionResponse {
+	if trace := plan.Routing().Trace; trace != "" {
+		resp.Gates = append(resp.Gates, GateResult{Gate: submission.GateRouting, Outcome: submission.OutcomePassed, Message: trace})
+	}
+	return resp
+}
+
 // rejection is the error a refused submission returns: a dry run's carries
 // the whole trace, a live one the failure and any broken field rules.
 func rejection(cmd Submit, data []submission.Field, v submission.Verdict, recipientVerified bool) error {

@@ -55,7 +55,8 @@ type TestRendering struct {
 }
 
 // RenderedEmail is a notification or autoresponder mail: its headers and
-// its body. formd sends plain text only, so HTML is always null.
+// its bodies: the text, and the HTML body sent beside it (null for a mail
+// without one).
 type RenderedEmail struct {
 	MessageID   string               `json:"messageId"`
 	From        string               `json:"from"`
@@ -110,6 +111,10 @@ func renderingOf(q delivery.Queued, out Outgoing) TestRendering {
 		m := out.Mail
 		e := &RenderedEmail{MessageID: m.MessageID, From: m.From, FromName: m.FromName, To: m.To, Cc: m.Cc, ReplyTo: m.ReplyTo,
 			Subject: m.Subject, Text: m.Text, Attachments: []RenderedAttachment{}}
+		if m.HTML != "" {
+			html := m.HTML
+			e.HTML = &html
+		}
 		if e.Cc == nil {
 			e.Cc = []string{}
 		}

@@ -49,7 +49,7 @@ func newMemoryTestInbox() *TestInbox {
 }
 
 func newTestInboxWith(store *memoryTestInbox) *TestInbox {
-	return NewTestInbox(store, plainSealer{}, NewRenderer(MailSettings{From: "forms@formd.test"}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}),
+	return NewTestInbox(store, plainSealer{}, NewRenderer(MailSettings{From: "forms@formd.test"}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{}),
 		fixedClock{}, 0)
 }
 
@@ -193,7 +193,7 @@ func TestATestRenderingOfAWebhookIsMarkedTestAndNeverSigned(t *testing.T) {
 	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
 	p := Payload{Webhook: "https://hooks.example.com/in", RequestID: "req-1", Fields: []submission.Field{{Name: "message", Value: "hi"}}}
 	sealer := &openCounter{}
-	r := NewRenderer(MailSettings{}, &twoSecrets{}, sealer, plainLinks{}, plainSpamLinks{}, fixedClock{})
+	r := NewRenderer(MailSettings{}, &twoSecrets{}, sealer, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{})
 
 	out, err := r.RenderTest(context.Background(), q, p)
 	if err != nil {
@@ -225,7 +225,7 @@ func TestATestRenderingOfAWebhookIsMarkedTestAndNeverSigned(t *testing.T) {
 // A form whose webhook has no signing secret shows no signature header.
 func TestATestRenderingWithoutSecretsHasNoSignatureHeader(t *testing.T) {
 	q := delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}
-	out, err := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}).
+	out, err := NewRenderer(MailSettings{}, noSecrets{}, plainSealer{}, plainLinks{}, plainSpamLinks{}, fixedClock{}, plainTemplates{}).
 		RenderTest(context.Background(), q, Payload{Webhook: "https://hooks.example.com/in"})
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRec
 		if err := storeCaptchaSecret(ctx, tx, h.sealer, patch, before.Captcha, after.Captcha, f.ID(), now); err != nil {
 			return err
 		}
-		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before.RecipientEmail, now)
+		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, now)
 	})
 	if err != nil {
 		return FormRecord{}, err

@@ -51,6 +51,9 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 		return LinkVerified{}, domain.ErrNotFound
 	}
 	latest, err := h.read.LatestVerification(ctx, rec.Kind, rec.SubjectID)
+	if rec.Kind == verification.KindRouteRecipient {
+		latest, err = h.read.LatestVerificationTo(ctx, rec.Kind, rec.SubjectID, rec.Email)
+	}
 	if err != nil {
 		return LinkVerified{}, err
 	}
@@ -88,6 +91,21 @@ func (h *VerifyLinkHandler) Handle(ctx context.Context, cmd VerifyLink) (LinkVer
 				return usedLink(completeErr, f.RecipientVerified() && f.Settings().RecipientEmail == v.Email)
 			}
 			if err := f.MarkRecipientVerified(v.Email, now); err != nil {
+				return err
+			}
+			if err := tx.SaveVerification(ctx, v); err != nil {
+				return err
+			}
+			return tx.SaveForm(ctx, f)
+		case verification.KindRouteRecipient:
+			f, err := tx.LoadForm(ctx, v.SubjectID)
+			if err != nil {
+				return err
+			}
+			if completeErr != nil { // a used link verifies nothing again
+				return usedLink(completeErr, f.RouteRecipientVerified(v.Email))
+			}
+			if err := f.MarkRouteRecipientVerified(v.Email, now); err != nil {
 				return err
 			}
 			if err := tx.SaveVerification(ctx, v); err != nil {

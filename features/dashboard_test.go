@@ -738,6 +738,10 @@ var _ = Describe("Dashboard", func() {
 		Expect(tab.Text(notification + ".mail-subject")).To(Equal(subject))
 		Expect(tab.Text(notification + ".mail-to")).To(Equal(lf.Recipient))
 		Expect(tab.Text(notification + ".mail-from")).To(ContainSubstring("@"))
+		Expect(tab.Attribute(notification+"iframe.mail-html", "sandbox")).To(Equal(""), "the HTML part, sandboxed")
+		var srcdoc string
+		tab.Eval(`document.querySelector('.test-delivery[data-kind="notification"] iframe.mail-html').getAttribute("srcdoc")`, &srcdoc)
+		Expect(srcdoc).To(ContainSubstring("Please call me back " + marker))
 		Expect(tab.Text(notification + ".mail-text")).To(ContainSubstring("Please call me back " + marker))
 		slack := `.test-delivery[data-kind="slack"] `
 		Expect(tab.Text(slack + "h4")).To(Equal("Slack message"))

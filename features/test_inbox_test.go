@@ -81,7 +81,7 @@ var _ = Describe("Test submissions and the test inbox", func() {
 		Expect(mail).To(HaveKeyWithValue("to", lf.Recipient))
 		Expect(mail).To(HaveKeyWithValue("subject", "New lead from the website"))
 		Expect(mail).To(HaveKeyWithValue("replyTo", visitor))
-		Expect(mail).To(HaveKeyWithValue("html", BeNil()))
+		Expect(mail).To(HaveKeyWithValue("html", ContainSubstring("<table")), "the default HTML notification")
 		Expect(mail["text"]).To(And(ContainSubstring("name: Ada"), ContainSubstring("message: Please call me back")))
 		auto := rendering(got, "autoresponder")["email"].(map[string]any)
 		Expect(auto).To(HaveKeyWithValue("to", visitor))

@@ -18,7 +18,9 @@ import (
 	"github.com/formd/formd/application"
 )
 
-// build turns an application mail into a go-mail message. The Message-ID is
+// build turns an application mail into a go-mail message: its text, with
+// its HTML body as an alternative when it has one, and its attachments
+// around them (multipart/mixed). The Message-ID is
 // the delivery id, so a retried send is recognisable as the same mail.
 func build(m application.Mail) (*gomail.Msg, error) {
 	msg := gomail.NewMsg()
@@ -44,6 +46,11 @@ func build(m application.Mail) (*gomail.Msg, error) {
 	msg.SetMessageIDWithValue(m.MessageID)
 	msg.SetDate()
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	if m.HTML != "" {
+		// multipart/alternative, the text part first: a reader shows the
+		// last part it can, and the text stays for those without HTML.
+		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	}
 	for _, a := range m.Attachments {
 		err := msg.AttachReader(attachmentName(a.Name), bytes.NewReader(a.Content),
 			gomail.WithFileContentType(gomail.ContentType(cmp.Or(a.Type, "application/octet-stream"))))

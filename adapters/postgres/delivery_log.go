@@ -25,7 +25,8 @@ const deliveryLogColumns = `d.id::text, coalesce(f.account_id::text, ''), coales
 	coalesce(d.submission_id::text, ''), coalesce(d.verification_id::text, ''), d.kind, d.target, d.status,
 	d.attempts, d.retries, d.last_error,
 	CASE WHEN d.claimed_by IS NULL THEN d.next_attempt_at END, d.created_at, d.finished_at, p.submission_id IS NOT NULL,
-	coalesce(e.data->>'spamCheck', '')`
+	coalesce(e.data->>'spamCheck', ''),
+	coalesce((SELECT r->>'note' FROM jsonb_array_elements(e.data->'deliveries') r WHERE r->>'id' = d.id::text), '')`
 
 const deliveryLogFrom = ` FROM deliveries d
 	LEFT JOIN forms f ON f.id = d.form_id
@@ -35,7 +36,7 @@ const deliveryLogFrom = ` FROM deliveries d
 func scanDeliveryRecord(row pgx.Row) (application.DeliveryRecord, error) {
 	var r application.DeliveryRecord
 	err := row.Scan(&r.ID, &r.AccountID, &r.WorkspaceID, &r.FormID, &r.SubmissionID, &r.VerificationID, &r.Kind, &r.Target, &r.State,
-		&r.Attempts, &r.Retries, &r.LastError, &r.NextAttemptAt, &r.CreatedAt, &r.FinishedAt, &r.PayloadKept, &r.SpamCheck)
+		&r.Attempts, &r.Retries, &r.LastError, &r.NextAttemptAt, &r.CreatedAt, &r.FinishedAt, &r.PayloadKept, &r.SpamCheck, &r.Note)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, domain.ErrNotFound
 	}

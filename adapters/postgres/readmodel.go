@@ -53,13 +53,13 @@ func (r *ReadModel) AccountByEmail(ctx context.Context, email string) (applicati
 }
 
 const formColumns = `id::text, account_id::text, workspace_id::text, access_key_prefix, settings,
-	recipient_verified, version, created_at, updated_at, integrations`
+	recipient_verified, version, created_at, updated_at, integrations, verified_routes`
 
 func scanForm(row pgx.Row) (application.FormRecord, error) {
 	var f application.FormRecord
 	var settings, integrations []byte
 	err := row.Scan(&f.ID, &f.AccountID, &f.WorkspaceID, &f.AccessKeyPrefix, &settings,
-		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt, &integrations)
+		&f.RecipientVerified, &f.Version, &f.CreatedAt, &f.UpdatedAt, &integrations, &f.VerifiedRoutes)
 	if err != nil {
 		return f, notFound(err)
 	}
@@ -121,6 +121,12 @@ func (r *ReadModel) VerificationByID(ctx context.Context, id string) (applicatio
 func (r *ReadModel) LatestVerification(ctx context.Context, kind verification.Kind, subjectID string) (application.VerificationRecord, error) {
 	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications
 		WHERE subject_id = $1 AND kind = $2 ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind)))
+}
+
+// LatestVerificationTo finds the newest verification of a subject sent to email.
+func (r *ReadModel) LatestVerificationTo(ctx context.Context, kind verification.Kind, subjectID, email string) (application.VerificationRecord, error) {
+	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications
+		WHERE subject_id = $1 AND kind = $2 AND lower(email) = lower($3) ORDER BY created_at DESC, id LIMIT 1`, subjectID, string(kind), email))
 }
 
 // StreamHistory reads a stream's events for the audit trail.

@@ -117,7 +117,24 @@ func (u *unitOfWork) SaveForm(ctx context.Context, f *form.Form) error {
 		    updated_at = excluded.updated_at, integrations = excluded.integrations`,
 		f.ID(), f.AccountID(), f.WorkspaceID(), f.AccessKeyHash(), f.AccessKeyPrefix(), settings,
 		f.RecipientVerified(), f.Version()+len(f.Changes()), f.CreatedAt(), f.UpdatedAt(), integrations)
+	if err != nil || !changesVerifiedRoutes(f.Changes()) {
+		return err
+	}
+	_, err = u.tx.Exec(ctx, `UPDATE forms SET verified_routes = $2 WHERE id = $1`, f.ID(), verifiedRoutes(f))
 	return err
+}
+
+// changesVerifiedRoutes says whether events may change a form's verified
+// routing recipients: only then is the column written, so a form saved
+// otherwise writes what it wrote before routing existed.
+func changesVerifiedRoutes(events []form.Event) bool {
+	for _, e := range events {
+		switch e.(type) {
+		case form.RouteRecipientVerified, form.SettingsChanged, form.SettingsRestored:
+			return true
+		}
+	}
+	return false
 }
 
 func (u *unitOfWork) LoadAccount(ctx context.Context, id string) (*account.Account, error) {
@@ -267,4 +284,13 @@ func (u *unitOfWork) StoreCaptchaSecret(ctx context.Context, s application.Store
 func (u *unitOfWork) DeleteCaptchaSecret(ctx context.Context, formID string) error {
 	_, err := u.tx.Exec(ctx, `DELETE FROM captcha_secrets WHERE form_id = $1`, formID)
 	return err
+}
+
+// verifiedRoutes are the form's verified routing recipients as the forms
+// read model keeps them: never NULL.
+func verifiedRoutes(f *form.Form) []string {
+	if v := f.VerifiedRoutes(); v != nil {
+		return v
+	}
+	return []string{}
 }

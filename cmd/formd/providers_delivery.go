@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/formd/formd/adapters/mail"
+	"github.com/formd/formd/adapters/mailtemplate"
 	"github.com/formd/formd/adapters/outbound"
 	"github.com/formd/formd/adapters/postgres"
 	"github.com/formd/formd/adapters/prometheus"
@@ -52,6 +53,9 @@ func provideDevelopmentMail(cfg Config, mailer application.Mailer) *application.
 	}
 	return application.NewReadDevelopmentMailHandler(nil)
 }
+
+// provideTemplateEngine renders the forms' mail templates (Mustache).
+func provideTemplateEngine() application.TemplateEngine { return mailtemplate.New() }
 
 func provideMailSettings(cfg Config) application.MailSettings {
 	return application.MailSettings{BaseURL: cfg.BaseURL, From: cfg.MailFrom}

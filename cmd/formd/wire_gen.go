@@ -114,7 +114,8 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	testInbox := postgres.NewTestInbox(pool)
 	mailSettings := provideMailSettings(cfg)
 	spamLinkTokens := secrets.NewSpamLinkTokens(keyring)
-	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, spamLinkTokens, clock)
+	templateEngine := provideTemplateEngine()
+	renderer := application.NewRenderer(mailSettings, readModel, sealer, objectLinks, spamLinkTokens, clock, templateEngine)
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
 	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
@@ -148,7 +149,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens, catalogs)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens, templateEngine, catalogs)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	integrationProofs := postgres.NewIntegrationProofs(pool)
 	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
@@ -236,6 +237,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	formSubmissionCountsHandler := application.NewFormSubmissionCountsHandler(readModel, clock)
 	requestForgeryTokenHandler := application.NewRequestForgeryTokenHandler(valueHasher)
 	readTestInboxHandler := application.NewReadTestInboxHandler(readModel, applicationTestInbox)
+	previewTemplatesHandler := application.NewPreviewTemplatesHandler(readModel, renderer, clock)
 	readDevelopmentMailHandler := provideDevelopmentMail(cfg, mailer)
 	queries := application.Queries{
 		Authenticate:          authenticateHandler,
@@ -263,6 +265,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		FormSubmissionCounts:  formSubmissionCountsHandler,
 		RequestForgeryTokens:  requestForgeryTokenHandler,
 		ReadTestInbox:         readTestInboxHandler,
+		PreviewTemplates:      previewTemplatesHandler,
 		DevelopmentMail:       readDevelopmentMailHandler,
 	}
 	applicationApplication := &application.Application{

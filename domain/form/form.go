@@ -27,6 +27,10 @@ type Form struct {
 	updatedAt         time.Time
 
 	stream domain.Stream[Event]
+
+	// verifiedRoutes are the routing recipients whose own link was
+	// followed, while a rule still names them (route_verification.go).
+	verifiedRoutes []string
 }
 
 // NewForm is a form about to be created.
@@ -75,6 +79,8 @@ type Patch struct {
 	Spam             *Spam
 	Language         *string
 	Pages            *Pages
+	Templates        *Templates
+	Routes           *[]Route
 }
 
 // ChangeSettings applies a patch. A patch that changes nothing records nothing.
@@ -99,6 +105,8 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.TestMode, p.TestMode)
 	set(&next.Language, p.Language)
 	set(&next.Pages, p.Pages)
+	set(&next.Templates, p.Templates)
+	set(&next.Routes, p.Routes)
 	if p.Captcha != nil {
 		captcha, err := next.Captcha.Apply(*p.Captcha)
 		if err != nil {
@@ -183,6 +191,8 @@ var settingFields = []string{
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
 	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
 	"language", "pages",
+	"templates",
+	"routes",
 }
 
 func (f *Form) record(e Event) { f.stream.Record(f.apply, e) }
@@ -199,12 +209,17 @@ func (f *Form) apply(e Event) {
 		if e.RecipientReset {
 			f.recipientVerified = false
 		}
+		f.forgetRemovedRoutes()
 		f.updatedAt = e.At
 	case SettingsRestored:
 		f.settings = e.Settings
 		if e.RecipientReset {
 			f.recipientVerified = false
 		}
+		f.forgetRemovedRoutes()
+		f.updatedAt = e.At
+	case RouteRecipientVerified:
+		f.verifiedRoutes = append(f.verifiedRoutes, e.RecipientEmail)
 		f.updatedAt = e.At
 	case RecipientVerified:
 		f.recipientVerified = true
@@ -292,6 +307,7 @@ func (f *Form) Settings() Settings {
 	s.AllowedDomains = slices.Clone(s.AllowedDomains)
 	s.AllowedSenderIPs = slices.Clone(s.AllowedSenderIPs)
 	s.Validation.Fields = slices.Clone(s.Validation.Fields)
+	s.Routes = slices.Clone(s.Routes)
 	return s
 }
 

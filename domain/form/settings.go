@@ -76,6 +76,13 @@ type Settings struct {
 	Language string `json:"language,omitempty"`
 	// Pages are the form's own words on its hosted success and error pages.
 	Pages Pages `json:"pages,omitzero"`
+	// Templates are the form's own mail templates (omitzero: absent while
+	// every mail keeps its default, as in forms made before they existed).
+	Templates Templates `json:"templates,omitzero"`
+	// Routes send matching submissions to further recipients, each
+	// verified by its own link (omitempty: absent while none, as in forms
+	// made before routing existed).
+	Routes []Route `json:"routes,omitempty"`
 }
 
 // Autoresponder configures the optional confirmation email to the submitter.
@@ -129,6 +136,8 @@ func (s Settings) Normalize() Settings {
 	s.Spam = s.Spam.normalize()
 	s.Language = strings.ToLower(strings.TrimSpace(s.Language))
 	s.Pages = s.Pages.normalize()
+	s.Templates = s.Templates.normalize()
+	s.Routes = normalizeRoutes(s.Routes)
 	return s
 }
 
@@ -205,6 +214,12 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Pages.validate(); err != nil {
+		return err
+	}
+	if err := s.Templates.Validate(); err != nil {
+		return err
+	}
+	if err := validateRoutes(s.Routes); err != nil {
 		return err
 	}
 	return s.Validation.Validate()

@@ -79,7 +79,8 @@ func Decide(f Facts) Decision {
 	}
 	d := Decision{verdict: v}
 	if v.Err() == nil {
-		d.plan = PlanDeliveries(t.Settings, r.Envelope).WithIntegrations(f.Integrations).
+		routing := Route(t.Settings, t.RecipientVerified, t.VerifiedRoutes, r.Fields)
+		d.plan = PlanDeliveries(t.Settings, r.Envelope).WithRouting(routing).WithIntegrations(f.Integrations).
 			WithAutoresponderDefaults(t.Settings, f.AutoresponderDefaults)
 		if tag, ok := v.SpamTag(); ok {
 			d.plan = d.plan.TaggedSpam(tag)

@@ -81,7 +81,8 @@ func TestDecidePlansOnlyAnAcceptedSubmission(t *testing.T) {
 	plain.JSONClient = false
 	integrations := []form.Integration{{Type: form.IntegrationSlack, Enabled: true, TargetURL: "https://hooks.slack.com/x"}}
 	d := submission.Decide(submission.Facts{Request: plain, Form: &tg, Integrations: integrations})
-	want := submission.PlanDeliveries(tg.Settings, plain.Envelope).WithIntegrations(integrations)
+	routing := submission.Route(tg.Settings, tg.RecipientVerified, tg.VerifiedRoutes, plain.Fields)
+	want := submission.PlanDeliveries(tg.Settings, plain.Envelope).WithRouting(routing).WithIntegrations(integrations)
 	if !reflect.DeepEqual(d.Plan(), want) {
 		t.Errorf("plan %+v, want %+v", d.Plan(), want)
 	}

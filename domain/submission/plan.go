@@ -18,7 +18,10 @@ const (
 // and the routing fields when it is accepted: the notification always, an
 // autoresponder and a webhook when they apply.
 type Plan struct {
-	recipient      string
+	recipient string
+	// routing says who gets the notification; nil while the plan sends
+	// it to the primary recipient alone.
+	routing        *Routing
 	cc             []string
 	subject        string
 	fromName       string
@@ -165,6 +168,21 @@ func (p Plan) WithAutoresponderDefaults(st form.Settings, defaults MailText) Pla
 	return p
 }
 
+// WithRouting is the plan whose notification goes where the form's
+// routing rules decided (Route).
+func (p Plan) WithRouting(r Routing) Plan {
+	p.routing = &r
+	return p
+}
+
+// Routing is where the notification goes and, for a dry run, why.
+func (p Plan) Routing() Routing {
+	if p.routing == nil {
+		return Routing{Notifications: []Notification{{Recipient: p.recipient}}}
+	}
+	return *p.routing
+}
+
 // WithoutAutoresponder is the plan without its autoresponder (one already
 // went to the address within the hour).
 func (p Plan) WithoutAutoresponder() Plan {
@@ -236,14 +254,23 @@ type Planned struct {
 	// Integration is the integration the delivery is for; blank for the
 	// form's own mail and a per-submit webhook.
 	Integration form.IntegrationType
+	// Recipient is where a notification mail goes.
+	Recipient string
+	// Note says, for the delivery log, why a notification went where it
+	// did when a routing rule's recipient was skipped.
+	Note string
 }
 
-// Deliveries are what the plan queues, notification first: the
-// autoresponder, the per-submit webhook, the webhook integration and the
-// Slack, Discord, Telegram and Google Sheets integrations when they apply. Both webhooks are of
-// KindWebhook and differ by their URL.
+// Deliveries are what the plan queues, the notifications first (one per
+// routed recipient, else the primary's), then the autoresponder, the
+// per-submit webhook, the webhook integration and the Slack, Discord,
+// Telegram and Google Sheets integrations when they apply. Both webhooks
+// are of KindWebhook and differ by their URL.
 func (p Plan) Deliveries() []Planned {
-	out := []Planned{{Kind: delivery.KindEmail, Target: delivery.EmailTarget(p.recipient)}}
+	var out []Planned
+	for _, n := range p.Routing().Notifications {
+		out = append(out, Planned{Kind: delivery.KindEmail, Target: delivery.EmailTarget(n.Recipient), Recipient: n.Recipient, Note: n.Note})
+	}
 	if p.autoresponder != nil {
 		out = append(out, Planned{Kind: delivery.KindAutoresponder, Target: delivery.EmailTarget(p.submitterEmail)})
 	}

@@ -164,36 +164,36 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 		want []submission.Planned
 	}{
 		{"enabled", submission.Envelope{}, []form.Integration{hook, telegram}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 			telegramPlanned,
 		}},
 		{"all five in a fixed order", submission.Envelope{}, []form.Integration{sheets, telegram, discord, slack, hook}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 			slackPlanned, discordPlanned, telegramPlanned, sheetsPlanned,
 		}},
 		{"a sheet needs its proof", submission.Envelope{}, []form.Integration{unproven}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 		}},
 		{"a sheet needs its name", submission.Envelope{}, []form.Integration{sheetless}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 		}},
 		{"with a per-submit webhook", submission.Envelope{Webhook: "https://per.example.net/h"}, []form.Integration{hook}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 			{Kind: delivery.KindWebhook, Target: "per.example.net", WebhookURL: "https://per.example.net/h"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 		}},
 		{"chats after the webhook, Slack first whatever the order", submission.Envelope{}, []form.Integration{discord, slack, hook}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 			{Kind: delivery.KindWebhook, Target: "in.example.org", WebhookURL: hook.TargetURL, Integration: form.IntegrationWebhook},
 			slackPlanned, discordPlanned,
 		}},
 		{"discord alone", submission.Envelope{}, []form.Integration{discord, slackOff}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"}, discordPlanned,
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"}, discordPlanned,
 		}},
 		{"disabled", submission.Envelope{}, []form.Integration{off, slackOff, telegramOff}, []submission.Planned{
-			{Kind: delivery.KindEmail, Target: "example.com"},
+			{Kind: delivery.KindEmail, Target: "example.com", Recipient: "inbox@example.com"},
 		}},
 	}
 	for _, tt := range tests {

@@ -149,6 +149,9 @@ type DeliveryRef struct {
 	// Target is; empty in events recorded before Accepted queued its
 	// deliveries itself.
 	Target string
+	// Note says why a notification went where it did when a routing rule
+	// was skipped (its recipient not verified); blank otherwise.
+	Note string
 }
 
 // Accepted records an accepted live submission. It carries field names and

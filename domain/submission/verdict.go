@@ -50,6 +50,9 @@ type Request struct {
 type Target struct {
 	Settings          form.Settings
 	RecipientVerified bool
+	// VerifiedRoutes are the routing recipients whose own link was
+	// followed (form.RouteVerified).
+	VerifiedRoutes []string
 	// Usage is the account's quota usage this month, for a dry run or a
 	// test (Decide asks for it). A live submission has none: its quota is
 	// taken when it is committed, where a refusal becomes OverQuota.

@@ -23,6 +23,10 @@ const (
 	// KindPasswordReset lets the owner of an account's mailbox set a new
 	// password; its subject is the account.
 	KindPasswordReset Kind = "password_reset"
+	// KindRouteRecipient proves a form's routing recipient reads its
+	// mail; its subject is the form, and each address has its own link
+	// (only the latest link to the same address verifies).
+	KindRouteRecipient Kind = "route_recipient"
 )
 
 // Status is a verification's state.
@@ -84,7 +88,7 @@ func (r Requested) Delivery() delivery.Queued {
 	q := delivery.Queued{DeliveryID: r.DeliveryID, VerificationID: r.VerificationID, Kind: delivery.KindAccountVerification,
 		Target: delivery.EmailTarget(r.Email), At: r.At}
 	switch r.Kind {
-	case KindRecipient:
+	case KindRecipient, KindRouteRecipient:
 		q.Kind, q.FormID = delivery.KindRecipientVerification, r.SubjectID
 	case KindPasswordReset:
 		q.Kind = delivery.KindPasswordReset
@@ -124,7 +128,7 @@ func Request(r Requested, now time.Time) (*Verification, error) {
 	if r.VerificationID == "" || r.SubjectID == "" || r.TokenHash == "" || r.Email == "" || r.DeliveryID == "" {
 		return nil, errors.New("verification: id, subject, email, token hash and delivery id are required")
 	}
-	if r.Kind != KindAccount && r.Kind != KindRecipient && r.Kind != KindPasswordReset {
+	if r.Kind != KindAccount && r.Kind != KindRecipient && r.Kind != KindPasswordReset && r.Kind != KindRouteRecipient {
 		return nil, errors.New("verification: unknown kind")
 	}
 	r.At = now.UTC()

@@ -205,8 +205,15 @@ func (s *Server) resendRecipientVerification(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// An optional body names a routing recipient to resend for.
+	var body struct {
+		RecipientEmail string `json:"recipientEmail"`
+	}
+	if c.Request.ContentLength != 0 && !s.decodeJSON(c, &body) {
+		return
+	}
 	v, err := s.app.Commands.ResendRecipientVerification.Handle(c.Request.Context(),
-		application.ResendRecipientVerification{Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id})
+		application.ResendRecipientVerification{Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, RecipientEmail: body.RecipientEmail})
 	if err != nil {
 		s.respondError(c, err)
 		return

@@ -55,6 +55,8 @@ type formRequest struct {
 	Spam             *portkit.Spam          `json:"spam"`
 	Language         *string                `json:"language"`
 	Pages            *portkit.Pages         `json:"pages"`
+	Templates        *portkit.Templates     `json:"templates"`
+	Routes           *[]portkit.Route       `json:"routes"`
 }
 
 func (r formRequest) patch() form.Patch {
@@ -92,6 +94,14 @@ func (r formRequest) patch() form.Patch {
 		sp := r.Spam.Settings()
 		p.Spam = &sp
 	}
+	if r.Templates != nil {
+		t := r.Templates.Settings()
+		p.Templates = &t
+	}
+	if r.Routes != nil {
+		routes := portkit.RoutesSettings(*r.Routes)
+		p.Routes = &routes
+	}
 	if r.Captcha != nil {
 		p.Captcha = &form.CaptchaPatch{Provider: r.Captcha.Provider, SiteKey: r.Captcha.SiteKey, Secret: r.Captcha.Secret, MinScore: r.Captcha.MinScore}
 	}
@@ -109,8 +119,8 @@ func (r formRequest) settings() form.Settings {
 		RedirectDefault: deref(p.RedirectDefault), ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault),
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
-		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam),
-		Language: deref(p.Language), Pages: deref(p.Pages),
+		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam), Templates: deref(p.Templates),
+		Routes: deref(p.Routes), Language: deref(p.Language), Pages: deref(p.Pages),
 	}
 }
 

@@ -133,6 +133,8 @@ func (s *Server) confirmLink(c *gin.Context) {
 		s.linkFailed(c, err)
 	case out.Kind == verification.KindAccount:
 		s.page(c, http.StatusOK, s.linkWords(c, "account_done", out.Email))
+	case out.Kind == verification.KindRouteRecipient:
+		s.page(c, http.StatusOK, s.linkWords(c, "route_recipient_done", out.Email))
 	default:
 		s.page(c, http.StatusOK, s.linkWords(c, "recipient_done", out.Email))
 	}

@@ -45,6 +45,8 @@ type settingsInput struct {
 	Spam             *spamInput             `json:"spam,omitempty" jsonschema:"the spam policy, replaced whole: mode off (the default), tag (deliver marked [SPAM]) or reject (refuse with 400), and its rules; an allowIps match wins over every other rule"`
 	Language         *string                `json:"language,omitempty" jsonschema:"the language of the hosted pages and the default autoresponder: en, de, fr, es, pt, it, nl or ja; empty follows each visitor's browser"`
 	Pages            *portkit.Pages         `json:"pages,omitempty" jsonschema:"the form's own heading and text on its hosted success and error pages, by language tag; replaced whole"`
+	Templates        *portkit.Templates     `json:"templates,omitempty" jsonschema:"the form's own mail templates (Mustache: {{name}}, {{#fields}}{{name}}: {{value}}{{/fields}}, {{#company}}…{{/company}}), replaced whole; a blank part keeps the default"`
+	Routes           *[]portkit.Route       `json:"routes,omitempty" jsonschema:"routing rules, replaced whole (at most 20): a submission goes to every verified recipient whose rule its fields match, else to recipientEmail; each new recipient is mailed its own verification link"`
 }
 
 // spamInput is a form's spam policy in create_form and update_form: a rule
@@ -95,9 +97,17 @@ func (in settingsInput) patch() form.Patch {
 		a := in.Archive.Settings()
 		p.Archive = &a
 	}
+	if in.Templates != nil {
+		t := in.Templates.Settings()
+		p.Templates = &t
+	}
 	if in.Spam != nil {
 		sp := portkit.Spam{Mode: in.Spam.Mode, Rules: portkit.SpamRules(in.Spam.Rules)}.Settings()
 		p.Spam = &sp
+	}
+	if in.Routes != nil {
+		routes := portkit.RoutesSettings(*in.Routes)
+		p.Routes = &routes
 	}
 	return p
 }

@@ -129,7 +129,8 @@ func (s *Server) formTools(srv *sdk.Server) {
 					ReplyToMode: deref(p.ReplyToMode), ReplyToDefault: deref(p.ReplyToDefault), Validation: deref(p.Validation),
 					AllowedSenderIPs: deref(p.AllowedSenderIPs), UploadsEnabled: deref(p.UploadsEnabled),
 					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder), TestMode: deref(p.TestMode),
-					Archive: deref(p.Archive), Spam: deref(p.Spam), Language: deref(p.Language), Pages: deref(p.Pages)},
+					Archive: deref(p.Archive), Spam: deref(p.Spam), Templates: deref(p.Templates),
+					Routes: deref(p.Routes), Language: deref(p.Language), Pages: deref(p.Pages)},
 			})
 			if err != nil {
 				return formOutput{}, err

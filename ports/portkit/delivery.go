@@ -27,6 +27,9 @@ type Delivery struct {
 	// SpamCheck is what the content classifier made of the delivery's
 	// submission: checked or unavailable; absent when none was asked.
 	SpamCheck string `json:"spamCheck,omitempty" jsonschema:"checked or unavailable: what the spam classifier made of the submission; absent when none was asked"`
+	// Note says why a routed submission's notification went to the
+	// primary recipient; absent for every other delivery.
+	Note string `json:"note,omitempty" jsonschema:"why a routed submission's notification went to the primary recipient (a matched routing rule's recipient is not verified); absent otherwise"`
 }
 
 // PresentDelivery shows a delivery record, its times in UTC and its kind by
@@ -34,7 +37,7 @@ type Delivery struct {
 func PresentDelivery(r application.DeliveryRecord) Delivery {
 	return Delivery{ID: r.ID, FormID: r.FormID, Kind: delivery.PublicKind(r.Kind), Target: r.Target, State: r.State,
 		Attempts: r.Attempts, LastError: r.LastError, NextAttemptAt: UTC(r.NextAttemptAt), CreatedAt: r.CreatedAt.UTC(),
-		FinishedAt: UTC(r.FinishedAt), SpamCheck: r.SpamCheck}
+		FinishedAt: UTC(r.FinishedAt), SpamCheck: r.SpamCheck, Note: r.Note}
 }
 
 // UTC is an optional time in UTC (nil stays nil), as every answer shows times.

@@ -36,6 +36,9 @@ type Form struct {
 	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag, hold or reject, and the rules that judge submissions spam"`
 	Language          string                `json:"language" jsonschema:"the language of the hosted pages and the default autoresponder: en, de, fr, es, pt, it, nl or ja; blank follows each visitor's browser (Accept-Language)"`
 	Pages             Pages                 `json:"pages" jsonschema:"the form's own heading and text on its hosted success and error pages, per language"`
+	Templates         Templates             `json:"templates" jsonschema:"the form's own mail templates (Mustache); a blank part keeps the default"`
+	Routes            []Route               `json:"routes,omitempty" jsonschema:"routing rules: a submission goes to every verified recipient whose rule its fields match, else to recipientEmail"`
+	RouteVerification []RouteVerification   `json:"routeVerification,omitempty" jsonschema:"read-only: whether each routing recipient followed its own verification link"`
 	Version           int                   `json:"version" jsonschema:"the form's version: how many changes it has had"`
 	CreatedAt         time.Time             `json:"createdAt"`
 	UpdatedAt         time.Time             `json:"updatedAt"`
@@ -164,7 +167,9 @@ func PresentForm(f application.FormRecord) Form {
 		Validation: PresentValidation(st.Validation), AllowedSenderIPs: NonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
-		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam), Language: st.Language, Pages: PresentPages(st.Pages),
+		Language: st.Language, Pages: PresentPages(st.Pages),
+		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam), Templates: PresentTemplates(st.Templates),
+		Routes: PresentRoutes(st.Routes), RouteVerification: PresentRouteVerification(f),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 	}
 }

@@ -51,16 +51,17 @@ type auditPage struct {
 
 // eventLabels name the form's event types.
 var eventLabels = map[string]string{
-	form.CreatedType:               "Form created",
-	form.SettingsChangedType:       "Settings changed",
-	form.SettingsRestoredType:      "Settings restored",
-	form.RecipientVerifiedType:     "Recipient verified",
-	form.IntegrationConfiguredType: "Integration configured",
-	form.WebhookSecretIssuedType:   "Webhook signing secret issued",
-	form.TelegramChatConnectedType: "Telegram chat connected",
-	form.GoogleSheetProvenType:     "Google spreadsheet proven",
-	form.SubmissionsErasedType:     "Submissions erased",
-	form.SpamReviewedType:          "Spam folder reviewed",
+	form.CreatedType:                "Form created",
+	form.SettingsChangedType:        "Settings changed",
+	form.SettingsRestoredType:       "Settings restored",
+	form.RecipientVerifiedType:      "Recipient verified",
+	form.RouteRecipientVerifiedType: "Routing recipient verified",
+	form.IntegrationConfiguredType:  "Integration configured",
+	form.WebhookSecretIssuedType:    "Webhook signing secret issued",
+	form.TelegramChatConnectedType:  "Telegram chat connected",
+	form.GoogleSheetProvenType:      "Google spreadsheet proven",
+	form.SubmissionsErasedType:      "Submissions erased",
+	form.SpamReviewedType:           "Spam folder reviewed",
 
 	account.RegisteredType:       "Account registered",
 	account.EmailVerifiedType:    "Email verified",

@@ -19,11 +19,14 @@ type deliveryRow struct {
 	// SpamNote says the submission was judged by the spam rules alone,
 	// the classifier having given no verdict; blank otherwise.
 	SpamNote string
+	// RouteNote says why a routed submission's notification went to the
+	// primary recipient; blank otherwise.
+	RouteNote string
 }
 
 func rowOf(d application.DeliveryRecord) deliveryRow {
 	row := deliveryRow{ID: d.ID, Kind: delivery.PublicKind(d.Kind), Target: d.Target, State: d.State, LastError: d.LastError,
-		Attempts: d.Attempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt, FinishedAt: d.FinishedAt}
+		Attempts: d.Attempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt, FinishedAt: d.FinishedAt, RouteNote: d.Note}
 	if d.SpamCheck == submission.SpamCheckUnavailable {
 		row.SpamNote = submission.MsgSpamCheckUnavailable
 	}

@@ -35,6 +35,8 @@ type formHeader struct {
 	Settings form.Settings
 	// Version is the form's version: how many events its stream holds.
 	Version int
+	// VerifiedRoutes are the routing recipients whose own link was followed.
+	VerifiedRoutes []string
 }
 
 // formTabs lists a form's pages; a tab without a path would be announced,
@@ -88,7 +90,8 @@ func (s *Server) loadForm(w http.ResponseWriter, r *http.Request, v *visitor, cu
 		}
 		return formHeader{ID: f.ID, Name: f.Settings.Name, Recipient: f.Settings.RecipientEmail, KeyPrefix: f.AccessKeyPrefix,
 			RecipientVerified: f.RecipientVerified, AllowedDomains: f.Settings.AllowedDomains, CreatedAt: f.CreatedAt,
-			Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled, held), Settings: f.Settings, Version: f.Version}, true
+			Tabs: formTabs(f.ID, current, f.Settings.Archive.Enabled, held), Settings: f.Settings, Version: f.Version,
+			VerifiedRoutes: f.VerifiedRoutes}, true
 	}
 	s.errorPage(w, r, http.StatusNotFound, "")
 	return formHeader{}, false

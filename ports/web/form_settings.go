@@ -45,6 +45,8 @@ type settingsFields struct {
 	SpamAllowIPs, SpamBlockIPs, SpamBlockEmailDomains, SpamBlockWords, SpamBlockPatterns string
 	SpamAllowedScripts, SpamMaxLinks                                                     string
 	SpamBlockDisposable                                                                  bool
+	// Routes are the routing rules' rows as typed (form_routes.go).
+	Routes []routeRow
 	// Languages are the form's language and its own hosted pages' words.
 	Languages languageFields
 	Errors    fieldErrors
@@ -69,6 +71,10 @@ type settingsPage struct {
 	SpamModes []form.SpamMode
 	// DefaultHoldDays and MaxHoldDays bound hold mode's days.
 	DefaultHoldDays, MaxHoldDays int
+	// Templates is the mail templates' card (form_templates.go).
+	Templates *templatesForm
+	// RouteOperators are the routing rules' operators the page offers.
+	RouteOperators []form.RouteOperator
 }
 
 // captchaChoice is one captcha provider as the page offers it.
@@ -166,12 +172,15 @@ func (s *Server) showSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	if !ok {
 		return
 	}
-	s.drawSettings(w, r, v, http.StatusOK, settingsPage{Form: f, Fields: fieldsOf(f.Settings)}, notices[r.URL.Query().Get("notice")])
+	fields := fieldsOf(f.Settings)
+	fields.Routes = routeRowsOf(f)
+	s.drawSettings(w, r, v, http.StatusOK, settingsPage{Form: f, Fields: fields}, notices[r.URL.Query().Get("notice")])
 }
 
 func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor, status int, page settingsPage, notice string) {
 	page.ReplyToModes = []form.ReplyToMode{form.ReplyToSubmitter, form.ReplyToDefault, form.ReplyToNone}
 	page.CaptchaChoices = captchaChoices
+	page.RouteOperators = routeOperators
 	page.Defaults = form.UploadLimits{}.Effective()
 	page.MaxFilesCeiling = form.MaxFilesCeiling
 	page.SpamModes = []form.SpamMode{form.SpamOff, form.SpamTag, form.SpamHold, form.SpamReject}
@@ -179,6 +188,9 @@ func (s *Server) drawSettings(w http.ResponseWriter, r *http.Request, v *visitor
 	page.MaxFileBytesHint = fmt.Sprintf("Empty: %d (%s). At most %d (%s).", page.Defaults.MaxFileBytes,
 		mebibytes(page.Defaults.MaxFileBytes), form.MaxFileBytesCeiling, mebibytes(form.MaxFileBytesCeiling))
 	page.Fields.CaptchaSecret = "" // a typed secret is never sent back
+	if page.Templates == nil {
+		page.Templates = &templatesForm{Values: page.Form.Settings.Templates}
+	}
 	if acc, err := s.app.Queries.AccountOverview.Handle(r.Context(), application.AccountOverview{Caller: v.Session}); err == nil {
 		page.ArchiveMaxDays = acc.Plan.ArchiveRetentionDays()
 	}
@@ -213,8 +225,10 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		SpamBlockPatterns: r.PostFormValue("spamBlockPatterns"), SpamAllowedScripts: r.PostFormValue("spamAllowedScripts"),
 		SpamMaxLinks: strings.TrimSpace(r.PostFormValue("spamMaxLinks")), SpamBlockDisposable: r.PostFormValue("spamBlockDisposable") == "on",
 		Languages: languageFieldsPosted(r),
+		Routes:    typedRoutes(r),
 	}
 	patch, problems := settingsPatch(in)
+	in.Routes = withBlankRouteRows(in.Routes) // shown again as typed if refused
 	if problems != nil {
 		in.Errors = problems
 		s.drawSettings(w, r, v, http.StatusBadRequest, settingsPage{Form: f, Fields: in}, "")
@@ -348,6 +362,8 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		}
 	}
 	patch.Captcha = &captcha
+	routes := routesOf(in.Routes)
+	patch.Routes = &routes
 	return patch, nil
 }
 
@@ -358,6 +374,9 @@ func settingsProblem(invalid *domain.InvalidInputError) (field, message string, 
 	if m := ruleIndex.FindStringSubmatch(invalid.Field); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return "validation", "Rule " + strconv.Itoa(n+1) + ": " + invalid.Message, true
+	}
+	if field, message, ok := routeProblem(invalid); ok {
+		return field, message, true
 	}
 	if strings.HasPrefix(invalid.Field, "validation") {
 		return "validation", upperFirst(invalid.Message), true

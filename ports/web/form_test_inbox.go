@@ -105,6 +105,7 @@ func (s *Server) showTestInbox(w http.ResponseWriter, r *http.Request, v *visito
 	for _, sub := range list {
 		page.Submissions = append(page.Submissions, testEntryOf(sub))
 	}
+	allowMailFrames(w)
 	s.render(w, r, http.StatusOK, "form-test-inbox", view{Title: f.Name + ": test inbox", Section: "forms", Visitor: v,
 		Notice: notices[r.URL.Query().Get("notice")], Data: page})
 }

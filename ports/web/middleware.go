@@ -12,6 +12,23 @@ import (
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 
+// MailFramingPolicy is ContentSecurityPolicy for a page that shows a
+// rendered mail's HTML part in a sandboxed srcdoc frame. That frame
+// inherits the page's policy and has an opaque origin, so an inherited
+// frame-ancestors would refuse the page itself as its parent: the policy
+// leaves it out and the page keeps X-Frame-Options: DENY (which is not
+// inherited) against being framed. Mails are styled inline, so inline
+// styles are allowed (the page's own markup is html/template's, which
+// escapes every value); the mail still runs no script (sandbox) and loads
+// nothing from elsewhere.
+const MailFramingPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	"form-action 'self'; base-uri 'none'"
+
+// allowMailFrames sets MailFramingPolicy on a page that shows mail HTML.
+func allowMailFrames(w http.ResponseWriter) {
+	w.Header().Set("Content-Security-Policy", MailFramingPolicy)
+}
+
 // maxFormBody bounds a dashboard form post.
 const maxFormBody = 64 << 10
 

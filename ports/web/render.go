@@ -53,6 +53,8 @@ var templateFuncs = template.FuncMap{
 		}
 		return m
 	},
+	// list makes a list to range over in a template: list a b c.
+	"list": func(items ...any) []any { return items },
 }
 
 // humanTime writes a time for people, in UTC.

@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/versions/{version}/restore", s.signedIn(s.restoreVersion))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/settings", s.signedIn(s.showSettings))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/settings", s.signedIn(s.saveSettings))
+	m.HandleFunc("POST "+Prefix+"/forms/{formID}/settings/templates", s.signedIn(s.saveTemplates))
 	m.HandleFunc("GET "+Prefix+"/forms/{formID}/integrations", s.signedIn(s.showIntegrations))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/integrations/{type}", s.signedIn(s.configureIntegration))
 	m.HandleFunc("POST "+Prefix+"/forms/{formID}/integrations/{type}/test", s.signedIn(s.testIntegration))

@@ -137,6 +137,8 @@ var storedShapes = []struct {
 		`{"restoredVersion":2,"changes":[{"field":"name","from":"New","to":"Contact"}],"settings":` + sampleSettingsJSON + `,"at":"2026-03-01T12:30:00Z"}`},
 	{form.RecipientVerified{RecipientEmail: "owner@example.com", At: at},
 		`{"recipientEmail":"owner@example.com","at":"2026-03-01T12:30:00Z"}`},
+	{form.RouteRecipientVerified{RecipientEmail: "sales@example.com", At: at},
+		`{"recipientEmail":"sales@example.com","at":"2026-03-01T12:30:00Z"}`},
 	{form.IntegrationConfigured{Changes: []form.Change{{Field: "integrations.webhook.enabled", From: json.RawMessage(`false`), To: json.RawMessage(`true`)}},
 		Integration: form.Integration{Type: form.IntegrationWebhook, Enabled: true, TargetURL: "https://example.com/hook", CreatedAt: at, UpdatedAt: at.Add(time.Hour)}, At: at.Add(time.Hour)},
 		`{"changes":[{"field":"integrations.webhook.enabled","from":false,"to":true}],"integration":{"type":"webhook","enabled":true,"targetUrl":"https://example.com/hook",` +
@@ -282,6 +284,20 @@ func TestSettingsRoundTrip(t *testing.T) {
 	// rules, as before it existed.
 	if data, _ := EncodeSettings(sampleSettings); strings.Contains(string(data), `"spam"`) {
 		t.Errorf("a form without a spam policy stored %s", data)
+	}
+	// Routes are stored while set and absent while none, as before they existed.
+	if data, _ := EncodeSettings(sampleSettings); strings.Contains(string(data), `"routes"`) {
+		t.Errorf("a form without routes stored %s", data)
+	}
+	routed := sampleSettings
+	routed.Routes = []form.Route{{RecipientEmail: "sales@example.com", Field: "department", Operator: form.RouteEquals, Value: "sales"},
+		{RecipientEmail: "eu@example.com", Field: "country", Operator: form.RouteIn, Values: []string{"de", "fr"}}}
+	data, _ = EncodeSettings(routed)
+	if got, err := DecodeSettings(data); err != nil || !reflect.DeepEqual(got.Routes, routed.Routes) {
+		t.Errorf("routes came back as %+v (%v) from %s", got.Routes, err, data)
+	}
+	if !strings.Contains(string(data), `"routes":[{"recipientEmail":"sales@example.com","field":"department","operator":"equals","value":"sales"},{"recipientEmail":"eu@example.com","field":"country","operator":"in","values":["de","fr"]}]`) {
+		t.Errorf("routes stored as %s", data)
 	}
 	filtered := sampleSettings
 	filtered.Spam = form.Spam{Mode: form.SpamTag, Rules: form.SpamRules{AllowIPs: []string{"192.0.2.0/24"}, BlockWords: []string{"viagra"},

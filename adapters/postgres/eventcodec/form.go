@@ -152,3 +152,17 @@ func changesFromV1(changes []changeV1) []form.Change {
 	}
 	return out
 }
+
+// formRouteRecipientVerifiedV1 is form.route_recipient_verified.v1 as stored.
+type formRouteRecipientVerifiedV1 struct {
+	RecipientEmail string    `json:"recipientEmail"`
+	At             time.Time `json:"at"`
+}
+
+func init() {
+	Register(func(e form.RouteRecipientVerified) formRouteRecipientVerifiedV1 {
+		return formRouteRecipientVerifiedV1(e)
+	}, func(s formRouteRecipientVerifiedV1) form.RouteRecipientVerified {
+		return form.RouteRecipientVerified(s)
+	})
+}

@@ -34,6 +34,11 @@ type settingsV1 struct {
 	// Spam is absent while off without rules, as in every event written
 	// before it.
 	Spam *spamV1 `json:"spam,omitempty"`
+	// Templates are the form's mail templates (templatesV1).
+	Templates *templatesV1 `json:"templates,omitempty"`
+	// Routes are absent while the form has none, as in every event written
+	// before routing existed.
+	Routes []routeV1 `json:"routes,omitempty"`
 	// Language and Pages are absent while unset, as in every event written
 	// before them.
 	Language string   `json:"language,omitempty"`
@@ -84,6 +89,37 @@ func pagesFromV1(p *pagesV1) form.Pages {
 		return out
 	}
 	return form.Pages{Success: convert(p.Success), Error: convert(p.Error)}
+}
+
+// routeV1 is one routing rule as stored.
+type routeV1 struct {
+	RecipientEmail string   `json:"recipientEmail"`
+	Field          string   `json:"field"`
+	Operator       string   `json:"operator"`
+	Value          string   `json:"value,omitempty"`
+	Values         []string `json:"values,omitempty"`
+}
+
+func routesToV1(routes []form.Route) []routeV1 {
+	if len(routes) == 0 {
+		return nil
+	}
+	out := make([]routeV1, len(routes))
+	for i, r := range routes {
+		out[i] = routeV1{RecipientEmail: r.RecipientEmail, Field: r.Field, Operator: string(r.Operator), Value: r.Value, Values: r.Values}
+	}
+	return out
+}
+
+func routesFromV1(routes []routeV1) []form.Route {
+	if len(routes) == 0 {
+		return nil
+	}
+	out := make([]form.Route, len(routes))
+	for i, r := range routes {
+		out[i] = form.Route{RecipientEmail: r.RecipientEmail, Field: r.Field, Operator: form.RouteOperator(r.Operator), Value: r.Value, Values: r.Values}
+	}
+	return out
 }
 
 // spamV1 is a form's spam policy as stored; an empty mode is off.
@@ -225,7 +261,9 @@ func settingsToV1(s form.Settings) settingsV1 {
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsToV1(s.UploadLimits),
 		Autoresponder: autoresponderV1{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive), Spam: spamToV1(s.Spam),
-		Language: s.Language, Pages: pagesToV1(s.Pages),
+		Templates: templatesToV1(s.Templates),
+		Routes:    routesToV1(s.Routes),
+		Language:  s.Language, Pages: pagesToV1(s.Pages),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -248,7 +286,9 @@ func settingsFromV1(s settingsV1) form.Settings {
 		AllowedSenderIPs: s.AllowedSenderIPs, UploadsEnabled: s.UploadsEnabled, UploadLimits: uploadLimitsFromV1(s.UploadLimits),
 		Autoresponder: form.Autoresponder{Enabled: s.Autoresponder.Enabled, Subject: s.Autoresponder.Subject, Message: s.Autoresponder.Message},
 		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive), Spam: spamFromV1(s.Spam),
-		Language: s.Language, Pages: pagesFromV1(s.Pages),
+		Templates: templatesFromV1(s.Templates),
+		Routes:    routesFromV1(s.Routes),
+		Language:  s.Language, Pages: pagesFromV1(s.Pages),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))

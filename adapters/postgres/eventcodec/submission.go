@@ -14,7 +14,7 @@ func init() {
 			out.Deliveries = make([]deliveryRefV1, len(e.Deliveries))
 		}
 		for i, d := range e.Deliveries {
-			out.Deliveries[i] = deliveryRefV1{ID: d.ID, Kind: d.Kind, Target: d.Target}
+			out.Deliveries[i] = deliveryRefV1{ID: d.ID, Kind: d.Kind, Target: d.Target, Note: d.Note}
 		}
 		return out
 	}, func(s submissionAcceptedV1) submission.Accepted {
@@ -24,7 +24,7 @@ func init() {
 			out.Deliveries = make([]submission.DeliveryRef, len(s.Deliveries))
 		}
 		for i, d := range s.Deliveries {
-			out.Deliveries[i] = submission.DeliveryRef{ID: d.ID, Kind: d.Kind, Target: d.Target}
+			out.Deliveries[i] = submission.DeliveryRef{ID: d.ID, Kind: d.Kind, Target: d.Target, Note: d.Note}
 		}
 		return out
 	})
@@ -56,4 +56,7 @@ type deliveryRefV1 struct {
 	ID     string `json:"id"`
 	Kind   string `json:"kind"`
 	Target string `json:"target,omitempty"`
+	// Note came later the same way, and is absent but on a routed
+	// submission's notification that a skipped rule sent to the primary.
+	Note string `json:"note,omitempty"`
 }
