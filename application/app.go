@@ -75,7 +75,9 @@ type Queries struct {
 	Authenticate     *AuthenticateHandler
 	VerificationLink *VerificationLinkHandler
 	// SpamLink checks a notification mail's spam link for its page.
-	SpamLink    *SpamLinkHandler
+	SpamLink *SpamLinkHandler
+	// HostedPage words the hosted success and error pages of plain posts.
+	HostedPage  *HostedPageHandler
 	ListForms   *ListFormsHandler
 	FormHistory *FormHistoryHandler
 	// FormVersion and CompareFormVersions read a form's settings as of any

@@ -107,7 +107,7 @@ func TestACaptchaTokenIsVerifiedWithTheUnsealedSecret(t *testing.T) {
 		hmacSigner{key: "k"}, &memSpent{}, fixedClock{}, quietLog())
 	store := &fakeStore{}
 	h := NewSubmitHandler(&fakeForms{cached: captchaForm(1, "sec-1"), fresh: captchaForm(1, "sec-1")}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 
 	_, err := h.Handle(context.Background(), post("https://example.com"))
 	var rejected *SubmissionRejected
@@ -145,7 +145,7 @@ func TestACaptchaProviderWithoutAVerdictRefusesTheSubmission(t *testing.T) {
 				hmacSigner{key: "k"}, &memSpent{}, fixedClock{}, quietLog())
 			store := &fakeStore{}
 			h := NewSubmitHandler(&fakeForms{cached: captchaForm(1, "sec-1"), fresh: captchaForm(1, "sec-1")}, store, noEntitlements{}, freePlan{},
-				plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+				plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 			_, err := h.Handle(context.Background(), withField(post("https://example.com"), "h-captcha-response", "tok"))
 			var rejected *SubmissionRejected
 			if !errors.As(err, &rejected) || rejected.Gate != submission.GateCaptcha || rejected.Response.Message != tt.want {
@@ -169,7 +169,7 @@ func TestATokenIsVerifiedOnceWhenTheSubmissionIsJudgedAgain(t *testing.T) {
 		hmacSigner{key: "k"}, &memSpent{}, fixedClock{}, quietLog())
 	store := &fakeStore{conflicts: 1}
 	h := NewSubmitHandler(&fakeForms{cached: cached, fresh: captchaForm(2, "sec-1")}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{},
-		&seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+		&seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 	if _, err := h.Handle(context.Background(), withField(post("https://example.com"), "h-captcha-response", "tok")); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestACachedFormNamingAReplacedSecretIsReadAgain(t *testing.T) {
 		hmacSigner{key: "k"}, &memSpent{}, fixedClock{}, quietLog())
 	forms := &fakeForms{cached: captchaForm(1, "sec-1"), fresh: captchaForm(2, "sec-2")}
 	store := &fakeStore{}
-	h := NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+	h := NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, checks, noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 	if _, err := h.Handle(context.Background(), withField(post("https://example.com"), "h-captcha-response", "tok")); err != nil {
 		t.Fatal(err)
 	}

@@ -26,25 +26,28 @@ type DeliverHandler struct {
 	outbound      Outbound
 	tx            Transactor
 	verifications Verifications
-	tokens        LinkTokens
-	settings      MailSettings
-	clock         Clock
-	log           *slog.Logger
-	metrics       Metrics
-	render        *Renderer
+	// messages word a recipient verification mail in its form's language;
+	// nil keeps every verification mail English.
+	messages Messages
+	tokens   LinkTokens
+	settings MailSettings
+	clock    Clock
+	log      *slog.Logger
+	metrics  Metrics
+	render   *Renderer
 }
 
 // NewDeliverHandler builds the handler; every dependency is required. log
 // gets an error for each payload the configured keys cannot open.
 func NewDeliverHandler(store DeliveryStore, sealer Sealer, mailer Mailer, outbound Outbound, secrets WebhookSecrets,
 	tx Transactor, verifications Verifications, tokens LinkTokens, settings MailSettings, clock Clock, log *slog.Logger, metrics Metrics,
-	links ObjectLinks, spamLinks SpamLinkTokens, templates TemplateEngine) *DeliverHandler {
+	links ObjectLinks, spamLinks SpamLinkTokens, templates TemplateEngine, messages Messages) *DeliverHandler {
 	if store == nil || sealer == nil || mailer == nil || outbound == nil || secrets == nil || tx == nil || verifications == nil || tokens == nil || clock == nil || log == nil ||
 		metrics == nil || links == nil || spamLinks == nil || templates == nil {
 		panic("application: nil dependency of DeliverHandler")
 	}
 	return &DeliverHandler{store: store, sealer: sealer, mailer: mailer, outbound: outbound, tx: tx,
-		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics,
+		verifications: verifications, tokens: tokens, settings: settings, clock: clock, log: log, metrics: metrics, messages: messages,
 		render: NewRenderer(settings, secrets, sealer, links, spamLinks, clock, templates)}
 }
 

@@ -49,7 +49,7 @@ func (uncounted) End()   {}
 // handingOffSubmitHandler is the submit use case handing off through handOff.
 func handingOffSubmitHandler(forms *fakeForms, store SubmissionStore, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
 	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{},
-		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), handOff, intake)
+		noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), handOff, intake, nil)
 }
 
 // A submission whose deliveries fit in the workers' free slots commits them

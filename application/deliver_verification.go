@@ -35,7 +35,13 @@ func (h *DeliverHandler) sendVerification(ctx context.Context, q delivery.Queued
 	if err != nil {
 		return err
 	}
-	return h.mailer.Send(ctx, verificationMail(v, q.DeliveryID, token, h.settings))
+	m := verificationMail(v, q.DeliveryID, token, h.settings)
+	if v.Kind == verification.KindRecipient && v.Language != "" && h.messages != nil {
+		data := map[string]any{"Email": v.Email, "Link": verificationLink(h.settings, token), "Expires": linkExpiry(v)}
+		m.Subject = h.messages.Text(v.Language, "mail.recipient_verification.subject", nil)
+		m.Text = h.messages.Text(v.Language, "mail.recipient_verification.text", data) + "\n"
+	}
+	return h.mailer.Send(ctx, m)
 }
 
 // requestedToken is the token the verification was requested with: the one
@@ -63,8 +69,7 @@ func systemFromName(from string) string {
 
 // verificationMail is the mail with the one-time link of v.
 func verificationMail(v VerificationRecord, deliveryID, token string, settings MailSettings) Mail {
-	link := strings.TrimRight(settings.BaseURL, "/") + "/verify/" + token
-	expires := v.ExpiresAt.UTC().Format("2006-01-02 15:04 MST")
+	link, expires := verificationLink(settings, token), linkExpiry(v)
 	m := Mail{
 		DeliveryID: deliveryID,
 		MessageID:  deliveryID + "@formd",
@@ -90,3 +95,11 @@ func verificationMail(v VerificationRecord, deliveryID, token string, settings M
 	}
 	return m
 }
+
+// verificationLink is the address of a verification link's page.
+func verificationLink(settings MailSettings, token string) string {
+	return strings.TrimRight(settings.BaseURL, "/") + "/verify/" + token
+}
+
+// linkExpiry is when v's link expires, as its mail says it.
+func linkExpiry(v VerificationRecord) string { return v.ExpiresAt.UTC().Format("2006-01-02 15:04 MST") }

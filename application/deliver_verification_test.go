@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formd/formd/adapters/i18n"
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/verification"
@@ -94,7 +95,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
 			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
-				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{})
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -167,6 +168,44 @@ func TestSystemMailsKeepTheOperatorsSenderName(t *testing.T) {
 		m := verificationMail(VerificationRecord{}, "d1", "tok", MailSettings{From: from})
 		if m.FromName != want || m.From != from {
 			t.Errorf("FORMD_MAIL_FROM=%q: From %q under name %q; want the configured sender under %q", from, m.From, m.FromName, want)
+		}
+	}
+}
+
+// A recipient verification mail is in its form's language (the catalogs'
+// words, the same in English as formd's own), an account's in English.
+func TestARecipientVerificationMailIsInItsFormsLanguage(t *testing.T) {
+	catalogs, err := i18n.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := fixedClock{}.Now()
+	base := VerificationRecord{ID: "ver-1", Kind: verification.KindRecipient, SubjectID: "form-1", Email: "inbox@example.com",
+		DeliveryID: "del-1", Status: verification.StatusPending, ExpiresAt: now.Add(verification.Lifetime), TokenHash: HashSecret("tok-ver-1")}
+	settings := MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}
+	english := verificationMail(base, "del-1", "tok-ver-1", settings)
+	for _, tc := range []struct {
+		language string
+		want     func(Mail) bool
+	}{
+		{"de", func(m Mail) bool {
+			return strings.HasPrefix(m.Subject, "Bestätigen Sie") && strings.Contains(m.Text, "https://formd.example/verify/tok-ver-1\n") &&
+				strings.Contains(m.Text, "inbox@example.com") && strings.Contains(m.Text, english.Text[strings.Index(english.Text, "expires at ")+11:][:20])
+		}},
+		{"en", func(m Mail) bool { return m.Subject == english.Subject && m.Text == english.Text }},
+		{"", func(m Mail) bool { return m.Subject == english.Subject && m.Text == english.Text }},
+	} {
+		rec := base
+		rec.Language = tc.language
+		store := &oneDelivery{claimed: ClaimedDelivery{Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: delivery.KindRecipientVerification}}}
+		var sent []Mail
+		h := NewDeliverHandler(store, plainSealer{}, mailResult{sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
+			oneVerification{rec}, prefixTokens{}, settings, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, catalogs)
+		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil || len(sent) != 1 {
+			t.Fatalf("%q: %v, sent %d", tc.language, err, len(sent))
+		}
+		if !tc.want(sent[0]) {
+			t.Errorf("%q: mail %q\n%s", tc.language, sent[0].Subject, sent[0].Text)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"UpdateForm":   func() { NewUpdateFormHandler(nil, nil, nil, nil, nil, nil, nil) },
 		"Resend":       func() { NewResendRecipientVerificationHandler(nil, nil, nil, nil, nil) },
 		"Submit": func() {
-			NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil, nil, nil, nil, nil)
+			NewSubmitHandler(nil, nil, nil, nil, nil, nil, nil, nil, nil, testQuotas, nil, nil, nil, nil, nil, nil, nil, nil)
 		},
 		"UploadIntake": func() { NewUploadIntake(nil, nil, nil, nil, nil, nil, UploadSettings{}) },
 		"Captchas":     func() { NewCaptchaChecks(nil, nil, nil, nil, nil, nil, nil) },
@@ -39,7 +39,7 @@ func TestConstructorsRefuseNilDependencies(t *testing.T) {
 		"Poisoned":     func() { NewRecordPoisonedMessageHandler(nil) },
 		"QueueDeliver": func() { NewQueueDeliveryHandler(nil) },
 		"Deliver": func() {
-			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil, nil)
+			NewDeliverHandler(nil, nil, nil, nil, nil, nil, nil, nil, MailSettings{}, nil, nil, nil, nil, nil, nil, nil)
 		},
 		"Authenticate": func() { NewAuthenticateHandler(nil, nil, nil) },
 		"Workspaces":   func() { NewListWorkspacesHandler(nil) },

@@ -275,7 +275,7 @@ func TestAGoneReceiverDisablesTheWebhookIntegration(t *testing.T) {
 			store := &oneDelivery{payload: &SealedPayload{Ciphertext: raw}, claimed: ClaimedDelivery{
 				Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "form-1", Kind: delivery.KindWebhook}}}
 			h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{fmt.Errorf("%w", ErrGone)}, noSecrets{}, w, noVerifications{},
-				prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{})
+				prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 			if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 				t.Fatal(err)
 			}

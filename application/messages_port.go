@@ -8,6 +8,9 @@ type Messages interface {
 	// first of preferences (a form's language, an Accept-Language header…)
 	// a catalog matches, else English.
 	Language(preferences ...string) string
+	// Among is the one of offered languages (catalog languages) that best
+	// serves a visitor with preferences; false when none matches.
+	Among(offered []string, preferences ...string) (string, bool)
 	// Text is message id in the catalog of language, a value Language
 	// returned, with data filled in; an id no catalog has is itself.
 	Text(language, id string, data map[string]any) string

@@ -50,7 +50,7 @@ func TestSubmissionsAreCountedByOutcomeAndGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &countedMetrics{}
 			forms := &fakeForms{cached: liveForm(1, "example.com"), fresh: liveForm(1, "example.com")}
-			h := NewSubmitHandler(forms, tt.store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+			h := NewSubmitHandler(forms, tt.store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 			_, _ = h.Handle(context.Background(), tt.cmd)
 			if !slices.Equal(m.got, []string{tt.want}) {
 				t.Fatalf("counted %q, want [%q]", m.got, tt.want)
@@ -66,7 +66,7 @@ func TestDeliveryAttemptsAreCountedOnceRecorded(t *testing.T) {
 		store := &failingRecord{oneDelivery: oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"webhook":"https://hooks.example.com"}`)},
 			claimed: ClaimedDelivery{Queued: queued}}, err: recordErr}
 		h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{errors.New("503")}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
-			MailSettings{}, fixedClock{}, discardLog, m, plainLinks{}, plainSpamLinks{}, plainTemplates{})
+			MailSettings{}, fixedClock{}, discardLog, m, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 		_, _ = h.Handle(context.Background(), DeliverDue{Limit: 1})
 		want := []string{"webhook retrying"}
 		if recordErr != nil {

@@ -106,7 +106,7 @@ func TestADeliveryOfAPayloadOfAnUnknownVersionIsRetried(t *testing.T) {
 	store := &oneDelivery{payload: &SealedPayload{Ciphertext: []byte(`{"v":2,"webhook":"https://hooks.example.com"}`)},
 		claimed: ClaimedDelivery{Queued: delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindWebhook}}}
 	h := NewDeliverHandler(store, plainSealer{}, noMail{}, webhookResult{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{},
-		MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{})
+		MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 	if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}

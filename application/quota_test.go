@@ -50,7 +50,7 @@ func (s *fullStore) Accept(_ context.Context, a AcceptedSubmission) (Acceptance,
 func quotaHandler(store SubmissionStore, plans AccountPlans, floods FormFloodLimits, m Metrics) SubmitCommand {
 	f := liveForm(1, "example.com")
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, plans, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, floods, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+		fixedClock{}, floods, testQuotas, m, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 }
 
 func TestALiveSubmissionIsChargedToItsAccountsMonth(t *testing.T) {
@@ -138,5 +138,5 @@ func TestEveryPlanNeedsAQuota(t *testing.T) {
 	quotaFor.Lifetime = 0
 	f := liveForm(1)
 	NewSubmitHandler(&fakeForms{cached: f, fresh: f}, &fakeStore{}, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, quotaFor, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, quotaFor, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 }

@@ -100,6 +100,9 @@ type VerificationRecord struct {
 	// TokenHash is the hash of the link's token (HashSecret), which says
 	// which accepted key made the token the request mailed.
 	TokenHash []byte
+	// Language is, for a recipient verification, its form's language (a
+	// tag of form.Languages, read when the mail is sent); blank otherwise.
+	Language string
 }
 
 // HistoryEntry is one event of a form's audit trail.

@@ -47,7 +47,7 @@ func spamForm(mode form.SpamMode) FormRecord {
 func classifiedSubmitHandler(f FormRecord, store *fakeStore, classifier SpamClassifier, counter SpamCheckCounter) SubmitCommand {
 	return NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
 		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), NewSpamChecks(classifier, counter, quietLog()), noUploads(),
-		newMemoryTestInbox(), noHandOff(), uncounted{})
+		newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 }
 
 var gtube = SpamVerdict{Score: 1000, RequiredScore: 15, Action: SpamActionReject, Spam: true, Symbols: []SpamSymbol{{Name: "GTUBE", Score: 0}}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/formd/formd/domain"
 	"github.com/formd/formd/domain/account"
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -35,6 +36,9 @@ type Submit struct {
 	// unless the form is in test mode (every submission is then a test).
 	Test   bool
 	Tester *Session
+	// AcceptLanguage is the visitor's Accept-Language: the language of
+	// formd's default autoresponder when the form sets none.
+	AcceptLanguage string
 }
 
 // UploadedFile is a file part of a multipart post: what the domain judges
@@ -78,6 +82,9 @@ type SubmitHandler struct {
 	// handOff takes the deliveries whose commit claimed them for this
 	// process's delivery workers.
 	handOff DeliveryHandOff
+	// messages word the default autoresponder in the submitter's language;
+	// nil keeps it English.
+	messages Messages
 }
 
 // NewSubmitHandler builds the use case wrapped in its decorators (see
@@ -86,7 +93,8 @@ type SubmitHandler struct {
 // opened handOff, every delivery is left for them to claim.
 func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlements, plans AccountPlans, sealer Sealer, hasher ValueHasher,
 	ids IDs, clock Clock, floods FormFloodLimits, quotas account.Quotas, metrics Metrics,
-	captchas *CaptchaChecks, spam *SpamChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter) SubmitCommand {
+	captchas *CaptchaChecks, spam *SpamChecks, uploads *UploadIntake, tests *TestInbox, handOff DeliveryHandOff, intake IntakeCounter,
+	messages Messages) SubmitCommand {
 	if forms == nil || store == nil || ent == nil || plans == nil || sealer == nil || hasher == nil || ids == nil || clock == nil ||
 		floods == nil || metrics == nil || captchas == nil || spam == nil || uploads == nil || tests == nil ||
 		handOff == nil || intake == nil {
@@ -99,7 +107,7 @@ func NewSubmitHandler(forms SubmissionForms, store SubmissionStore, ent Entitlem
 	}
 	h := &SubmitHandler{forms: forms, store: store, ent: ent, plans: plans, sealer: sealer, hasher: hasher, ids: ids, clock: clock,
 		floods: floods, quotas: quotas, captchas: captchas, spam: spam, uploads: uploads, tests: tests,
-		handOff: handOff}
+		handOff: handOff, messages: messages}
 	return countedIntake{next: measuredSubmit{next: h, metrics: metrics}, intake: intake}
 }
 
@@ -119,12 +127,18 @@ const maxStaleRetries = 3
 // the form's captcha secret was replaced, or when the form changed before
 // the commit. A live submission the gates accept is committed with its
 // deliveries before Handle returns.
-func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, error) {
+func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (out SubmitOutcome, err error) {
 	if cmd.FormID != "" && !cmd.DryRun {
 		return SubmitOutcome{}, errors.New("application: only a dry run may name its form by id")
 	}
 	h.uploads.sniffParts(cmd.Files)
 	s := newSubmitting(cmd)
+	defer func() { // the hosted pages are the form's, when it is known
+		out.FormID = s.formID
+		if rejected := (*SubmissionRejected)(nil); errors.As(err, &rejected) {
+			rejected.FormID = s.formID
+		}
+	}()
 	if !s.facts.Request.NamesForm {
 		return SubmitOutcome{}, s.refuse(submission.Decide(s.facts), false)
 	}
@@ -136,6 +150,7 @@ func (h *SubmitHandler) Handle(ctx context.Context, cmd Submit) (SubmitOutcome, 
 		if err != nil {
 			return SubmitOutcome{}, err
 		}
+		s.formID = rec.ID
 		test, err := h.admit(s, rec, attempt == 0)
 		if err != nil {
 			return SubmitOutcome{}, err
@@ -248,6 +263,7 @@ func (h *SubmitHandler) decide(ctx context.Context, s *submitting, rec FormRecor
 	facts.Form = &submission.Target{Settings: rec.Settings, RecipientVerified: rec.RecipientVerified, VerifiedRoutes: rec.VerifiedRoutes}
 	facts.Integrations = rec.Integrations
 	facts.Request.SpamClassifier = h.spam.configured()
+	facts.AutoresponderDefaults = h.autoresponderDefaults(rec.Settings, s.cmd.AcceptLanguage)
 	// Each answer settles what was asked, so a decision asks at most once
 	// for each of its lookups (entitlements and usage together, the
 	// captcha, the classifier); a fourth question would be a loop.
@@ -294,4 +310,16 @@ func (h *SubmitHandler) usage(ctx context.Context, accountID string, now time.Ti
 		return account.Usage{}, err
 	}
 	return account.Usage{Plan: plan, Quota: h.quotas.Of(plan), Used: used, Month: month}, nil
+}
+
+// autoresponderDefaults are formd's autoresponder words in the form's
+// language, else the submitter's (acceptLanguage); none when the form sends
+// no autoresponder or has no catalogs to word it.
+func (h *SubmitHandler) autoresponderDefaults(st form.Settings, acceptLanguage string) submission.MailText {
+	if !st.Autoresponder.Enabled || h.messages == nil {
+		return submission.MailText{}
+	}
+	lang := h.messages.Language(st.Language, acceptLanguage)
+	return submission.MailText{Subject: h.messages.Text(lang, "mail.autoresponder.subject", nil),
+		Message: h.messages.Text(lang, "mail.autoresponder.message", nil)}
 }

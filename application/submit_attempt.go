@@ -31,6 +31,8 @@ type submitting struct {
 	in      *resolved
 	inForm  string
 	scanned bool // the multipart parts went to the malware scanner
+	// formID is the form the submission was routed to; blank until then.
+	formID string
 }
 
 func newSubmitting(cmd Submit) *submitting {

@@ -60,6 +60,9 @@ type SubmitOutcome struct {
 	// Replayed says the response is an earlier request's, answered again
 	// for the same Idempotency-Key: this request committed nothing.
 	Replayed bool
+	// FormID is the form that accepted the submission, whose hosted success
+	// page a plain post without a redirect is shown.
+	FormID string
 }
 
 // SubmissionRejected is a submission refused by a gate. It carries the
@@ -70,6 +73,9 @@ type SubmissionRejected struct {
 	// Until is when a refusal that does not depend on the submission ends
 	// (the monthly quota's reset: 429 with Retry-After); zero otherwise.
 	Until time.Time
+	// FormID is the form the submission was routed to, whose hosted error
+	// page a plain post is shown; blank when it named no form.
+	FormID string
 }
 
 func (e *SubmissionRejected) Error() string { return e.Response.Message }

@@ -87,7 +87,7 @@ func liveForm(version int, allowed ...string) FormRecord {
 }
 
 func newTestSubmitHandler(forms *fakeForms, store *fakeStore) SubmitCommand {
-	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+	return NewSubmitHandler(forms, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 }
 
 func post(origin string) Submit {
@@ -171,7 +171,7 @@ func TestARefusalIsJudgedAgainOnlyWhenTheFormChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			forms := &fakeForms{cached: liveForm(1), fresh: liveForm(tt.freshVersion)}
 			ent := &countingEntitlements{}
-			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+			h := NewSubmitHandler(forms, &fakeStore{}, ent, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{}, fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 			_, err := h.Handle(context.Background(), cmd)
 			var rejected *SubmissionRejected
 			if !errors.As(err, &rejected) || rejected.Gate != submission.GatePaidFeatures {

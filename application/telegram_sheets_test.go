@@ -99,7 +99,7 @@ func TestDeliverSendsTheTelegramMessageAndTheSheetRow(t *testing.T) {
 		store := &oneDelivery{payload: &SealedPayload{Ciphertext: payload}, claimed: ClaimedDelivery{
 			Queued: delivery.Queued{DeliveryID: id, SubmissionID: "s1", FormID: "f1", Kind: kind, At: at}}}
 		sent := &sentWebhooks{}
-		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{})
+		h := NewDeliverHandler(store, plainSealer{}, noMail{}, sent, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
 		if _, err := h.Handle(context.Background(), DeliverDue{Limit: 1}); err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func TestATestSubmissionCommitsNothingAndRendersItsMailIntoTheInbox(t *testing.T
 	f.Settings.SubjectDefault = "Website message"
 	store, kept := &fakeStore{}, &memoryTestInbox{}
 	h := NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{}, nil)
 	cmd := post("https://example.com")
 	cmd.Test, cmd.Tester, cmd.IdempotencyKey = true, testerOf("acct-1", "ws-1", account.ScopeSubmissionsTest), "idem-1"
 	out, err := h.Handle(context.Background(), cmd)
@@ -111,7 +111,7 @@ func TestXServiceTestNeedsACredentialWithTheScopeOnTheFormsWorkspace(t *testing.
 	} {
 		store := &fakeStore{}
 		h := NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-			fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{})
+			fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newMemoryTestInbox(), noHandOff(), uncounted{}, nil)
 		cmd := post("https://example.com")
 		cmd.Test, cmd.Tester = true, c.tester
 		_, err := h.Handle(context.Background(), cmd)
@@ -126,7 +126,7 @@ func TestAFormInTestModeMakesEveryPostATestWithoutACredential(t *testing.T) {
 	f.Settings.TestMode = true
 	store, kept := &fakeStore{}, &memoryTestInbox{}
 	h := NewSubmitHandler(&fakeForms{cached: f, fresh: f}, store, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{}, nil)
 	out, err := h.Handle(context.Background(), post("https://example.com"))
 	if err != nil || !out.Response.Test || len(store.accepted) != 0 || len(kept.kept) != 1 {
 		t.Fatalf("got %v %+v, %d commits, %d kept", err, out.Response, len(store.accepted), len(kept.kept))
@@ -139,7 +139,7 @@ func TestATestSubmissionPassesEveryGateLikeALiveOne(t *testing.T) {
 	f.Settings.TestMode = true
 	kept := &memoryTestInbox{}
 	h := NewSubmitHandler(&fakeForms{cached: f, fresh: f}, &fakeStore{}, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{}, nil)
 	_, err := h.Handle(context.Background(), post("https://example.com"))
 	var rejected *SubmissionRejected
 	if !errors.As(err, &rejected) || rejected.Gate != "recipient_verified" || len(kept.kept) != 0 {
@@ -147,7 +147,7 @@ func TestATestSubmissionPassesEveryGateLikeALiveOne(t *testing.T) {
 	}
 	f.RecipientVerified = true
 	h = NewSubmitHandler(&fakeForms{cached: f, fresh: f}, &fakeStore{}, noEntitlements{}, freePlan{}, plainSealer{}, lenHasher{}, &seqIDs{},
-		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{})
+		fixedClock{}, noFloods{}, testQuotas, NopMetrics{}, noCaptchas(), noSpamChecks(), noUploads(), newTestInboxWith(kept), noHandOff(), uncounted{}, nil)
 	_, err = h.Handle(context.Background(), post("https://other.example.org"))
 	if !errors.As(err, &rejected) || rejected.Gate != "origin" || len(kept.kept) != 0 {
 		t.Fatalf("origin: %v", err)

@@ -97,7 +97,7 @@ var _ = Describe("The README's quick start", Ordered, func() {
 			ctx, cancel := context.WithTimeout(tab.ctx, BrowserTimeout)
 			defer cancel()
 			return chromedp.Run(ctx, chromedp.Location())
-		}).WithTimeout(BrowserTimeout).Should(Equal(f.URL + "/submit/success"))
+		}).WithTimeout(BrowserTimeout).Should(HavePrefix(f.URL + "/submit/success?form="))
 
 		By("seeing the notification on the development mail page")
 		Eventually(func() string {

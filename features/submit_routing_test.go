@@ -388,7 +388,7 @@ var _ = Describe("Public submission routing", func() {
 
 		It("redirects a plain urlencoded post that carries none of the markers", func() {
 			r := f.Post("", sf.Path(), urlencodedBody("message", "Hello"), fromPage(site), htmlNavigation())
-			Expect(expectRedirect(r)).To(Equal("/submit/success"))
+			Expect(expectRedirect(r)).To(Equal("/submit/success?form=" + sf.ID))
 			Expect(r.JSON).To(BeNil(), "no JSON body for a browser: %s", r)
 		})
 
@@ -404,7 +404,7 @@ var _ = Describe("Public submission routing", func() {
 			sf := verifiedSubmitForm(f, nil)
 			r := f.Post("", sf.Path(), urlencodedBody("message", "Hello"), fromPage(site), htmlNavigation())
 			loc := expectRedirect(r)
-			Expect(loc).To(Equal("/submit/success"))
+			Expect(loc).To(Equal("/submit/success?form="+sf.ID), "the page of the form, in its language and words")
 
 			By("following the redirect as the browser does")
 			page := htmlPage(f, loc, Header("Referer", site))

@@ -96,3 +96,27 @@ func (c *Catalogs) Text(lang, id string, data map[string]any) string {
 	}
 	return text
 }
+
+// Among implements application.Messages.
+func (c *Catalogs) Among(offered []string, preferences ...string) (string, bool) {
+	tags := make([]language.Tag, 0, len(offered))
+	for _, o := range offered {
+		if t, err := language.Parse(o); err == nil {
+			tags = append(tags, t)
+		}
+	}
+	if len(tags) == 0 {
+		return "", false
+	}
+	matcher := language.NewMatcher(tags)
+	for _, p := range preferences {
+		wanted, _, err := language.ParseAcceptLanguage(p)
+		if err != nil || len(wanted) == 0 {
+			continue
+		}
+		if _, index, confidence := matcher.Match(wanted...); confidence > language.No {
+			return tags[index].String(), true
+		}
+	}
+	return "", false
+}

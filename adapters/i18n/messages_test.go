@@ -10,6 +10,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/formd/formd/domain/form"
 	"github.com/formd/formd/domain/submission"
 )
 
@@ -77,7 +78,7 @@ func TestEveryCatalogIsCompleteAndRenders(t *testing.T) {
 			if !slices.Equal(placeholders(translated), placeholders(text)) {
 				t.Errorf("%s: %s has placeholders %v, English %v", f, id, placeholders(translated), placeholders(text))
 			}
-			rendered := c.Text(lang, id, map[string]any{"Field": "email", "RequestID": "req_1"})
+			rendered := c.Text(lang, id, map[string]any{"Field": "email", "RequestID": "req_1", "Email": "ada@example.com", "Link": "https://forms.example/verify/t", "Expires": "2026-01-01 12:00 UTC", "Status": 503})
 			if rendered == id || strings.Contains(rendered, "{{") || strings.Contains(rendered, "<no value>") {
 				t.Errorf("%s: %s renders as %q", f, id, rendered)
 			}
@@ -104,8 +105,25 @@ func TestEveryCatalogIsCompleteAndRenders(t *testing.T) {
 			t.Errorf("no text for the field rule %s", rule)
 		}
 	}
+	if english["mail.autoresponder.subject"] != submission.DefaultAutoresponderSubject ||
+		english["mail.autoresponder.message"] != submission.DefaultAutoresponderMessage {
+		t.Errorf("English default autoresponder differs from the domain's")
+	}
 	if english["reason.spam"] != submission.MsgSpamContent {
 		t.Errorf("English reason.spam is %q, the spec's message %q", english["reason.spam"], submission.MsgSpamContent)
+	}
+}
+
+// The languages a form may name (form.Languages) are exactly the
+// catalogs', English first: the one list of them lives in the domain.
+func TestTheCatalogsAreTheLanguagesAFormMayName(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Languages()
+	if got[0] != "en" || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(form.Languages))) {
+		t.Errorf("catalogs %v, form.Languages %v", got, form.Languages)
 	}
 }
 

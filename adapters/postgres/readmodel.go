@@ -106,9 +106,15 @@ func (r *ReadModel) VerificationByTokenHash(ctx context.Context, hash []byte) (a
 	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications WHERE token_hash = $1`, hash))
 }
 
-// VerificationByID implements application.Verifications.
+// VerificationByID implements application.Verifications: with a recipient
+// verification, its form's language as the form has it now.
 func (r *ReadModel) VerificationByID(ctx context.Context, id string) (application.VerificationRecord, error) {
-	return scanVerification(r.pool.QueryRow(ctx, `SELECT `+verificationColumns+` FROM verifications WHERE id = $1`, id))
+	var v application.VerificationRecord
+	err := r.pool.QueryRow(ctx, `SELECT v.id::text, v.kind, v.subject_id::text, v.email, v.delivery_id::text, v.status, v.expires_at, v.token_hash,
+		COALESCE(f.settings->>'language', '')
+		FROM verifications v LEFT JOIN forms f ON v.kind = 'recipient' AND f.id = v.subject_id WHERE v.id = $1`, id).
+		Scan(&v.ID, &v.Kind, &v.SubjectID, &v.Email, &v.DeliveryID, &v.Status, &v.ExpiresAt, &v.TokenHash, &v.Language)
+	return v, notFound(err)
 }
 
 // LatestVerification finds the newest verification of a subject.

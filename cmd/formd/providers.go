@@ -200,6 +200,7 @@ var applicationSet = wire.NewSet(
 	application.NewEraseSubmissionsHandler,
 	application.NewSpamFolderHandler,
 	application.NewSpamLinkHandler,
+	application.NewHostedPageHandler,
 	application.NewMarkSpamHandler,
 	application.NewIssueChallengeHandler,
 	application.NewGrantFeatureHandler,

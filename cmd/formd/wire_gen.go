@@ -119,7 +119,14 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	applicationTestInbox := provideTestInbox(testInbox, sealer, renderer, clock, cfg)
 	deliveryHandOff := provideDeliveryHandOff(cfg, metrics, deliveryStore, clock)
 	intakeCounter := provideIntakeCounter(deliveryHandOff)
-	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, spamChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter)
+	catalogs, err := i18n.Load()
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	submitCommand := application.NewSubmitHandler(formCache, submissionStore, readModel, readModel, sealer, valueHasher, uuiDs, clock, formFloodLimits, quotas, metrics, captchaChecks, spamChecks, uploadIntake, applicationTestInbox, deliveryHandOff, intakeCounter, catalogs)
 	grantFeatureHandler := application.NewGrantFeatureHandler(transactor, readModel, clock)
 	revokeFeatureHandler := application.NewRevokeFeatureHandler(transactor, readModel, readModel, clock)
 	setPlanHandler := application.NewSetPlanHandler(transactor, readModel, clock)
@@ -142,7 +149,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		cleanup()
 		return nil, nil, err
 	}
-	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens, templateEngine)
+	deliverHandler := application.NewDeliverHandler(deliveryStore, sealer, mailer, sender, readModel, transactor, readModel, linkTokens, mailSettings, clock, log, metrics, objectLinks, spamLinkTokens, templateEngine, catalogs)
 	retryDeliveryHandler := application.NewRetryDeliveryHandler(deliveryStore, clock, failedPayloadRetention)
 	integrationProofs := postgres.NewIntegrationProofs(pool)
 	sheetProofs := application.NewSheetProofs(transactor, valueHasher, sender, integrationProofs, clock)
@@ -196,6 +203,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	}
 	verificationLinkHandler := application.NewVerificationLinkHandler(readModel, clock, linkTokens)
 	spamLinkHandler := application.NewSpamLinkHandler(readModel, spamLinkTokens, clock)
+	hostedPageHandler := application.NewHostedPageHandler(readModel, catalogs)
 	listFormsHandler := application.NewListFormsHandler(readModel)
 	formHistoryHandler := application.NewFormHistoryHandler(readModel, readModel)
 	formVersionHandler := application.NewFormVersionHandler(readModel, readModel)
@@ -235,6 +243,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 		Authenticate:          authenticateHandler,
 		VerificationLink:      verificationLinkHandler,
 		SpamLink:              spamLinkHandler,
+		HostedPage:            hostedPageHandler,
 		ListForms:             listFormsHandler,
 		FormHistory:           formHistoryHandler,
 		FormVersion:           formVersionHandler,
@@ -287,15 +296,6 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	mainRegistrationLimits := provideRegistrationLimits(cfg)
 	availability, cleanup5 := provideAvailability(ctx, pool)
 	httpapiDrain := httpapi.NewDrain()
-	catalogs, err := i18n.Load()
-	if err != nil {
-		cleanup5()
-		cleanup4()
-		cleanup3()
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
 	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain, catalogs)
 	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
 	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)

@@ -77,6 +77,8 @@ type Patch struct {
 	TestMode         *bool
 	Archive          *Archive
 	Spam             *Spam
+	Language         *string
+	Pages            *Pages
 	Templates        *Templates
 	Routes           *[]Route
 }
@@ -101,6 +103,8 @@ func (f *Form) ChangeSettings(p Patch, policy Policy, now time.Time) error {
 	set(&next.UploadLimits, p.UploadLimits)
 	set(&next.Autoresponder, p.Autoresponder)
 	set(&next.TestMode, p.TestMode)
+	set(&next.Language, p.Language)
+	set(&next.Pages, p.Pages)
 	set(&next.Templates, p.Templates)
 	set(&next.Routes, p.Routes)
 	if p.Captcha != nil {
@@ -186,6 +190,7 @@ var settingFields = []string{
 	"name", "recipientEmail", "allowedDomains", "subjectDefault", "fromNameDefault",
 	"redirectDefault", "replyToMode", "replyToDefault", "validation", "allowedSenderIps",
 	"uploadsEnabled", "uploadLimits", "autoresponder", "testMode", "archive", "spam",
+	"language", "pages",
 	"templates",
 	"routes",
 }

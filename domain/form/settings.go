@@ -70,6 +70,12 @@ type Settings struct {
 	// submissions (omitzero: absent while off without rules, as in forms
 	// made before it existed).
 	Spam Spam `json:"spam,omitzero"`
+	// Language is the language of what visitors see and get (hosted pages,
+	// default autoresponder): one of Languages, or blank to follow each
+	// visitor's browser.
+	Language string `json:"language,omitempty"`
+	// Pages are the form's own words on its hosted success and error pages.
+	Pages Pages `json:"pages,omitzero"`
 	// Templates are the form's own mail templates (omitzero: absent while
 	// every mail keeps its default, as in forms made before they existed).
 	Templates Templates `json:"templates,omitzero"`
@@ -128,6 +134,8 @@ func (s Settings) Normalize() Settings {
 		s.UploadLimits.AllowedMimeTypes = nil // one form for "any type", as stored
 	}
 	s.Spam = s.Spam.normalize()
+	s.Language = strings.ToLower(strings.TrimSpace(s.Language))
+	s.Pages = s.Pages.normalize()
 	s.Templates = s.Templates.normalize()
 	s.Routes = normalizeRoutes(s.Routes)
 	return s
@@ -200,6 +208,12 @@ func (s Settings) Validate(p Policy) error {
 		return err
 	}
 	if err := s.Spam.validate(); err != nil {
+		return err
+	}
+	if err := validateLanguage(s.Language); err != nil {
+		return err
+	}
+	if err := s.Pages.validate(); err != nil {
 		return err
 	}
 	if err := s.Templates.Validate(); err != nil {

@@ -18,6 +18,9 @@ type Facts struct {
 	// Entitlements are the account's holdings among the features a
 	// decision asked for; nil until they are looked up.
 	Entitlements *account.Entitlements
+	// AutoresponderDefaults are formd's autoresponder words in the
+	// submitter's language, for a form that has none of its own.
+	AutoresponderDefaults MailText
 }
 
 // Question is what a decision waits for: the caller looks it up, adds it
@@ -77,7 +80,8 @@ func Decide(f Facts) Decision {
 	d := Decision{verdict: v}
 	if v.Err() == nil {
 		routing := Route(t.Settings, t.RecipientVerified, t.VerifiedRoutes, r.Fields)
-		d.plan = PlanDeliveries(t.Settings, r.Envelope).WithRouting(routing).WithIntegrations(f.Integrations)
+		d.plan = PlanDeliveries(t.Settings, r.Envelope).WithRouting(routing).WithIntegrations(f.Integrations).
+			WithAutoresponderDefaults(t.Settings, f.AutoresponderDefaults)
 		if tag, ok := v.SpamTag(); ok {
 			d.plan = d.plan.TaggedSpam(tag)
 		}

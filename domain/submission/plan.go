@@ -151,6 +151,23 @@ func PlanDeliveries(st form.Settings, env Envelope) Plan {
 	return p
 }
 
+// MailText is a mail's subject and message.
+type MailText struct{ Subject, Message string }
+
+// WithAutoresponderDefaults puts defaults, the words formd's default
+// autoresponder has in the submitter's language, where the form has none
+// of its own; blank defaults keep the English ones.
+func (p Plan) WithAutoresponderDefaults(st form.Settings, defaults MailText) Plan {
+	if p.autoresponder == nil {
+		return p
+	}
+	a := *p.autoresponder
+	a.Subject = firstNonBlank(st.Autoresponder.Subject, defaults.Subject, DefaultAutoresponderSubject)
+	a.Message = firstNonBlank(st.Autoresponder.Message, defaults.Message, DefaultAutoresponderMessage)
+	p.autoresponder = &a
+	return p
+}
+
 // WithRouting is the plan whose notification goes where the form's
 // routing rules decided (Route).
 func (p Plan) WithRouting(r Routing) Plan {

@@ -205,3 +205,22 @@ func TestPlanDeliversToTheIntegrations(t *testing.T) {
 		})
 	}
 }
+
+func TestTheDefaultAutoresponderIsInTheWordsHandedInUnlessTheFormHasItsOwn(t *testing.T) {
+	st := form.Settings{Name: "Contact", RecipientEmail: "inbox@example.com", Autoresponder: form.Autoresponder{Enabled: true}}.Normalize()
+	german := submission.MailText{Subject: "Wir haben Ihre Nachricht erhalten", Message: "Danke."}
+	tg := target(func(s *form.Settings) { s.Autoresponder = st.Autoresponder })
+	plan := submission.Decide(submission.Facts{Request: browser(field("email", "ada@example.com")), Form: &tg, AutoresponderDefaults: german}).Plan()
+	if a, ok := plan.Autoresponder(); !ok || a.Subject != german.Subject || a.Message != german.Message {
+		t.Fatalf("default autoresponder %+v, want the German words", a)
+	}
+	st.Autoresponder.Subject = "Merci"
+	a, _ := submission.PlanDeliveries(st, submission.Envelope{Email: "ada@example.com"}).WithAutoresponderDefaults(st, german).Autoresponder()
+	if a.Subject != "Merci" || a.Message != german.Message {
+		t.Errorf("the form's own subject wins, the default message is the German one: %+v", a)
+	}
+	a, _ = submission.PlanDeliveries(st, submission.Envelope{Email: "ada@example.com"}).WithAutoresponderDefaults(st, submission.MailText{}).Autoresponder()
+	if a.Message != submission.DefaultAutoresponderMessage {
+		t.Errorf("without defaults handed in, English: %+v", a)
+	}
+}

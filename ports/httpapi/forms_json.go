@@ -53,6 +53,8 @@ type formRequest struct {
 	TestMode         *bool                  `json:"testMode"`
 	Archive          *portkit.Archive       `json:"archive"`
 	Spam             *portkit.Spam          `json:"spam"`
+	Language         *string                `json:"language"`
+	Pages            *portkit.Pages         `json:"pages"`
 	Templates        *portkit.Templates     `json:"templates"`
 	Routes           *[]portkit.Route       `json:"routes"`
 }
@@ -62,7 +64,11 @@ func (r formRequest) patch() form.Patch {
 		Name: r.Name, RecipientEmail: r.RecipientEmail, AllowedDomains: r.AllowedDomains,
 		SubjectDefault: r.SubjectDefault, FromNameDefault: r.FromNameDefault, RedirectDefault: r.RedirectDefault,
 		ReplyToDefault: r.ReplyToDefault, AllowedSenderIPs: r.AllowedSenderIPs, UploadsEnabled: r.UploadsEnabled,
-		TestMode: r.TestMode,
+		TestMode: r.TestMode, Language: r.Language,
+	}
+	if r.Pages != nil {
+		pages := r.Pages.Settings()
+		p.Pages = &pages
 	}
 	if r.ReplyToMode != nil {
 		m := form.ReplyToMode(*r.ReplyToMode)
@@ -114,7 +120,7 @@ func (r formRequest) settings() form.Settings {
 		Validation: deref(p.Validation), AllowedSenderIPs: deref(p.AllowedSenderIPs),
 		UploadsEnabled: deref(p.UploadsEnabled), UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder),
 		TestMode: deref(p.TestMode), Archive: deref(p.Archive), Spam: deref(p.Spam), Templates: deref(p.Templates),
-		Routes: deref(p.Routes),
+		Routes: deref(p.Routes), Language: deref(p.Language), Pages: deref(p.Pages),
 	}
 }
 

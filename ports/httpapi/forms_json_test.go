@@ -44,7 +44,7 @@ func TestFormJSONIsPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"id":"f1","workspaceId":"w1","name":"Contact","recipientEmail":"owner@example.com","recipientVerified":true,` +
-		`"accessKeyPrefix":"fk_12",` + shapeSettingsJSON + `,"captcha":{"provider":"none","hasSecret":false},"testMode":false,"archive":{"enabled":false},"spam":{"mode":"off","rules":{"allowIps":[],"blockIps":[],"blockEmailDomains":[],"blockDisposable":false,"blockWords":[],"blockPatterns":[],"maxLinks":0,"allowedScripts":[]}},"templates":{"notification":{},"autoresponder":{}},"version":3,"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T13:30:00Z"}`
+		`"accessKeyPrefix":"fk_12",` + shapeSettingsJSON + `,"captcha":{"provider":"none","hasSecret":false},"testMode":false,"archive":{"enabled":false},"spam":{"mode":"off","rules":{"allowIps":[],"blockIps":[],"blockEmailDomains":[],"blockDisposable":false,"blockWords":[],"blockPatterns":[],"maxLinks":0,"allowedScripts":[]}},"language":"","pages":{"success":{},"error":{}},"templates":{"notification":{},"autoresponder":{}},"version":3,"createdAt":"2026-03-01T12:30:00Z","updatedAt":"2026-03-01T13:30:00Z"}`
 	if string(got) != want {
 		t.Fatalf("Form JSON\n got %s\nwant %s", got, want)
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain/submission"
 	"github.com/formd/formd/ports/portkit"
 )
@@ -58,8 +60,11 @@ var printableFieldName = regexp.MustCompile(`^[\p{L}\p{N} _.\-\[\]]{1,64}$`)
 
 // errorPageAddress is where a refused plain post goes: the reason code, the
 // request id, the page that posted (the way back) and each field error.
-func errorPageAddress(reason, requestID, referer string, fieldErrors []submission.FieldError) string {
+func errorPageAddress(reason, requestID, referer, formID string, fieldErrors []submission.FieldError) string {
 	q := url.Values{"code": {reason}, "requestId": {requestID}}
+	if formID != "" {
+		q.Set("form", formID)
+	}
 	if referer != "" {
 		q.Set("back", referer)
 	}
@@ -73,11 +78,48 @@ func errorPageAddress(reason, requestID, referer string, fieldErrors []submissio
 	return ErrorPagePath + "?" + q.Encode()
 }
 
+// successPageAddress is where an accepted plain post without a redirect
+// goes: the success page of the form formID, whose language and words it
+// shows.
+func successPageAddress(formID string) string {
+	if formID == "" {
+		return SuccessPagePath
+	}
+	return SuccessPagePath + "?" + url.Values{"form": {formID}}.Encode()
+}
+
+// hostedPage is the language and the form's own words of a hosted page:
+// the form's (the form query parameter) when it names one, else the
+// browser's language and formd's words.
+func (s *Server) hostedPage(c *gin.Context, errorPage bool) (application.HostedPageView, bool) {
+	accept := c.GetHeader("Accept-Language")
+	formID := c.Query("form")
+	if s.app.Queries.HostedPage == nil {
+		return application.HostedPageView{Language: s.messages().Language(accept)}, true
+	}
+	if id, ok := portkit.ID(formID); ok {
+		formID = id
+	} else {
+		formID = "" // a crafted link's nonsense is no form
+	}
+	view, err := s.app.Queries.HostedPage.Handle(c.Request.Context(), application.HostedPage{FormID: formID, Error: errorPage, AcceptLanguage: accept})
+	if err != nil {
+		s.respondError(c, err)
+		return view, false
+	}
+	return view, true
+}
+
 // errorPage is the hosted failure page of plain HTML posts, in the
-// visitor's language.
+// form's or the visitor's language, with the form's own words above the
+// reason.
 func (s *Server) errorPage(c *gin.Context) {
 	m := s.messages()
-	lang := m.Language(c.GetHeader("Accept-Language"))
+	view, ok := s.hostedPage(c, true)
+	if !ok {
+		return
+	}
+	lang := view.Language
 	message := m.Text(lang, "page.error.default", nil)
 	if code := c.Query("code"); pageReasons[code] {
 		message = m.Text(lang, "reason."+code, nil)
@@ -93,18 +135,31 @@ func (s *Server) errorPage(c *gin.Context) {
 	if !portkit.IsSaneRequestID(requestID) {
 		requestID = ""
 	}
-	s.page(c, http.StatusOK, statusPageData{Lang: lang, Title: m.Text(lang, "page.error.title", nil), Message: message, Details: details,
-		RequestID: requestID, BackLink: backLink(c.Query("back"), c.GetHeader("Referer"))})
+	page := statusPageData{Lang: lang, Title: m.Text(lang, "page.error.title", nil), Message: message, Details: details,
+		RequestID: requestID, BackLink: backLink(c.Query("back"), c.GetHeader("Referer"))}
+	if view.Heading != "" {
+		page.Title, page.Intro = view.Heading, view.Text
+	}
+	s.page(c, http.StatusOK, page)
 }
 
 // successPage is the hosted success page of plain HTML posts, in the
-// visitor's language.
+// form's or the visitor's language, in the form's own words when it has
+// them.
 func (s *Server) successPage(c *gin.Context) {
 	m := s.messages()
-	lang := m.Language(c.GetHeader("Accept-Language"))
+	view, ok := s.hostedPage(c, false)
+	if !ok {
+		return
+	}
+	lang := view.Language
 	referer := c.GetHeader("Referer")
-	s.page(c, http.StatusOK, statusPageData{Lang: lang, Title: m.Text(lang, "page.success.title", nil),
-		Message: m.Text(lang, "page.success.message", nil), BackLink: backLink(referer, referer)})
+	page := statusPageData{Lang: lang, Title: m.Text(lang, "page.success.title", nil),
+		Message: m.Text(lang, "page.success.message", nil), BackLink: backLink(referer, referer)}
+	if view.Heading != "" {
+		page.Title, page.Message = view.Heading, cmp.Or(view.Text, page.Message)
+	}
+	s.page(c, http.StatusOK, page)
 }
 
 // backLink is an absolute http(s) address on the site the browser came from

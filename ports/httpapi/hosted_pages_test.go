@@ -84,7 +84,7 @@ func TestHostedPagesCannotBeFramed(t *testing.T) {
 }
 
 func TestErrorPageAddressCarriesCodesNotText(t *testing.T) {
-	addr := errorPageAddress("fields", "req_x", "https://shop.example/", nil)
+	addr := errorPageAddress("fields", "req_x", "https://shop.example/", "", nil)
 	u, err := url.Parse(addr)
 	if err != nil || u.Path != ErrorPagePath || u.Query().Get("code") != "fields" || u.Query().Has("reason") {
 		t.Errorf("address = %q", addr)

@@ -126,7 +126,7 @@ func (s *Server) submit(c *gin.Context) {
 		PathAccessKey: key, Fields: fields, Files: files,
 		Origin: c.GetHeader("Origin"), Referer: c.GetHeader("Referer"), RemoteIP: c.ClientIP(),
 		DryRun: dryRunRequested(c.Request), JSONClient: jsClient, IdempotencyKey: idem, RequestID: requestIDOf(c),
-		Test: test, Tester: tester,
+		Test: test, Tester: tester, AcceptLanguage: c.GetHeader("Accept-Language"),
 	})
 	switch {
 	case err != nil:
@@ -136,7 +136,7 @@ func (s *Server) submit(c *gin.Context) {
 	default:
 		target := out.Redirect
 		if target == "" {
-			target = SuccessPagePath
+			target = successPageAddress(out.FormID)
 		}
 		c.Redirect(http.StatusSeeOther, target)
 	}
@@ -168,7 +168,11 @@ func (s *Server) submitRefused(c *gin.Context, jsClient bool, err error) {
 	case errors.Is(err, application.ErrIdempotencyMismatch):
 		reason = reasonIdempotencyKey
 	}
-	s.submitFailed(c, jsClient, status, reason, f.Message, resp)
+	var formID string
+	if rejected := (*application.SubmissionRejected)(nil); errors.As(err, &rejected) {
+		formID = rejected.FormID
+	}
+	s.submitFailedFor(c, jsClient, status, reason, f.Message, resp, formID)
 }
 
 // fileIntake is what a multipart post to the form with pathKey (or the
@@ -194,6 +198,12 @@ func retryAfter(c *gin.Context, wait time.Duration) { portkit.SetRetryAfter(c.Wr
 // 303 to the hosted error page for plain HTML posts. The page is told a
 // reason code, never free text (see hosted_pages.go).
 func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, reason, message string, resp *application.SubmissionResponse) {
+	s.submitFailedFor(c, jsClient, status, reason, message, resp, "")
+}
+
+// submitFailedFor is submitFailed for a post routed to the form formID,
+// whose own error page a plain post is shown.
+func (s *Server) submitFailedFor(c *gin.Context, jsClient bool, status int, reason, message string, resp *application.SubmissionResponse, formID string) {
 	if jsClient {
 		if resp != nil {
 			resp.RequestID = requestIDOf(c)
@@ -207,7 +217,7 @@ func (s *Server) submitFailed(c *gin.Context, jsClient bool, status int, reason,
 	if resp != nil {
 		fieldErrors = resp.Errors
 	}
-	c.Redirect(http.StatusSeeOther, errorPageAddress(reason, requestIDOf(c), c.GetHeader("Referer"), fieldErrors))
+	c.Redirect(http.StatusSeeOther, errorPageAddress(reason, requestIDOf(c), c.GetHeader("Referer"), formID, fieldErrors))
 	c.Abort()
 }
 

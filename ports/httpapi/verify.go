@@ -20,7 +20,7 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}input,button{font:inherit;padding:.4rem .6rem}input{width:100%;box-sizing:border-box}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
+</head><body><h1>{{.Title}}</h1>{{if .Intro}}<p>{{.Intro}}</p>{{end}}<p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
 {{with .Form}}<form method="post" action="{{.Action}}">{{if .Password}}<p><label for="password">New password (at least 12 characters)</label><br><input type="password" id="password" name="password" minlength="12" maxlength="1024" required autocomplete="new-password"></p>{{end}}<p><button type="submit">{{.Button}}</button></p></form>{{end}}
 {{if .RequestID}}<p><small>{{.RequestIDLabel}}</small></p>{{end}}</body></html>`))
 
@@ -29,6 +29,9 @@ type statusPageData struct {
 	// page's own labels are in it.
 	Lang                      string
 	Title, Message, RequestID string
+	// Intro, when set, stands above the message (a form's own words on its
+	// error page, above formd's reason).
+	Intro string
 	// BackLabel and RequestIDLabel are filled in by page.
 	BackLabel, RequestIDLabel string
 	// Details are listed under the message (the error page's field errors).
@@ -76,36 +79,39 @@ func (s *Server) page(c *gin.Context, status int, data statusPageData) {
 // mail and chose to: a scanner can no longer verify an account someone else
 // registered under the address.
 
-// showLink answers GET /verify/{token}: the confirmation page. It changes nothing.
+// showLink answers GET /verify/{token}: the confirmation page, in the
+// browser's language. It changes nothing.
 func (s *Server) showLink(c *gin.Context) {
 	view, err := s.app.Queries.VerificationLink.Handle(c.Request.Context(), application.VerificationLinkQuery{Token: c.Param("token")})
 	if err != nil {
 		s.linkFailed(c, err)
 		return
 	}
-	s.page(c, http.StatusOK, confirmPage(view, c.Request.URL.Path))
+	s.page(c, http.StatusOK, s.confirmPage(c, view, c.Request.URL.Path))
+}
+
+// linkWords is a verification page's title and message in the browser's
+// language, the message about email.
+func (s *Server) linkWords(c *gin.Context, key, email string) statusPageData {
+	m := s.messages()
+	lang := m.Language(c.GetHeader("Accept-Language"))
+	data := map[string]any{"Email": email}
+	return statusPageData{Lang: lang, Title: m.Text(lang, "verify."+key+"_title", nil), Message: m.Text(lang, "verify."+key+"_message", data)}
 }
 
 // confirmPage is the page of a link that has not been confirmed yet.
-func confirmPage(view application.LinkView, action string) statusPageData {
+func (s *Server) confirmPage(c *gin.Context, view application.LinkView, action string) statusPageData {
+	key := "recipient"
 	switch view.Kind {
 	case verification.KindAccount:
-		return statusPageData{Title: "Verify your account email",
-			Message: "Confirm that " + view.Email + " is yours to verify the formd account registered with it. " +
-				"If you did not register with formd, do not confirm: someone else used your address. " +
-				"You can take the account over with a password reset instead.",
-			Form: &pageForm{Action: action, Button: "Verify my email"}}
+		key = "account"
 	case verification.KindPasswordReset:
-		return statusPageData{Title: "Set a new password",
-			Message: "Choose a new password for the formd account of " + view.Email + ". " +
-				"Every session of the account ends when it changes.",
-			Form: &pageForm{Action: action, Button: "Set password", Password: true}}
-	default:
-		return statusPageData{Title: "Confirm the recipient",
-			Message: "Confirm that " + view.Email + " should receive the submissions of a formd form. " +
-				"If you did not expect this, close this page and no submissions will be sent to you.",
-			Form: &pageForm{Action: action, Button: "Receive submissions"}}
+		key = "reset"
 	}
+	page := s.linkWords(c, key, view.Email)
+	page.Form = &pageForm{Action: action, Button: s.messages().Text(page.Lang, "verify."+key+"_button", nil),
+		Password: view.Kind == verification.KindPasswordReset}
+	return page
 }
 
 // confirmLink answers POST /verify/{token}: the page's button. A password
@@ -126,11 +132,11 @@ func (s *Server) confirmLink(c *gin.Context) {
 	case err != nil:
 		s.linkFailed(c, err)
 	case out.Kind == verification.KindAccount:
-		s.page(c, http.StatusOK, statusPageData{Title: "Email verified", Message: "Your account email " + out.Email + " is verified. You can now create forms."})
+		s.page(c, http.StatusOK, s.linkWords(c, "account_done", out.Email))
 	case out.Kind == verification.KindRouteRecipient:
-		s.page(c, http.StatusOK, statusPageData{Title: "Recipient verified", Message: out.Email + " will now receive the submissions this form's routing rules send to it."})
+		s.page(c, http.StatusOK, s.linkWords(c, "route_recipient_done", out.Email))
 	default:
-		s.page(c, http.StatusOK, statusPageData{Title: "Recipient verified", Message: out.Email + " will now receive this form's submissions."})
+		s.page(c, http.StatusOK, s.linkWords(c, "recipient_done", out.Email))
 	}
 }
 
@@ -143,30 +149,37 @@ func (s *Server) resetPassword(c *gin.Context, view application.LinkView, token 
 	var invalid *domain.InvalidInputError
 	switch {
 	case err == nil:
-		s.page(c, http.StatusOK, statusPageData{Title: "Password changed",
-			Message: "The password of the formd account of " + out.Email + " is changed and its email is verified. " +
-				"Every earlier session of the account has ended: sign in again with the new password."})
+		s.page(c, http.StatusOK, s.linkWords(c, "password_done", out.Email))
 	case errors.As(err, &invalid):
-		retry := confirmPage(view, c.Request.URL.Path)
-		retry.Message = invalid.Message + ". " + retry.Message
+		retry := s.confirmPage(c, view, c.Request.URL.Path)
+		retry.Intro = invalid.Message + "."
 		s.page(c, http.StatusBadRequest, retry)
 	default:
 		s.linkFailed(c, err)
 	}
 }
 
-// linkFailed answers a link that cannot be shown or confirmed.
+// linkFailed answers a link that cannot be shown or confirmed, in the
+// browser's language; a domain refusal's reason stays as the domain words
+// it.
 func (s *Server) linkFailed(c *gin.Context, err error) {
 	var forbidden *domain.ForbiddenError
+	var page statusPageData
+	status := http.StatusInternalServerError
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		s.page(c, http.StatusNotFound, statusPageData{Title: "Link not recognised", Message: "This verification link is not valid. Check that it was copied completely, or request a new one.", RequestID: requestIDOf(c)})
+		page, status = s.linkWords(c, "unknown", ""), http.StatusNotFound
 	case errors.As(err, &forbidden):
-		s.page(c, http.StatusBadRequest, statusPageData{Title: "Link not usable", Message: forbidden.Message, RequestID: requestIDOf(c)})
+		m := s.messages()
+		lang := m.Language(c.GetHeader("Accept-Language"))
+		page = statusPageData{Lang: lang, Title: m.Text(lang, "verify.unusable_title", nil), Message: forbidden.Message}
+		status = http.StatusBadRequest
 	default:
 		s.log.Error("verify link", "requestId", requestIDOf(c), "err", err)
-		s.page(c, http.StatusInternalServerError, statusPageData{Title: "Something went wrong", Message: "Please try the link again in a moment.", RequestID: requestIDOf(c)})
+		page = s.linkWords(c, "failed", "")
 	}
+	page.RequestID = requestIDOf(c)
+	s.page(c, status, page)
 }
 
 // messages are the configured catalogs, or message ids without them.
@@ -183,6 +196,8 @@ func (s *Server) messages() application.Messages {
 type messageIDs struct{}
 
 func (messageIDs) Language(...string) string { return "en" }
+
+func (messageIDs) Among([]string, ...string) (string, bool) { return "", false }
 
 func (messageIDs) Text(_, id string, data map[string]any) string {
 	parts := []string{id}

@@ -23,7 +23,8 @@ func TestLinkPagesConfirmWithAPlainPost(t *testing.T) {
 	for _, kind := range []verification.Kind{verification.KindAccount, verification.KindRecipient, verification.KindPasswordReset} {
 		rec := httptest.NewRecorder()
 		c, _ := gin.CreateTestContext(rec)
-		s.page(c, http.StatusOK, confirmPage(application.LinkView{Kind: kind, Email: `a"<b>@example.com`}, "/verify/tok-1"))
+		c.Request = httptest.NewRequest(http.MethodGet, "/verify/tok-1", nil)
+		s.page(c, http.StatusOK, s.confirmPage(c, application.LinkView{Kind: kind, Email: `a"<b>@example.com`}, "/verify/tok-1"))
 		body, csp := rec.Body.String(), rec.Header().Get("Content-Security-Policy")
 		if !strings.Contains(body, `<form method="post" action="/verify/tok-1">`) || !strings.Contains(body, `<button type="submit">`) {
 			t.Errorf("%s: no form posting to the link:\n%s", kind, body)

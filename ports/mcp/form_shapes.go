@@ -43,6 +43,8 @@ type settingsInput struct {
 	TestMode         *bool                  `json:"testMode,omitempty" jsonschema:"test mode: every submission is then a test, judged like a live one, sending nothing; read_test_inbox shows what it would have sent"`
 	Archive          *portkit.Archive       `json:"archive,omitempty" jsonschema:"the submissions archive: enabled keeps each submission accepted from then on, sealed, for retentionDays (1 to the plan's maximum: free 30, Pro and Lifetime 365) after it is accepted; off (the default) forwards and forgets"`
 	Spam             *spamInput             `json:"spam,omitempty" jsonschema:"the spam policy, replaced whole: mode off (the default), tag (deliver marked [SPAM]) or reject (refuse with 400), and its rules; an allowIps match wins over every other rule"`
+	Language         *string                `json:"language,omitempty" jsonschema:"the language of the hosted pages and the default autoresponder: en, de, fr, es, pt, it, nl or ja; empty follows each visitor's browser"`
+	Pages            *portkit.Pages         `json:"pages,omitempty" jsonschema:"the form's own heading and text on its hosted success and error pages, by language tag; replaced whole"`
 	Templates        *portkit.Templates     `json:"templates,omitempty" jsonschema:"the form's own mail templates (Mustache: {{name}}, {{#fields}}{{name}}: {{value}}{{/fields}}, {{#company}}…{{/company}}), replaced whole; a blank part keeps the default"`
 	Routes           *[]portkit.Route       `json:"routes,omitempty" jsonschema:"routing rules, replaced whole (at most 20): a submission goes to every verified recipient whose rule its fields match, else to recipientEmail; each new recipient is mailed its own verification link"`
 }
@@ -70,7 +72,11 @@ type spamRulesInput struct {
 func (in settingsInput) patch() form.Patch {
 	p := form.Patch{AllowedDomains: in.AllowedDomains, SubjectDefault: in.SubjectDefault, FromNameDefault: in.FromNameDefault,
 		RedirectDefault: in.RedirectDefault, ReplyToDefault: in.ReplyToDefault, AllowedSenderIPs: in.AllowedSenderIPs,
-		UploadsEnabled: in.UploadsEnabled, TestMode: in.TestMode}
+		UploadsEnabled: in.UploadsEnabled, TestMode: in.TestMode, Language: in.Language}
+	if in.Pages != nil {
+		pages := in.Pages.Settings()
+		p.Pages = &pages
+	}
 	if in.ReplyToMode != nil {
 		m := form.ReplyToMode(*in.ReplyToMode)
 		p.ReplyToMode = &m

@@ -130,7 +130,7 @@ func (s *Server) formTools(srv *sdk.Server) {
 					AllowedSenderIPs: deref(p.AllowedSenderIPs), UploadsEnabled: deref(p.UploadsEnabled),
 					UploadLimits: deref(p.UploadLimits), Autoresponder: deref(p.Autoresponder), TestMode: deref(p.TestMode),
 					Archive: deref(p.Archive), Spam: deref(p.Spam), Templates: deref(p.Templates),
-					Routes: deref(p.Routes)},
+					Routes: deref(p.Routes), Language: deref(p.Language), Pages: deref(p.Pages)},
 			})
 			if err != nil {
 				return formOutput{}, err

@@ -34,6 +34,8 @@ type Form struct {
 	TestMode          bool                  `json:"testMode" jsonschema:"every submission is a test: judged like a live one, nothing is sent, read_test_inbox shows what would have been"`
 	Archive           Archive               `json:"archive" jsonschema:"the submissions archive: off (the default) forwards and forgets; on keeps each submission's sealed payload for retentionDays after it is accepted"`
 	Spam              Spam                  `json:"spam" jsonschema:"the spam policy: mode off (the default), tag, hold or reject, and the rules that judge submissions spam"`
+	Language          string                `json:"language" jsonschema:"the language of the hosted pages and the default autoresponder: en, de, fr, es, pt, it, nl or ja; blank follows each visitor's browser (Accept-Language)"`
+	Pages             Pages                 `json:"pages" jsonschema:"the form's own heading and text on its hosted success and error pages, per language"`
 	Templates         Templates             `json:"templates" jsonschema:"the form's own mail templates (Mustache); a blank part keeps the default"`
 	Routes            []Route               `json:"routes,omitempty" jsonschema:"routing rules: a submission goes to every verified recipient whose rule its fields match, else to recipientEmail"`
 	RouteVerification []RouteVerification   `json:"routeVerification,omitempty" jsonschema:"read-only: whether each routing recipient followed its own verification link"`
@@ -101,6 +103,48 @@ func PresentSpam(s form.Spam) Spam {
 		BlockPatterns: NonNil(r.BlockPatterns), MaxLinks: r.MaxLinks, AllowedScripts: NonNil(r.AllowedScripts)}}
 }
 
+// Pages are a form's own words on its hosted pages, as shown and as set (a
+// change replaces them whole).
+type Pages struct {
+	Success map[string]PageText `json:"success" jsonschema:"the success page's heading and text by language tag (en, de, fr, es, pt, it, nl, ja)"`
+	Error   map[string]PageText `json:"error" jsonschema:"the error page's heading and text by language tag, shown above formd's reason"`
+}
+
+// PageText is a hosted page's heading and text in one language, plain text.
+type PageText struct {
+	Heading string `json:"heading" jsonschema:"one line, at most 200 characters"`
+	Text    string `json:"text" jsonschema:"at most 2000 characters"`
+}
+
+// Settings are the pages as the domain holds them.
+func (p Pages) Settings() form.Pages {
+	return form.Pages{Success: pageTexts(p.Success), Error: pageTexts(p.Error)}
+}
+
+func pageTexts(m map[string]PageText) form.PageTexts {
+	if m == nil {
+		return nil
+	}
+	out := make(form.PageTexts, len(m))
+	for l, t := range m {
+		out[l] = form.PageText(t)
+	}
+	return out
+}
+
+// PresentPages shows a form's pages, a page without words as {}.
+func PresentPages(p form.Pages) Pages {
+	return Pages{Success: presentPageTexts(p.Success), Error: presentPageTexts(p.Error)}
+}
+
+func presentPageTexts(p form.PageTexts) map[string]PageText {
+	out := make(map[string]PageText, len(p))
+	for l, t := range p {
+		out[l] = PageText(t)
+	}
+	return out
+}
+
 // Captcha is a form's captcha as formd shows it: never the secret, only
 // whether one is stored.
 type Captcha struct {
@@ -123,6 +167,7 @@ func PresentForm(f application.FormRecord) Form {
 		Validation: PresentValidation(st.Validation), AllowedSenderIPs: NonNil(st.AllowedSenderIPs), UploadsEnabled: st.UploadsEnabled,
 		UploadLimits:  EffectiveUploadLimits(st.UploadLimits.Effective()),
 		Autoresponder: Autoresponder(st.Autoresponder), Captcha: presentCaptcha(st.Captcha), TestMode: st.TestMode,
+		Language: st.Language, Pages: PresentPages(st.Pages),
 		Archive: Archive(st.Archive), Spam: PresentSpam(st.Spam), Templates: PresentTemplates(st.Templates),
 		Routes: PresentRoutes(st.Routes), RouteVerification: PresentRouteVerification(f),
 		Version: f.Version, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,

@@ -47,7 +47,9 @@ type settingsFields struct {
 	SpamBlockDisposable                                                                  bool
 	// Routes are the routing rules' rows as typed (form_routes.go).
 	Routes []routeRow
-	Errors fieldErrors
+	// Languages are the form's language and its own hosted pages' words.
+	Languages languageFields
+	Errors    fieldErrors
 }
 
 // settingsPage is the Settings tab.
@@ -128,7 +130,7 @@ func fieldsOf(s form.Settings) settingsFields {
 		SpamBlockIPs: strings.Join(s.Spam.Rules.BlockIPs, "\n"), SpamBlockEmailDomains: strings.Join(s.Spam.Rules.BlockEmailDomains, "\n"),
 		SpamBlockWords: strings.Join(s.Spam.Rules.BlockWords, "\n"), SpamBlockPatterns: strings.Join(s.Spam.Rules.BlockPatterns, "\n"),
 		SpamAllowedScripts: strings.Join(s.Spam.Rules.AllowedScripts, "\n"), SpamMaxLinks: countOrEmpty(int64(s.Spam.Rules.MaxLinks)),
-		SpamBlockDisposable: s.Spam.Rules.BlockDisposable}
+		SpamBlockDisposable: s.Spam.Rules.BlockDisposable, Languages: languageFieldsOf(s)}
 }
 
 // countOrEmpty shows an unset limit (0) as an empty field, which the page
@@ -222,7 +224,8 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		SpamBlockEmailDomains: r.PostFormValue("spamBlockEmailDomains"), SpamBlockWords: r.PostFormValue("spamBlockWords"),
 		SpamBlockPatterns: r.PostFormValue("spamBlockPatterns"), SpamAllowedScripts: r.PostFormValue("spamAllowedScripts"),
 		SpamMaxLinks: strings.TrimSpace(r.PostFormValue("spamMaxLinks")), SpamBlockDisposable: r.PostFormValue("spamBlockDisposable") == "on",
-		Routes: typedRoutes(r),
+		Languages: languageFieldsPosted(r),
+		Routes:    typedRoutes(r),
 	}
 	patch, problems := settingsPatch(in)
 	in.Routes = withBlankRouteRows(in.Routes) // shown again as typed if refused
@@ -275,6 +278,7 @@ func settingsPatch(in settingsFields) (form.Patch, fieldErrors) {
 		SubjectDefault: &in.SubjectDefault, FromNameDefault: &in.FromNameDefault, RedirectDefault: &in.RedirectDefault,
 		ReplyToMode: &mode, ReplyToDefault: &in.ReplyToDefault, Autoresponder: &auto, UploadsEnabled: &in.UploadsEnabled,
 		AllowedSenderIPs: &senders, TestMode: &in.TestMode}
+	languagePatch(in.Languages, &patch)
 
 	limits := form.UploadLimits{AllowedMimeTypes: splitList(in.AllowedMimeTypes)}
 	if in.MaxFiles != "" {
@@ -376,6 +380,9 @@ func settingsProblem(invalid *domain.InvalidInputError) (field, message string, 
 	}
 	if strings.HasPrefix(invalid.Field, "validation") {
 		return "validation", upperFirst(invalid.Message), true
+	}
+	if name, ok := languageProblemField(invalid.Field); ok {
+		return name, upperFirst(invalid.Message), true
 	}
 	name, ok := settingsFieldNames[listIndex.ReplaceAllString(invalid.Field, "")]
 	return name, upperFirst(invalid.Message), ok

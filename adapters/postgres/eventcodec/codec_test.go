@@ -309,6 +309,21 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if !strings.Contains(string(data), `"spam":{"mode":"tag","rules":{"allowIps":["192.0.2.0/24"],"blockDisposable":true,"blockWords":["viagra"],"maxLinks":3,"allowedScripts":["Latin"]}}`) {
 		t.Errorf("spam stored as %s", data)
 	}
+	// A language and own pages are stored while set and absent while not,
+	// as before they existed.
+	if data, _ := EncodeSettings(sampleSettings); strings.Contains(string(data), `"language"`) || strings.Contains(string(data), `"pages"`) {
+		t.Errorf("a form without a language or pages stored %s", data)
+	}
+	localized := sampleSettings
+	localized.Language = "de"
+	localized.Pages = form.Pages{Success: form.PageTexts{"de": {Heading: "Danke", Text: "Bis bald"}, "en": {Heading: "Thanks"}}}
+	data, _ = EncodeSettings(localized)
+	if got, err := DecodeSettings(data); err != nil || !reflect.DeepEqual(got, localized) {
+		t.Errorf("language and pages came back as %q %+v (%v) from %s", got.Language, got.Pages, err, data)
+	}
+	if !strings.Contains(string(data), `"language":"de","pages":{"success":{"de":{"heading":"Danke","text":"Bis bald"},"en":{"heading":"Thanks"}}}`) {
+		t.Errorf("language and pages stored as %s", data)
+	}
 }
 
 // renamed is a test event whose stored shape went through two versions:

@@ -39,6 +39,56 @@ type settingsV1 struct {
 	// Routes are absent while the form has none, as in every event written
 	// before routing existed.
 	Routes []routeV1 `json:"routes,omitempty"`
+	// Language and Pages are absent while unset, as in every event written
+	// before them.
+	Language string   `json:"language,omitempty"`
+	Pages    *pagesV1 `json:"pages,omitempty"`
+}
+
+// pagesV1 are a form's own hosted pages as stored: heading and text by
+// language tag.
+type pagesV1 struct {
+	Success map[string]pageTextV1 `json:"success,omitempty"`
+	Error   map[string]pageTextV1 `json:"error,omitempty"`
+}
+
+type pageTextV1 struct {
+	Heading string `json:"heading"`
+	Text    string `json:"text,omitempty"`
+}
+
+func pagesToV1(p form.Pages) *pagesV1 {
+	if len(p.Success) == 0 && len(p.Error) == 0 {
+		return nil
+	}
+	convert := func(t form.PageTexts) map[string]pageTextV1 {
+		if len(t) == 0 {
+			return nil
+		}
+		out := make(map[string]pageTextV1, len(t))
+		for l, w := range t {
+			out[l] = pageTextV1(w)
+		}
+		return out
+	}
+	return &pagesV1{Success: convert(p.Success), Error: convert(p.Error)}
+}
+
+func pagesFromV1(p *pagesV1) form.Pages {
+	if p == nil {
+		return form.Pages{}
+	}
+	convert := func(t map[string]pageTextV1) form.PageTexts {
+		if len(t) == 0 {
+			return nil
+		}
+		out := make(form.PageTexts, len(t))
+		for l, w := range t {
+			out[l] = form.PageText(w)
+		}
+		return out
+	}
+	return form.Pages{Success: convert(p.Success), Error: convert(p.Error)}
 }
 
 // routeV1 is one routing rule as stored.
@@ -213,6 +263,7 @@ func settingsToV1(s form.Settings) settingsV1 {
 		Captcha:       captchaToV1(s.Captcha), TestMode: s.TestMode, Archive: archiveToV1(s.Archive), Spam: spamToV1(s.Spam),
 		Templates: templatesToV1(s.Templates),
 		Routes:    routesToV1(s.Routes),
+		Language:  s.Language, Pages: pagesToV1(s.Pages),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]fieldRuleV1, len(s.Validation.Fields))
@@ -237,6 +288,7 @@ func settingsFromV1(s settingsV1) form.Settings {
 		Captcha:       captchaFromV1(s.Captcha), TestMode: s.TestMode, Archive: archiveFromV1(s.Archive), Spam: spamFromV1(s.Spam),
 		Templates: templatesFromV1(s.Templates),
 		Routes:    routesFromV1(s.Routes),
+		Language:  s.Language, Pages: pagesFromV1(s.Pages),
 	}
 	if s.Validation.Fields != nil {
 		out.Validation.Fields = make([]form.FieldRule, len(s.Validation.Fields))
