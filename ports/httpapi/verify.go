@@ -206,3 +206,9 @@ func (messageIDs) Text(_, id string, data map[string]any) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// requestLanguage is the catalog language of the request's
+// Accept-Language, the language of the verification mails it causes.
+func (s *Server) requestLanguage(c *gin.Context) string {
+	return s.messages().Language(c.GetHeader("Accept-Language"))
+}
