@@ -56,3 +56,31 @@ var _ = Describe("Verification mails in the visitor's language", func() {
 		Expect(m.Text).To(ContainSubstring("Un formulaire formd désigne " + recipient))
 	})
 })
+
+// A link's page says why it refuses in the browser's language, as it says
+// everything else.
+var _ = Describe("A link page's refusals in the visitor's language", func() {
+	var f *Formd
+	BeforeEach(func() { f = shared })
+
+	It("refuses a too short password and a used reset link in German", func() {
+		_, email := f.RegisteredVerifiedUser()
+		german := Header("Accept-Language", "de")
+		Expect(f.Post("", "/agent/auth/password-reset", map[string]any{"email": email}, german).Status).To(Equal(http.StatusAccepted))
+		link := Link(f.Mail.WaitForMail(email))
+		post := func(password string) *Response {
+			GinkgoHelper()
+			return f.Post("", link, RawBody{ContentType: "application/x-www-form-urlencoded", Data: []byte("password=" + password)}, german)
+		}
+
+		page := f.Get("", link, german)
+		Expect(string(page.Body)).To(ContainSubstring("Neues Passwort (mindestens 12 Zeichen)"))
+		short := post("kurz")
+		Expect(short.Status).To(Equal(http.StatusBadRequest), "%s", short)
+		Expect(string(short.Body)).To(ContainSubstring("Das Passwort muss mindestens 12 Zeichen lang sein."))
+		Expect(post("ein-langes-neues-passwort").Status).To(Equal(http.StatusOK))
+		used := f.Get("", link, german)
+		Expect(string(used.Body)).To(ContainSubstring("Dieser Bestätigungslink wurde bereits verwendet."))
+		Expect(string(f.Get("", link).Body)).To(ContainSubstring("This verification link was already used."))
+	})
+})

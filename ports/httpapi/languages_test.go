@@ -94,6 +94,11 @@ func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 	for _, err := range []error{domain.ErrNotFound, &domain.ForbiddenError{Message: "used"}, io.ErrUnexpectedEOF} {
 		s.linkFailed(c, err)
 	}
+	for _, r := range linkRefusals {
+		if s.refusal("en", r.err, "English") == "English" {
+			t.Errorf("the refusal %q keeps its English words", r.err)
+		}
+	}
 	s.page(c, http.StatusOK, s.spamLinkPage(c, application.SpamLinkView{FormName: "Contact"}, "/spam/tok"))
 	for _, out := range []application.SpamMarked{{AlreadyMarked: true}, {Kept: true, Learned: true}, {Kept: true}, {}} {
 		title, message := spamMarkedWords(out)
@@ -115,7 +120,7 @@ func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"page.success.title", "reason.fields", "rule.required", "verify.reset_button", "verify.failed_message",
-		"spam.confirm_button", "spam.unlearned_message", "spam.invalid_title"} {
+		"spam.confirm_button", "spam.unlearned_message", "spam.invalid_title", "verify.password_label", "verify.refused_used"} {
 		if !slices.Contains(asked.asked, want) {
 			t.Errorf("no page asked for %s", want)
 		}
