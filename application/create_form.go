@@ -15,8 +15,12 @@ const accessKeyPrefixLength = 8
 
 // CreateForm is POST /v1/forms.
 type CreateForm struct {
-	Caller        Session
-	RequestID     string
+	Caller    Session
+	RequestID string
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language      string
 	WorkspaceID   string
 	WorkspaceName string
 	Settings      form.Settings
@@ -103,10 +107,10 @@ func (h *CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormCre
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, formID, a.ID(), f.Settings().RecipientEmail, now)); err != nil {
+		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, h.ids, h.tokens, formID, a.ID(), f.Settings().RecipientEmail, cmd.Language, now)); err != nil {
 			return err
 		}
-		return verifyAddedRoutes(ctx, tx, h.ids, h.tokens, f, nil, now)
+		return verifyAddedRoutes(ctx, tx, h.ids, h.tokens, f, nil, cmd.Language, now)
 	})
 	if err != nil {
 		return FormCreated{}, err

@@ -26,8 +26,8 @@ type DeliverHandler struct {
 	outbound      Outbound
 	tx            Transactor
 	verifications Verifications
-	// messages word a recipient verification mail in its form's language;
-	// nil keeps every verification mail English.
+	// messages word the verification mails (verificationMail); a handler
+	// that sends none, as in tests, may have none.
 	messages Messages
 	tokens   LinkTokens
 	settings MailSettings

@@ -35,13 +35,7 @@ func (h *DeliverHandler) sendVerification(ctx context.Context, q delivery.Queued
 	if err != nil {
 		return err
 	}
-	m := verificationMail(v, q.DeliveryID, token, h.settings)
-	if v.Kind == verification.KindRecipient && v.Language != "" && h.messages != nil {
-		data := map[string]any{"Email": v.Email, "Link": verificationLink(h.settings, token), "Expires": linkExpiry(v)}
-		m.Subject = h.messages.Text(v.Language, "mail.recipient_verification.subject", nil)
-		m.Text = h.messages.Text(v.Language, "mail.recipient_verification.text", data) + "\n"
-	}
-	return h.mailer.Send(ctx, m)
+	return h.mailer.Send(ctx, verificationMail(v, q.DeliveryID, token, h.settings, h.messages))
 }
 
 // requestedToken is the token the verification was requested with: the one
@@ -67,33 +61,33 @@ func systemFromName(from string) string {
 	return "formd"
 }
 
-// verificationMail is the mail with the one-time link of v.
-func verificationMail(v VerificationRecord, deliveryID, token string, settings MailSettings) Mail {
-	link, expires := verificationLink(settings, token), linkExpiry(v)
-	m := Mail{
+// verificationMailIDs are the catalog ids (docs/languages.md) of each kind's
+// mail; .subject and .text follow.
+var verificationMailIDs = map[verification.Kind]string{
+	verification.KindAccount:        "mail.account_verification",
+	verification.KindRecipient:      "mail.recipient_verification",
+	verification.KindRouteRecipient: "mail.route_recipient_verification",
+	verification.KindPasswordReset:  "mail.password_reset",
+}
+
+// verificationMail is the mail with the one-time link of v, in v's
+// language (English when it has none).
+func verificationMail(v VerificationRecord, deliveryID, token string, settings MailSettings, messages Messages) Mail {
+	id, ok := verificationMailIDs[v.Kind]
+	if !ok {
+		id = verificationMailIDs[verification.KindRecipient]
+	}
+	language := messages.Language(v.Language)
+	data := map[string]any{"Email": v.Email, "Link": verificationLink(settings, token), "Expires": linkExpiry(v)}
+	return Mail{
 		DeliveryID: deliveryID,
 		MessageID:  deliveryID + "@formd",
 		From:       settings.From,
 		FromName:   systemFromName(settings.From),
 		To:         v.Email,
+		Subject:    messages.Text(language, id+".subject", nil),
+		Text:       messages.Text(language, id+".text", data) + "\n",
 	}
-	switch v.Kind {
-	case verification.KindPasswordReset:
-		m.Subject, m.Text = passwordResetMail(link, v.ExpiresAt)
-	case verification.KindAccount:
-		m.Subject = "Verify your formd account email"
-		m.Text = fmt.Sprintf("Welcome to formd.\n\nFollow this link to verify your account email and start creating forms:\n\n%s\n\nThe link expires at %s.\nIf you did not register, ignore this email.\n",
-			link, expires)
-	case verification.KindRouteRecipient:
-		m.Subject = "Confirm you want to receive form submissions"
-		m.Text = fmt.Sprintf("A formd form's routing rules send some of its submissions to %s.\n\nFollow this link to confirm and start receiving them:\n\n%s\n\nThe link expires at %s.\nIf you did not expect this, ignore this email and no submissions will be sent to you.\n",
-			v.Email, link, expires)
-	default:
-		m.Subject = "Confirm you want to receive form submissions"
-		m.Text = fmt.Sprintf("A formd form names %s as the recipient of its submissions.\n\nFollow this link to confirm and start receiving them:\n\n%s\n\nThe link expires at %s.\nIf you did not expect this, ignore this email and no submissions will be sent to you.\n",
-			v.Email, link, expires)
-	}
-	return m
 }
 
 // verificationLink is the address of a verification link's page.

@@ -95,7 +95,7 @@ func TestDeliverSendsAVerificationMailFromItsRecord(t *testing.T) {
 				Queued: delivery.Queued{DeliveryID: "del-1", VerificationID: "ver-1", Kind: tt.kind}}}
 			var sent []Mail
 			h := NewDeliverHandler(store, plainSealer{}, mailResult{err: tt.sendErr, sent: &sent}, webhookResult{}, noSecrets{}, NewMemoryTransactor(),
-				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
+				oneVerification{tt.rec}, prefixTokens{}, MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, testCatalogs(t))
 			n, err := h.Handle(context.Background(), DeliverDue{Limit: 1})
 			if err != nil || n != 1 {
 				t.Fatalf("Handle: %d, %v", n, err)
@@ -137,7 +137,7 @@ func TestRequestingAVerificationQueuesItsMail(t *testing.T) {
 	now := fixedClock{}.Now()
 	ctx := context.Background()
 	err := store.InTx(ctx, Metadata{}, func(tx Tx) error {
-		return requestVerification(ctx, tx, &seqIDs{}, prefixTokens{}, verification.KindRecipient, "form-1", "acct-1", "inbox@example.com", now)
+		return requestVerification(ctx, tx, &seqIDs{}, prefixTokens{}, verification.KindRecipient, "form-1", "acct-1", "inbox@example.com", "", now)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestSystemMailsKeepTheOperatorsSenderName(t *testing.T) {
 		"forms@acme.example":              "formd",
 		"<forms@acme.example>":            "formd",
 	} {
-		m := verificationMail(VerificationRecord{}, "d1", "tok", MailSettings{From: from})
+		m := verificationMail(VerificationRecord{}, "d1", "tok", MailSettings{From: from}, testCatalogs(t))
 		if m.FromName != want || m.From != from {
 			t.Errorf("FORMD_MAIL_FROM=%q: From %q under name %q; want the configured sender under %q", from, m.From, m.FromName, want)
 		}
@@ -183,7 +183,7 @@ func TestARecipientVerificationMailIsInItsFormsLanguage(t *testing.T) {
 	base := VerificationRecord{ID: "ver-1", Kind: verification.KindRecipient, SubjectID: "form-1", Email: "inbox@example.com",
 		DeliveryID: "del-1", Status: verification.StatusPending, ExpiresAt: now.Add(verification.Lifetime), TokenHash: HashSecret("tok-ver-1")}
 	settings := MailSettings{BaseURL: "https://formd.example/", From: "formd@formd.example"}
-	english := verificationMail(base, "del-1", "tok-ver-1", settings)
+	english := verificationMail(base, "del-1", "tok-ver-1", settings, catalogs)
 	for _, tc := range []struct {
 		language string
 		want     func(Mail) bool

@@ -100,8 +100,10 @@ type VerificationRecord struct {
 	// TokenHash is the hash of the link's token (HashSecret), which says
 	// which accepted key made the token the request mailed.
 	TokenHash []byte
-	// Language is, for a recipient verification, its form's language (a
-	// tag of form.Languages, read when the mail is sent); blank otherwise.
+	// Language is the catalog language of the link's mail: for a recipient
+	// or routing recipient, its form's language when set (read when the
+	// mail is sent), else the language of the request that asked for the
+	// link; blank is English.
 	Language string
 }
 

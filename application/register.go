@@ -21,6 +21,10 @@ type Register struct {
 	Password                string
 	RequestedCredentialType string
 	RequestID               string
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language string
 }
 
 // Registered is the outcome of a registration: a new session for a new
@@ -94,7 +98,7 @@ func (h *RegisterHandler) Handle(ctx context.Context, cmd Register) (Registered,
 		if err := tx.SaveAccount(ctx, a); err != nil {
 			return err
 		}
-		if err := requestVerification(ctx, tx, h.ids, h.tokens, verification.KindAccount, accountID, accountID, a.Email(), now); err != nil {
+		if err := requestVerification(ctx, tx, h.ids, h.tokens, verification.KindAccount, accountID, accountID, a.Email(), cmd.Language, now); err != nil {
 			return err
 		}
 		return tx.CreateSession(ctx, tokenHash, accountID, now.Add(SessionLifetime))

@@ -15,6 +15,10 @@ import (
 type RequestPasswordReset struct {
 	Email     string
 	RequestID string
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language string
 }
 
 // RequestPasswordResetHandler records a password reset verification for the
@@ -67,12 +71,12 @@ func (h *RequestPasswordResetHandler) Handle(ctx context.Context, cmd RequestPas
 	if err != nil {
 		return err
 	}
-	h.later.Go("password reset mail", func(ctx context.Context) error { return h.mail(ctx, email, cmd.RequestID) })
+	h.later.Go("password reset mail", func(ctx context.Context) error { return h.mail(ctx, email, cmd.RequestID, cmd.Language) })
 	return nil
 }
 
 // mail issues the reset link to the address's account, if it has one.
-func (h *RequestPasswordResetHandler) mail(ctx context.Context, email, requestID string) error {
+func (h *RequestPasswordResetHandler) mail(ctx context.Context, email, requestID, language string) error {
 	rec, err := h.read.AccountByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -82,6 +86,6 @@ func (h *RequestPasswordResetHandler) mail(ctx context.Context, email, requestID
 	}
 	md := Metadata{Actor: Actor{Type: ActorAnonymous}, AccountID: rec.ID, RequestID: requestID}
 	return h.tx.InTx(ctx, md, func(tx Tx) error {
-		return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindPasswordReset, rec.ID, rec.ID, rec.Email, h.clock.Now())
+		return requestVerification(ctx, tx, h.ids, h.tokens, verification.KindPasswordReset, rec.ID, rec.ID, rec.Email, language, h.clock.Now())
 	})
 }

@@ -16,11 +16,13 @@ import (
 // that mails its link, in the caller's transaction: the mail goes through the
 // delivery queue like a submission's, so it is retried on the delivery
 // schedule and a mail that can never be sent fails without holding up others.
-func requestVerification(ctx context.Context, tx VerificationStreams, ids IDs, tokens LinkTokens, kind verification.Kind, subjectID, accountID, email string, now time.Time) error {
+// language is the catalog language of the request that asked for it, for
+// the words of its mail.
+func requestVerification(ctx context.Context, tx VerificationStreams, ids IDs, tokens LinkTokens, kind verification.Kind, subjectID, accountID, email, language string, now time.Time) error {
 	id := ids.New()
 	v, err := verification.Request(verification.Requested{
 		VerificationID: id, Kind: kind, SubjectID: subjectID, AccountID: accountID, Email: email,
-		TokenHash: hexHash(tokens.Token(id)), DeliveryID: ids.New(),
+		TokenHash: hexHash(tokens.Token(id)), DeliveryID: ids.New(), Language: language,
 	}, now)
 	if err != nil {
 		return err
@@ -38,7 +40,7 @@ func requestVerification(ctx context.Context, tx VerificationStreams, ids IDs, t
 // The recent requests are read in the caller's transaction, which locks the
 // address and the account, so concurrent requests in any process count each
 // other. A refusal is a *domain.TooManyRequestsError.
-func requestRecipientVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
+func requestRecipientVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email, language string, now time.Time) error {
 	recent, err := tx.RecentVerificationRequests(ctx, verification.KindRecipient, formID, accountID, email, now.Add(-verification.ThrottleWindow))
 	if err != nil {
 		return err
@@ -46,7 +48,7 @@ func requestRecipientVerification(ctx context.Context, tx recipientVerificationT
 	if err := verification.MaySend(recent, now); err != nil {
 		return err
 	}
-	return requestVerification(ctx, tx, ids, tokens, verification.KindRecipient, formID, accountID, email, now)
+	return requestVerification(ctx, tx, ids, tokens, verification.KindRecipient, formID, accountID, email, language, now)
 }
 
 // recipientVerificationTx is what requesting a recipient verification
@@ -62,13 +64,13 @@ type recipientVerificationTx interface {
 // (verifyAddedRoutes); a throttled mail leaves it pending
 // (mailUnlessThrottled).
 func reverifyChangedRecipient(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before form.Settings,
-	now time.Time) error {
+	language string, now time.Time) error {
 	if after := f.Settings().RecipientEmail; after != before.RecipientEmail {
-		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), after, now)); err != nil {
+		if err := mailUnlessThrottled(requestRecipientVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), after, language, now)); err != nil {
 			return err
 		}
 	}
-	return verifyAddedRoutes(ctx, tx, ids, tokens, f, form.RouteAddresses(before.Routes), now)
+	return verifyAddedRoutes(ctx, tx, ids, tokens, f, form.RouteAddresses(before.Routes), language, now)
 }
 
 // mailUnlessThrottled is requestRecipientVerification for a form change the
@@ -86,7 +88,7 @@ func mailUnlessThrottled(err error) error {
 // requestRouteVerification mails a routing recipient of a form its own
 // verification link, under the same throttle as the primary recipient's
 // (per form, per address and per account, counted among route links).
-func requestRouteVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email string, now time.Time) error {
+func requestRouteVerification(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, formID, accountID, email, language string, now time.Time) error {
 	recent, err := tx.RecentVerificationRequests(ctx, verification.KindRouteRecipient, formID, accountID, email, now.Add(-verification.ThrottleWindow))
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func requestRouteVerification(ctx context.Context, tx recipientVerificationTx, i
 	if err := verification.MaySend(recent, now); err != nil {
 		return err
 	}
-	return requestVerification(ctx, tx, ids, tokens, verification.KindRouteRecipient, formID, accountID, email, now)
+	return requestVerification(ctx, tx, ids, tokens, verification.KindRouteRecipient, formID, accountID, email, language, now)
 }
 
 // verifyAddedRoutes mails each routing recipient a settings change (a new
@@ -103,13 +105,13 @@ func requestRouteVerification(ctx context.Context, tx recipientVerificationTx, i
 // leaves the address pending, to be verified with a resend. The primary
 // recipient's address is verified by the primary's own link.
 func verifyAddedRoutes(ctx context.Context, tx recipientVerificationTx, ids IDs, tokens LinkTokens, f *form.Form, before []string,
-	now time.Time) error {
+	language string, now time.Time) error {
 	for _, email := range f.UnverifiedRouteAddresses() {
 		if strings.EqualFold(email, f.Settings().RecipientEmail) ||
 			slices.ContainsFunc(before, func(b string) bool { return strings.EqualFold(b, email) }) {
 			continue
 		}
-		if err := mailUnlessThrottled(requestRouteVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), email, now)); err != nil {
+		if err := mailUnlessThrottled(requestRouteVerification(ctx, tx, ids, tokens, f.ID(), f.AccountID(), email, language, now)); err != nil {
 			return err
 		}
 	}

@@ -16,7 +16,11 @@ import (
 type ResendRecipientVerification struct {
 	Caller    Session
 	RequestID string
-	FormID    string
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language string
+	FormID   string
 	// RecipientEmail names a routing recipient to resend for; blank (or
 	// the primary's address) resends the primary recipient's.
 	RecipientEmail string
@@ -58,7 +62,7 @@ func (h *ResendRecipientVerificationHandler) Handle(ctx context.Context, cmd Res
 	}
 	now := h.clock.Now()
 	err = h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
-		return requestRecipientVerification(ctx, tx, h.ids, h.tokens, cmd.FormID, rec.AccountID, rec.Settings.RecipientEmail, now)
+		return requestRecipientVerification(ctx, tx, h.ids, h.tokens, cmd.FormID, rec.AccountID, rec.Settings.RecipientEmail, cmd.Language, now)
 	})
 	if err != nil {
 		return VerificationRecord{}, err
@@ -79,7 +83,7 @@ func (h *ResendRecipientVerificationHandler) resendRoute(ctx context.Context, cm
 	verified := form.RouteVerified(rec.Settings, rec.RecipientVerified, rec.VerifiedRoutes, email)
 	if !verified {
 		err := h.tx.InTx(ctx, metadataFor(cmd.Caller, cmd.RequestID), func(tx Tx) error {
-			return requestRouteVerification(ctx, tx, h.ids, h.tokens, cmd.FormID, rec.AccountID, email, h.clock.Now())
+			return requestRouteVerification(ctx, tx, h.ids, h.tokens, cmd.FormID, rec.AccountID, email, cmd.Language, h.clock.Now())
 		})
 		if err != nil {
 			return VerificationRecord{}, err

@@ -12,8 +12,12 @@ import (
 type RestoreFormVersion struct {
 	Caller    Session
 	RequestID string
-	FormID    string
-	Version   int
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language string
+	FormID   string
+	Version  int
 }
 
 // RestoreFormVersionHandler makes an earlier version's settings the form's
@@ -67,7 +71,7 @@ func (h *RestoreFormVersionHandler) Handle(ctx context.Context, cmd RestoreFormV
 		if err := tx.SaveForm(ctx, f); err != nil {
 			return err
 		}
-		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, now)
+		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, cmd.Language, now)
 	})
 	if err != nil {
 		return FormRecord{}, err

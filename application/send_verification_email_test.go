@@ -28,7 +28,7 @@ func TestAVerificationMailCarriesTheTokenItWasRequestedWith(t *testing.T) {
 	if err != nil || token != "old.v1" {
 		t.Fatalf("requestedToken = %q, %v; want the old key's token", token, err)
 	}
-	m := verificationMail(v, "d1", token, MailSettings{BaseURL: "https://formd.example/"})
+	m := verificationMail(v, "d1", token, MailSettings{BaseURL: "https://formd.example/"}, testCatalogs(t))
 	if !strings.Contains(m.Text, "https://formd.example/verify/old.v1\n") {
 		t.Fatalf("mail %q; want the link https://formd.example/verify/old.v1", m.Text)
 	}

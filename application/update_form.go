@@ -11,8 +11,12 @@ import (
 type UpdateForm struct {
 	Caller    Session
 	RequestID string
-	FormID    string
-	Patch     form.Patch
+	// Language is the catalog language of the request (its Accept-Language
+	// matched by Messages.Language), for the words of the verification
+	// mails it causes; blank is English.
+	Language string
+	FormID   string
+	Patch    form.Patch
 }
 
 // UpdateFormHandler changes a form's settings.
@@ -66,7 +70,7 @@ func (h *UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormRec
 		if err := storeCaptchaSecret(ctx, tx, h.sealer, patch, before.Captcha, after.Captcha, f.ID(), now); err != nil {
 			return err
 		}
-		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, now)
+		return reverifyChangedRecipient(ctx, tx, h.ids, h.tokens, f, before, cmd.Language, now)
 	})
 	if err != nil {
 		return FormRecord{}, err

@@ -50,6 +50,9 @@ var _ = Describe("Marking spam from a notification mail", Ordered, func() {
 		By("opening the link shows the question and a button, and marks nothing")
 		page := f.OpenLink(link)
 		Expect(string(page.Body)).To(ContainSubstring("Mark this submission as spam?"))
+		german := f.Get("", link, Header("Accept-Language", "de"))
+		Expect(string(german.Body)).To(SatisfyAll(ContainSubstring("Diese Einsendung als Spam markieren?"), ContainSubstring("Als Spam markieren</button>")),
+			"the page in the browser's language")
 		Expect(spamReviews(lf.ID, id, true) + spamReviews(lf.ID, id, false)).To(BeZero())
 
 		By("the button marks it: learned from the archived content, which stays")

@@ -78,7 +78,8 @@ func TestEveryCatalogIsCompleteAndRenders(t *testing.T) {
 			if !slices.Equal(placeholders(translated), placeholders(text)) {
 				t.Errorf("%s: %s has placeholders %v, English %v", f, id, placeholders(translated), placeholders(text))
 			}
-			rendered := c.Text(lang, id, map[string]any{"Field": "email", "RequestID": "req_1", "Email": "ada@example.com", "Link": "https://forms.example/verify/t", "Expires": "2026-01-01 12:00 UTC", "Status": 503})
+			rendered := c.Text(lang, id, map[string]any{"Field": "email", "RequestID": "req_1", "Email": "ada@example.com", "Link": "https://forms.example/verify/t", "Expires": "2026-01-01 12:00 UTC", "Status": 503,
+				"FormName": "Contact", "Min": 12})
 			if rendered == id || strings.Contains(rendered, "{{") || strings.Contains(rendered, "<no value>") {
 				t.Errorf("%s: %s renders as %q", f, id, rendered)
 			}

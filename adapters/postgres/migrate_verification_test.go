@@ -27,8 +27,9 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 	// What the code before migration 5 stored: verifications, each with its
 	// verification.requested message, and no delivery. Today's unit of work
 	// stands in for that code; it also writes each verification's account
-	// (migration 31), so the old table has that column while it does.
-	if _, err := pool.Exec(ctx, `ALTER TABLE verifications ADD COLUMN account_id uuid`); err != nil {
+	// (migration 31) and language (migration 107), so the old table has
+	// those columns while it does.
+	if _, err := pool.Exec(ctx, `ALTER TABLE verifications ADD COLUMN account_id uuid, ADD COLUMN language text NOT NULL DEFAULT ''`); err != nil {
 		t.Fatal(err)
 	}
 	tx := postgres.NewTransactor(pool, postgres.NewEventStore(), wallClock{})
@@ -65,7 +66,7 @@ func TestMigration5QueuesTheVerificationMailsTheOldMailerHadNotSent(t *testing.T
 		t.Fatal(err)
 	}
 
-	if _, err := pool.Exec(ctx, `ALTER TABLE verifications DROP COLUMN account_id`); err != nil {
+	if _, err := pool.Exec(ctx, `ALTER TABLE verifications DROP COLUMN account_id, DROP COLUMN language`); err != nil {
 		t.Fatal(err)
 	}
 	migrateTo(t, ctx, pool, 5)

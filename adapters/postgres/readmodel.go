@@ -111,8 +111,8 @@ func (r *ReadModel) VerificationByTokenHash(ctx context.Context, hash []byte) (a
 func (r *ReadModel) VerificationByID(ctx context.Context, id string) (application.VerificationRecord, error) {
 	var v application.VerificationRecord
 	err := r.pool.QueryRow(ctx, `SELECT v.id::text, v.kind, v.subject_id::text, v.email, v.delivery_id::text, v.status, v.expires_at, v.token_hash,
-		COALESCE(f.settings->>'language', '')
-		FROM verifications v LEFT JOIN forms f ON v.kind = 'recipient' AND f.id = v.subject_id WHERE v.id = $1`, id).
+		COALESCE(NULLIF(f.settings->>'language', ''), v.language)
+		FROM verifications v LEFT JOIN forms f ON v.kind IN ('recipient', 'route_recipient') AND f.id = v.subject_id WHERE v.id = $1`, id).
 		Scan(&v.ID, &v.Kind, &v.SubjectID, &v.Email, &v.DeliveryID, &v.Status, &v.ExpiresAt, &v.TokenHash, &v.Language)
 	return v, notFound(err)
 }

@@ -215,10 +215,10 @@ func (u *unitOfWork) SaveVerification(ctx context.Context, v *verification.Verif
 		return err
 	}
 	_, err := u.tx.Exec(ctx, `
-		INSERT INTO verifications (id, kind, subject_id, email, token_hash, delivery_id, status, expires_at, created_at, account_id)
-		VALUES ($1, $2, $3, $4, decode($5, 'hex'), $6, $7, $8, $9, NULLIF($10, '')::uuid)
+		INSERT INTO verifications (id, kind, subject_id, email, token_hash, delivery_id, status, expires_at, created_at, account_id, language)
+		VALUES ($1, $2, $3, $4, decode($5, 'hex'), $6, $7, $8, $9, NULLIF($10, '')::uuid, $11)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status`,
-		v.VerificationID, v.Kind, v.SubjectID, v.Email, v.TokenHash, v.DeliveryID, v.Status(), v.ExpiresAt, v.At, v.AccountID)
+		v.VerificationID, v.Kind, v.SubjectID, v.Email, v.TokenHash, v.DeliveryID, v.Status(), v.ExpiresAt, v.At, v.AccountID, v.Language)
 	return err
 }
 

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +172,47 @@ func TestPoisonedMessagesAreRecordedWithTheirAcknowledgement(t *testing.T) {
 	}
 	if reason != "undecodable" || payload != string(p.Payload) {
 		t.Errorf("recorded %q, %q", reason, payload)
+	}
+}
+
+// A verification's mail is in its form's language when the form has one,
+// else in the language of the request that asked for the link, else
+// English (blank).
+func TestAVerificationIsMailedInItsFormsLanguageElseTheRequests(t *testing.T) {
+	env := newUoWEnv(t)
+	_, formID := env.seedForm(t)
+	accountID := uuid.NewString()
+	save := func(kind verification.Kind, subjectID, language string) string {
+		t.Helper()
+		v, err := verification.Request(verification.Requested{VerificationID: uuid.NewString(), Kind: kind, SubjectID: subjectID,
+			AccountID: accountID, Email: "inbox@example.com", TokenHash: strings.ReplaceAll(uuid.NewString(), "-", ""), DeliveryID: uuid.NewString(),
+			Language: language}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.run(t, func(tx application.Tx) error { return tx.SaveVerification(env.ctx, v) })
+		return v.VerificationID
+	}
+	languageOf := func(id string) string {
+		t.Helper()
+		rec, err := env.read.VerificationByID(env.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.Language
+	}
+	recipientFr := save(verification.KindRecipient, formID, "fr")
+	routeFr := save(verification.KindRouteRecipient, formID, "fr")
+	accountFr := save(verification.KindAccount, accountID, "fr")
+	resetBlank := save(verification.KindPasswordReset, accountID, "")
+	if got := []string{languageOf(recipientFr), languageOf(routeFr), languageOf(accountFr), languageOf(resetBlank)}; got[0] != "fr" ||
+		got[1] != "fr" || got[2] != "fr" || got[3] != "" {
+		t.Errorf("languages of a form without one %q; want the requests' (fr, fr, fr, blank)", got)
+	}
+	if _, err := env.pool.Exec(env.ctx, `UPDATE forms SET settings = jsonb_set(settings, '{language}', '"de"') WHERE id = $1`, formID); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{languageOf(recipientFr), languageOf(routeFr), languageOf(accountFr)}; got[0] != "de" || got[1] != "de" || got[2] != "fr" {
+		t.Errorf("languages under a form in de %q; want the form's for its recipients (de, de) and the request's for the account (fr)", got)
 	}
 }

@@ -48,8 +48,8 @@ func provideHTTPConfig(cfg Config, requests httpapi.RequestObserver, registratio
 // account (buckets of the dashboard's own, per process). Its requests count
 // in the same latency metrics as the API's.
 func provideWebConfig(cfg Config, requests httpapi.RequestObserver, registrations registrationLimits,
-	database application.DatabaseAvailability, refusals application.UnavailableRefusals) web.Config {
-	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals}
+	database application.DatabaseAvailability, refusals application.UnavailableRefusals, messages application.Messages) web.Config {
+	c := web.Config{BaseURL: cfg.BaseURL, TrustedProxies: cfg.TrustedProxies, Database: database, Refusals: refusals, Messages: messages}
 	if registrations.keyed != nil {
 		c.Registrations = registrations.keyed
 	}

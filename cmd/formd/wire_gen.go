@@ -297,7 +297,7 @@ func buildService(ctx context.Context, cfg Config, log *slog.Logger) (*Service, 
 	availability, cleanup5 := provideAvailability(ctx, pool)
 	httpapiDrain := httpapi.NewDrain()
 	config := provideHTTPConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, httpapiDrain, catalogs)
-	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics)
+	webConfig := provideWebConfig(cfg, metrics, mainRegistrationLimits, availability, metrics, catalogs)
 	mcpConfig := provideMCPConfig(cfg, metrics, availability, metrics)
 	handler := provideHTTPHandler(applicationApplication, schemaVersion, log, config, webConfig, mcpConfig)
 	processLiveness := postgres.NewProcessLiveness(deliveryStore)

@@ -7,6 +7,7 @@ package account
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -109,13 +110,21 @@ type Registration struct {
 	WorkspaceID                          string
 }
 
+// ErrPasswordTooShort and ErrPasswordTooLong are ValidatePassword's
+// refusals; a page can tell them apart to say them in its visitor's
+// language.
+var (
+	ErrPasswordTooShort = &domain.InvalidInputError{Field: "password", Message: fmt.Sprintf("password must be at least %d characters", MinPasswordLength)}
+	ErrPasswordTooLong  = &domain.InvalidInputError{Field: "password", Message: "password must be at most 1024 bytes"}
+)
+
 // ValidatePassword checks a registration password against the spec's minimum.
 func ValidatePassword(pw string) error {
 	if len([]rune(pw)) < MinPasswordLength {
-		return domain.Invalid("password", "password must be at least %d characters", MinPasswordLength)
+		return ErrPasswordTooShort
 	}
 	if len(pw) > 1024 {
-		return domain.Invalid("password", "password must be at most 1024 bytes")
+		return ErrPasswordTooLong
 	}
 	return nil
 }

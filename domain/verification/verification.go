@@ -75,6 +75,9 @@ type Requested struct {
 	DeliveryID     string
 	ExpiresAt      time.Time
 	At             time.Time
+	// Language is the catalog language of the request that asked for the
+	// link, for its mail's words; empty means English.
+	Language string
 }
 
 // EventType implements Event.

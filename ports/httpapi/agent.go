@@ -76,7 +76,7 @@ func (s *Server) agentAuth(c *gin.Context, perAccount Limiter) {
 	}
 	out, err := s.app.Commands.Register.Handle(c.Request.Context(), application.Register{
 		Email: req.Email, Type: req.Type, Name: req.Name, Password: req.Password,
-		RequestedCredentialType: req.RequestedCredentialType, RequestID: requestIDOf(c),
+		RequestedCredentialType: req.RequestedCredentialType, RequestID: requestIDOf(c), Language: s.requestLanguage(c),
 	})
 	if !application.TellsAccountExists(out, err) {
 		giveBack()

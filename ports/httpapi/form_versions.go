@@ -105,7 +105,7 @@ func (s *Server) restoreFormVersion(c *gin.Context) {
 		return
 	}
 	f, err := s.app.Commands.RestoreFormVersion.Handle(c.Request.Context(), application.RestoreFormVersion{
-		Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, Version: *req.Version,
+		Caller: sessionOf(c), RequestID: requestIDOf(c), Language: s.requestLanguage(c), FormID: id, Version: *req.Version,
 	})
 	if err != nil {
 		s.respondError(c, err)

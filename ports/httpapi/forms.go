@@ -69,7 +69,7 @@ func (s *Server) createForm(c *gin.Context) {
 		return
 	}
 	out, err := s.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{
-		Caller: sessionOf(c), RequestID: requestIDOf(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
+		Caller: sessionOf(c), RequestID: requestIDOf(c), Language: s.requestLanguage(c), WorkspaceID: strings.ToLower(deref(req.WorkspaceID)),
 		WorkspaceName: deref(req.WorkspaceName), Settings: req.settings(),
 	})
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Server) updateForm(c *gin.Context) {
 		return
 	}
 	f, err := s.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{
-		Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, Patch: req.patch(),
+		Caller: sessionOf(c), RequestID: requestIDOf(c), Language: s.requestLanguage(c), FormID: id, Patch: req.patch(),
 	})
 	if err != nil {
 		s.respondError(c, err)
@@ -213,7 +213,7 @@ func (s *Server) resendRecipientVerification(c *gin.Context) {
 		return
 	}
 	v, err := s.app.Commands.ResendRecipientVerification.Handle(c.Request.Context(),
-		application.ResendRecipientVerification{Caller: sessionOf(c), RequestID: requestIDOf(c), FormID: id, RecipientEmail: body.RecipientEmail})
+		application.ResendRecipientVerification{Caller: sessionOf(c), RequestID: requestIDOf(c), Language: s.requestLanguage(c), FormID: id, RecipientEmail: body.RecipientEmail})
 	if err != nil {
 		s.respondError(c, err)
 		return

@@ -94,6 +94,19 @@ func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 	for _, err := range []error{domain.ErrNotFound, &domain.ForbiddenError{Message: "used"}, io.ErrUnexpectedEOF} {
 		s.linkFailed(c, err)
 	}
+	for _, r := range linkRefusals {
+		if s.refusal("en", r.err, "English") == "English" {
+			t.Errorf("the refusal %q keeps its English words", r.err)
+		}
+	}
+	s.page(c, http.StatusOK, s.spamLinkPage(c, application.SpamLinkView{FormName: "Contact"}, "/spam/tok"))
+	for _, out := range []application.SpamMarked{{AlreadyMarked: true}, {Kept: true, Learned: true}, {Kept: true}, {}} {
+		title, message := spamMarkedWords(out)
+		s.page(c, http.StatusOK, s.spamWords(c, title, message, nil))
+	}
+	for _, err := range []error{application.ErrSpamLinkExpired, application.ErrBadSpamLink, io.ErrUnexpectedEOF} {
+		s.spamLinkFailed(c, err)
+	}
 
 	for _, msg := range scriptMessages { // the client script's (client_script_languages.go)
 		asked.asked = append(asked.asked, msg.id)
@@ -106,7 +119,8 @@ func TestEveryPageAsksOnlyForWordsTheCatalogsHave(t *testing.T) {
 			t.Errorf("a page asks for %q, which the catalogs lack", id)
 		}
 	}
-	for _, want := range []string{"page.success.title", "reason.fields", "rule.required", "verify.reset_button", "verify.failed_message"} {
+	for _, want := range []string{"page.success.title", "reason.fields", "rule.required", "verify.reset_button", "verify.failed_message",
+		"spam.confirm_button", "spam.unlearned_message", "spam.invalid_title", "verify.password_label", "verify.refused_used"} {
 		if !slices.Contains(asked.asked, want) {
 			t.Errorf("no page asked for %s", want)
 		}

@@ -56,7 +56,7 @@ func (s *Server) requestPasswordReset(c *gin.Context) {
 		return
 	}
 	err := s.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), application.RequestPasswordReset{
-		Email: req.Email, RequestID: requestIDOf(c),
+		Email: req.Email, RequestID: requestIDOf(c), Language: s.requestLanguage(c),
 	})
 	if err != nil {
 		s.respondError(c, err)

@@ -14,24 +14,31 @@ import (
 // the button's POST marks the submission, so a mail scanner that fetches
 // every link marks nothing.
 
-// showSpamLink answers GET /spam/{token}: the confirmation page. It
-// changes nothing.
+// showSpamLink answers GET /spam/{token}: the confirmation page, in the
+// browser's language. It changes nothing.
 func (s *Server) showSpamLink(c *gin.Context) {
 	view, err := s.app.Queries.SpamLink.Handle(c.Request.Context(), application.SpamLinkQuery{Token: c.Param("token")})
 	if err != nil {
 		s.spamLinkFailed(c, err)
 		return
 	}
-	s.page(c, http.StatusOK, spamLinkPage(view, c.Request.URL.Path))
+	s.page(c, http.StatusOK, s.spamLinkPage(c, view, c.Request.URL.Path))
 }
 
 // spamLinkPage asks whether to mark the submission, with a button that
 // posts to action (the link's own address).
-func spamLinkPage(view application.SpamLinkView, action string) statusPageData {
-	return statusPageData{Title: "Mark this submission as spam?",
-		Message: "This marks the submission to " + view.FormName + " that the notification mail was about as spam: " +
-			"the form's audit trail records it, and the spam filter learns from it while formd still keeps its content.",
-		Form: &pageForm{Action: action, Button: "Mark as spam"}}
+func (s *Server) spamLinkPage(c *gin.Context, view application.SpamLinkView, action string) statusPageData {
+	page := s.spamWords(c, "confirm_title", "confirm_message", map[string]any{"FormName": view.FormName})
+	page.Form = &pageForm{Action: action, Button: s.messages().Text(page.Lang, "spam.confirm_button", nil)}
+	return page
+}
+
+// spamWords is a spam link page's title and message (spam.* catalog ids)
+// in the browser's language.
+func (s *Server) spamWords(c *gin.Context, title, message string, data map[string]any) statusPageData {
+	m := s.messages()
+	lang := m.Language(c.GetHeader("Accept-Language"))
+	return statusPageData{Lang: lang, Title: m.Text(lang, "spam."+title, nil), Message: m.Text(lang, "spam."+message, data)}
 }
 
 // markSpam answers POST /spam/{token}: the page's button.
@@ -41,40 +48,38 @@ func (s *Server) markSpam(c *gin.Context) {
 		s.spamLinkFailed(c, err)
 		return
 	}
-	s.page(c, http.StatusOK, spamMarkedPage(out))
+	title, message := spamMarkedWords(out)
+	s.page(c, http.StatusOK, s.spamWords(c, title, message, nil))
 }
 
-// spamMarkedPage says what a mark did.
-func spamMarkedPage(out application.SpamMarked) statusPageData {
+// spamMarkedWords are the catalog ids (under spam.) of the title and the
+// message that say what a mark did.
+func spamMarkedWords(out application.SpamMarked) (title, message string) {
 	switch {
 	case out.AlreadyMarked:
-		return statusPageData{Title: "Already marked as spam",
-			Message: "This submission was already marked as spam. Nothing else needs to be done."}
+		return "already_title", "already_message"
 	case out.Learned:
-		return statusPageData{Title: "Marked as spam",
-			Message: "The submission is marked as spam and the spam filter learned from it."}
+		return "marked_title", "learned_message"
 	case out.Kept:
-		return statusPageData{Title: "Marked as spam",
-			Message: "The submission is marked as spam in the form's audit trail. The spam filter could not learn from it now " +
-				"(none is configured for learning, or it did not answer)."}
+		return "marked_title", "kept_message"
 	default:
-		return statusPageData{Title: "Marked as spam",
-			Message: "Your judgement is recorded in the form's audit trail, but formd no longer keeps this submission's content, " +
-				"so the spam filter could not learn from it. Turn on the form's submissions archive to let marks from mail teach the filter."}
+		return "marked_title", "unlearned_message"
 	}
 }
 
 // spamLinkFailed answers a spam link that cannot be shown or followed.
 func (s *Server) spamLinkFailed(c *gin.Context, err error) {
+	var page statusPageData
+	status := http.StatusBadRequest
 	switch {
 	case errors.Is(err, application.ErrSpamLinkExpired):
-		s.page(c, http.StatusBadRequest, statusPageData{Title: "Link expired",
-			Message: "This spam link has expired. You can still review the form's submissions in the dashboard.", RequestID: requestIDOf(c)})
+		page = s.spamWords(c, "expired_title", "expired_message", nil)
 	case errors.Is(err, application.ErrBadSpamLink):
-		s.page(c, http.StatusBadRequest, statusPageData{Title: "Link not valid",
-			Message: "This spam link is not valid: it was altered or not copied completely, or its form no longer exists.", RequestID: requestIDOf(c)})
+		page = s.spamWords(c, "invalid_title", "invalid_message", nil)
 	default:
 		s.log.Error("spam link", "requestId", requestIDOf(c), "err", err)
-		s.page(c, http.StatusInternalServerError, statusPageData{Title: "Something went wrong", Message: "Please try the link again in a moment.", RequestID: requestIDOf(c)})
+		page, status = s.linkWords(c, "failed", ""), http.StatusInternalServerError
 	}
+	page.RequestID = requestIDOf(c)
+	s.page(c, status, page)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/account"
 	"github.com/formd/formd/domain/verification"
 )
 
@@ -21,7 +22,7 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <title>{{.Title}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}input,button{font:inherit;padding:.4rem .6rem}input{width:100%;box-sizing:border-box}</style>
 </head><body><h1>{{.Title}}</h1>{{if .Intro}}<p>{{.Intro}}</p>{{end}}<p>{{.Message}}</p>{{if .Details}}<ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .BackLink}}<p><a href="{{.BackLink}}">{{.BackLabel}}</a></p>{{end}}
-{{with .Form}}<form method="post" action="{{.Action}}">{{if .Password}}<p><label for="password">New password (at least 12 characters)</label><br><input type="password" id="password" name="password" minlength="12" maxlength="1024" required autocomplete="new-password"></p>{{end}}<p><button type="submit">{{.Button}}</button></p></form>{{end}}
+{{with .Form}}<form method="post" action="{{.Action}}">{{if .Password}}<p><label for="password">{{.PasswordLabel}}</label><br><input type="password" id="password" name="password" minlength="{{.MinPassword}}" maxlength="1024" required autocomplete="new-password"></p>{{end}}<p><button type="submit">{{.Button}}</button></p></form>{{end}}
 {{if .RequestID}}<p><small>{{.RequestIDLabel}}</small></p>{{end}}</body></html>`))
 
 type statusPageData struct {
@@ -48,6 +49,10 @@ type statusPageData struct {
 type pageForm struct {
 	Action, Button string
 	Password       bool
+	// PasswordLabel names the password field, which takes at least
+	// MinPassword characters.
+	PasswordLabel string
+	MinPassword   int
 }
 
 func (s *Server) page(c *gin.Context, status int, data statusPageData) {
@@ -109,8 +114,11 @@ func (s *Server) confirmPage(c *gin.Context, view application.LinkView, action s
 		key = "reset"
 	}
 	page := s.linkWords(c, key, view.Email)
-	page.Form = &pageForm{Action: action, Button: s.messages().Text(page.Lang, "verify."+key+"_button", nil),
-		Password: view.Kind == verification.KindPasswordReset}
+	page.Form = &pageForm{Action: action, Button: s.messages().Text(page.Lang, "verify."+key+"_button", nil)}
+	if view.Kind == verification.KindPasswordReset {
+		page.Form.Password, page.Form.MinPassword = true, account.MinPasswordLength
+		page.Form.PasswordLabel = s.messages().Text(page.Lang, "verify.password_label", map[string]any{"Min": account.MinPasswordLength})
+	}
 	return page
 }
 
@@ -152,16 +160,39 @@ func (s *Server) resetPassword(c *gin.Context, view application.LinkView, token 
 		s.page(c, http.StatusOK, s.linkWords(c, "password_done", out.Email))
 	case errors.As(err, &invalid):
 		retry := s.confirmPage(c, view, c.Request.URL.Path)
-		retry.Intro = invalid.Message + "."
+		retry.Intro = s.refusal(retry.Lang, err, invalid.Message+".")
 		s.page(c, http.StatusBadRequest, retry)
 	default:
 		s.linkFailed(c, err)
 	}
 }
 
+// linkRefusals are the catalog ids of the refusals a link's page can name:
+// a refusal not listed keeps the domain's English words.
+var linkRefusals = []struct {
+	err error
+	id  string
+}{
+	{verification.ErrExpired, "verify.refused_expired"},
+	{verification.ErrAlreadyUsed, "verify.refused_used"},
+	{verification.ErrSuperseded, "verify.refused_superseded"},
+	{verification.ErrPasswordResetSince, "verify.refused_reset_since"},
+	{account.ErrPasswordTooShort, "verify.refused_password_short"},
+	{account.ErrPasswordTooLong, "verify.refused_password_long"},
+}
+
+// refusal is err's reason in lang when the catalogs word it, else english.
+func (s *Server) refusal(lang string, err error, english string) string {
+	for _, r := range linkRefusals {
+		if errors.Is(err, r.err) {
+			return s.messages().Text(lang, r.id, map[string]any{"Min": account.MinPasswordLength})
+		}
+	}
+	return english
+}
+
 // linkFailed answers a link that cannot be shown or confirmed, in the
-// browser's language; a domain refusal's reason stays as the domain words
-// it.
+// browser's language, with the refusal's reason (refusal).
 func (s *Server) linkFailed(c *gin.Context, err error) {
 	var forbidden *domain.ForbiddenError
 	var page statusPageData
@@ -172,7 +203,7 @@ func (s *Server) linkFailed(c *gin.Context, err error) {
 	case errors.As(err, &forbidden):
 		m := s.messages()
 		lang := m.Language(c.GetHeader("Accept-Language"))
-		page = statusPageData{Lang: lang, Title: m.Text(lang, "verify.unusable_title", nil), Message: forbidden.Message}
+		page = statusPageData{Lang: lang, Title: m.Text(lang, "verify.unusable_title", nil), Message: s.refusal(lang, err, forbidden.Message)}
 		status = http.StatusBadRequest
 	default:
 		s.log.Error("verify link", "requestId", requestIDOf(c), "err", err)
@@ -205,4 +236,10 @@ func (messageIDs) Text(_, id string, data map[string]any) string {
 		parts = append(parts, fmt.Sprint(data[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// requestLanguage is the catalog language of the request's
+// Accept-Language, the language of the verification mails it causes.
+func (s *Server) requestLanguage(c *gin.Context) string {
+	return s.messages().Language(c.GetHeader("Accept-Language"))
 }

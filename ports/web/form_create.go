@@ -70,7 +70,7 @@ func (s *Server) createForm(w http.ResponseWriter, r *http.Request, v *visitor) 
 		workspaceID = "" // a new workspace of that name
 	}
 	out, err := s.app.Commands.CreateForm.Handle(r.Context(), application.CreateForm{
-		Caller: v.Session, RequestID: requestIDOf(r), WorkspaceID: workspaceID, WorkspaceName: in.WorkspaceName,
+		Caller: v.Session, RequestID: requestIDOf(r), Language: s.requestLanguage(r), WorkspaceID: workspaceID, WorkspaceName: in.WorkspaceName,
 		Settings: form.Settings{Name: in.Name, RecipientEmail: in.RecipientEmail, AllowedDomains: splitList(in.AllowedDomains),
 			SubjectDefault: in.SubjectDefault, FromNameDefault: in.FromNameDefault, RedirectDefault: in.RedirectDefault},
 	})

@@ -234,7 +234,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, v *visitor
 		s.drawSettings(w, r, v, http.StatusBadRequest, settingsPage{Form: f, Fields: in}, "")
 		return
 	}
-	_, err := s.app.Commands.UpdateForm.Handle(r.Context(), application.UpdateForm{Caller: v.Session, RequestID: requestIDOf(r),
+	_, err := s.app.Commands.UpdateForm.Handle(r.Context(), application.UpdateForm{Caller: v.Session, RequestID: requestIDOf(r), Language: s.requestLanguage(r),
 		FormID: f.ID, Patch: patch})
 	if err != nil {
 		var invalid *domain.InvalidInputError

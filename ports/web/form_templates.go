@@ -58,7 +58,7 @@ func (s *Server) saveTemplates(w http.ResponseWriter, r *http.Request, v *visito
 			return
 		}
 	} else {
-		_, err = s.app.Commands.UpdateForm.Handle(r.Context(), application.UpdateForm{Caller: v.Session, RequestID: requestIDOf(r),
+		_, err = s.app.Commands.UpdateForm.Handle(r.Context(), application.UpdateForm{Caller: v.Session, RequestID: requestIDOf(r), Language: s.requestLanguage(r),
 			FormID: f.ID, Patch: form.Patch{Templates: &in.Values}})
 		if err == nil {
 			http.Redirect(w, r, Prefix+"/forms/"+f.ID+"/settings?notice=settings-saved#mail-templates", http.StatusSeeOther)

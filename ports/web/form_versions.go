@@ -78,7 +78,7 @@ func (s *Server) restoreVersion(w http.ResponseWriter, r *http.Request, v *visit
 		return
 	}
 	_, err := s.app.Commands.RestoreFormVersion.Handle(r.Context(), application.RestoreFormVersion{
-		Caller: v.Session, RequestID: requestIDOf(r), FormID: id, Version: n})
+		Caller: v.Session, RequestID: requestIDOf(r), Language: s.requestLanguage(r), FormID: id, Version: n})
 	if err != nil {
 		if problems, isProblem := formProblem(err, nil); isProblem {
 			s.renderVersion(w, r, v, http.StatusBadRequest, "This version cannot be restored: "+problems[""])

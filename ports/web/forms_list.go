@@ -61,7 +61,7 @@ func (s *Server) resendVerification(w http.ResponseWriter, r *http.Request, v *v
 		return
 	}
 	_, err := s.app.Commands.ResendRecipientVerification.Handle(r.Context(), application.ResendRecipientVerification{
-		Caller: v.Session, RequestID: requestIDOf(r), FormID: id})
+		Caller: v.Session, RequestID: requestIDOf(r), Language: s.requestLanguage(r), FormID: id})
 	if err != nil {
 		if problems, ok := formProblem(err, nil); ok {
 			s.showForms(w, r, v, http.StatusBadRequest, "", problems[""])

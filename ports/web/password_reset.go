@@ -40,7 +40,7 @@ func (s *Server) requestPasswordReset(w http.ResponseWriter, r *http.Request, cs
 		again(http.StatusTooManyRequests, fieldErrors{"": msg})
 		return
 	}
-	err := s.app.Commands.RequestPasswordReset.Handle(r.Context(), application.RequestPasswordReset{Email: in.Email, RequestID: requestIDOf(r)})
+	err := s.app.Commands.RequestPasswordReset.Handle(r.Context(), application.RequestPasswordReset{Email: in.Email, RequestID: requestIDOf(r), Language: s.requestLanguage(r)})
 	var tooMany *domain.TooManyRequestsError
 	if errors.As(err, &tooMany) {
 		portkit.SetRetryAfter(w.Header(), tooMany.RetryAfter)

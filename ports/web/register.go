@@ -63,7 +63,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, csrf string) {
 		return
 	}
 	out, err := s.app.Commands.Register.Handle(r.Context(), application.Register{
-		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r)})
+		Email: form.Email, Name: form.Name, Password: password, RequestID: requestIDOf(r), Language: s.requestLanguage(r)})
 	s.slots.Release()
 	if !application.TellsAccountExists(out, err) {
 		giveBack()

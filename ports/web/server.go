@@ -47,6 +47,9 @@ type Config struct {
 	BaseURL string
 	// TrustedProxies may set the client IP through X-Forwarded-For.
 	TrustedProxies []string
+	// Messages match a request's Accept-Language to a catalog language,
+	// the language of the verification mails it causes; nil: English.
+	Messages application.Messages
 	// SignInPerIP and SignInPerAccount limit sign-in and registration
 	// attempts (each checks a password); nil means no limit.
 	SignInPerIP      Limiter
@@ -119,4 +122,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.next.ServeHTTP(w, r)
+}
+
+// requestLanguage is the catalog language (docs/languages.md) of r's
+// Accept-Language, the language of the verification mails r causes;
+// blank (English) without catalogs.
+func (s *Server) requestLanguage(r *http.Request) string {
+	if s.config.Messages == nil {
+		return ""
+	}
+	return s.config.Messages.Language(r.Header.Get("Accept-Language"))
 }

@@ -9,10 +9,10 @@ import (
 func init() {
 	Register(func(e verification.Requested) verificationRequestedV1 {
 		return verificationRequestedV1{VerificationID: e.VerificationID, Kind: string(e.Kind), SubjectID: e.SubjectID,
-			AccountID: e.AccountID, Email: e.Email, TokenHash: e.TokenHash, DeliveryID: e.DeliveryID, ExpiresAt: e.ExpiresAt, At: e.At}
+			AccountID: e.AccountID, Email: e.Email, TokenHash: e.TokenHash, DeliveryID: e.DeliveryID, ExpiresAt: e.ExpiresAt, At: e.At, Language: e.Language}
 	}, func(s verificationRequestedV1) verification.Requested {
 		return verification.Requested{VerificationID: s.VerificationID, Kind: verification.Kind(s.Kind), SubjectID: s.SubjectID,
-			AccountID: s.AccountID, Email: s.Email, TokenHash: s.TokenHash, DeliveryID: s.DeliveryID, ExpiresAt: s.ExpiresAt, At: s.At}
+			AccountID: s.AccountID, Email: s.Email, TokenHash: s.TokenHash, DeliveryID: s.DeliveryID, ExpiresAt: s.ExpiresAt, At: s.At, Language: s.Language}
 	})
 	Register(func(e verification.Completed) atV1 { return atV1{At: e.At} },
 		func(s atV1) verification.Completed { return verification.Completed{At: s.At} })
@@ -29,4 +29,5 @@ type verificationRequestedV1 struct {
 	DeliveryID     string    `json:"deliveryId"`
 	ExpiresAt      time.Time `json:"expiresAt"`
 	At             time.Time `json:"at"`
+	Language       string    `json:"language,omitempty"`
 }
