@@ -158,14 +158,31 @@ func RouteAddresses(routes []Route) []string {
 // times) meets the rule's condition. A rule whose pattern no longer
 // compiles matches nothing.
 func (r Route) Matches(values []string) bool {
+	budget := domain.RegexBudget
+	return r.matches(values, &budget)
+}
+
+// matches is Matches spending at most *budget regex steps: a value whose
+// matching would cost more than is left stays unmatched, as field rules
+// and spam patterns leave theirs (a field sent many times could otherwise
+// cost more than the save-time bound, which counts one value a pattern).
+func (r Route) matches(values []string, budget *int) bool {
 	var re *regexp.Regexp
+	size := 0
 	if r.Operator == RouteMatches {
 		var err error
-		if re, err = saferegex.Compile(r.Value); err != nil {
+		if re, size, err = saferegex.CompileSized(r.Value); err != nil {
 			return false
 		}
 	}
 	for _, v := range values {
+		if re != nil {
+			cost := len(v) * size
+			if cost > *budget {
+				continue
+			}
+			*budget -= cost
+		}
 		if r.matchesOne(v, re) {
 			return true
 		}
@@ -190,11 +207,12 @@ func (r Route) matchesOne(v string, re *regexp.Regexp) bool {
 }
 
 // MatchedRoutes are the indexes of the rules a submission's fields meet, in
-// rule order; values gives every value submitted under a field name.
+// rule order; their patterns share one submission's matching budget.
 func MatchedRoutes(routes []Route, values func(field string) []string) []int {
+	budget := domain.RegexBudget
 	var out []int
 	for i, r := range routes {
-		if r.Matches(values(r.Field)) {
+		if r.matches(values(r.Field), &budget) {
 			out = append(out, i)
 		}
 	}

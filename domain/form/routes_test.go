@@ -153,3 +153,26 @@ func TestMaskEmail(t *testing.T) {
 		t.Errorf("MaskEmail = %q", got)
 	}
 }
+
+func TestRoutePatternsShareOneSubmissionsMatchingBudget(t *testing.T) {
+	route := form.Route{RecipientEmail: "sales@example.com", Field: "department", Operator: form.RouteMatches, Value: "sales"}
+	if err := routed(route).Normalize().Validate(form.Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	values := func(vs []string) func(string) []string { return func(string) []string { return vs } }
+	last := strings.Repeat("a", domain.MaxFieldValueBytes-len("sales")) + "sales"
+	if got := form.MatchedRoutes([]form.Route{route}, values([]string{last})); !slices.Equal(got, []int{0}) {
+		t.Fatalf("alone, the value matched rules %v, want [0]", got)
+	}
+	// The field sent many times at the longest length spends the whole
+	// budget before its last value, which then stays unmatched rather than
+	// costing more than a submission may.
+	long := strings.Repeat("a", domain.MaxFieldValueBytes)
+	var many []string
+	for range domain.RegexBudget/len(long) + 1 {
+		many = append(many, long)
+	}
+	if got := form.MatchedRoutes([]form.Route{route}, values(append(many, last))); len(got) != 0 {
+		t.Fatalf("past the budget, the value matched rules %v, want none", got)
+	}
+}
