@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/formd/formd/domain"
@@ -314,9 +315,12 @@ func (h *SubmitHandler) usage(ctx context.Context, accountID string, now time.Ti
 
 // autoresponderDefaults are formd's autoresponder words in the form's
 // language, else the submitter's (acceptLanguage); none when the form sends
-// no autoresponder or has no catalogs to word it.
+// no autoresponder, words both parts itself, or has no catalogs to word it
+// (the words are looked up on every submission to such a form, so only
+// when they will be sent).
 func (h *SubmitHandler) autoresponderDefaults(st form.Settings, acceptLanguage string) submission.MailText {
-	if !st.Autoresponder.Enabled || h.messages == nil {
+	own := st.Autoresponder
+	if !own.Enabled || h.messages == nil || (strings.TrimSpace(own.Subject) != "" && strings.TrimSpace(own.Message) != "") {
 		return submission.MailText{}
 	}
 	lang := h.messages.Language(st.Language, acceptLanguage)
