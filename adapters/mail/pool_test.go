@@ -60,30 +60,6 @@ func TestSMTPReconnectsWhenTheServerDroppedTheConnection(t *testing.T) {
 	expectReceived(t, s, 2, 2) // the dropped connection and its replacement
 }
 
-// A refusal is the server's answer, not a broken connection: a 5xx is not
-// sent again, and the connection carries the next mail.
-func TestSMTPNeverResendsAPermanentRefusalAndKeepsTheConnection(t *testing.T) {
-	s := server(t, "refused@example.com")
-	m := pooled(t, s)
-	if err := send(t, m, mailTo(1)); err != nil {
-		t.Fatal(err)
-	}
-	bad := mailTo(2)
-	bad.To = "refused@example.com"
-	if err := send(t, m, bad); !errors.Is(err, application.ErrPermanent) {
-		t.Fatalf("send to a refused recipient = %v, want a permanent failure", err)
-	}
-	if n := s.RcptAttempts("refused@example.com"); n != 1 {
-		t.Fatalf("the refused recipient was tried %d times, want once", n)
-	}
-	if err := send(t, m, mailTo(3)); err != nil {
-		t.Fatal(err)
-	}
-	if n := s.Sessions(); n != 1 {
-		t.Fatalf("%d connections, want the one that survived the refusal", n)
-	}
-}
-
 // A 4xx is reported as transient at once (the delivery schedule retries
 // it), not resent on another connection.
 func TestSMTPReportsADeferralWithoutResending(t *testing.T) {

@@ -26,10 +26,11 @@ func (c countingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// Change 19: a mail is one write of its commands (MAIL, RCPT, DATA, with
-// PIPELINING) and one of its content, where go-mail's send took a round
-// trip per command and an RSET after each mail.
-func TestSMTPSendsAMailInTwoWrites(t *testing.T) {
+// A mail to one recipient is one write (MAIL, RCPT and BDAT with the
+// content, where the server offers CHUNKING and PIPELINING); a mail with a cc
+// is one write of its commands (MAIL, each RCPT, DATA) and one of its content.
+// go-mail's own send takes a round trip per command and an RSET after each mail.
+func TestSMTPSendsAMailInOneWriteAndOneWithACcInTwo(t *testing.T) {
 	s := server(t)
 	var writes atomic.Int64
 	m := pooled(t, s, mail.WithDialer(func(ctx context.Context, network, address string) (net.Conn, error) {
@@ -45,10 +46,38 @@ func TestSMTPSendsAMailInTwoWrites(t *testing.T) {
 			t.Fatalf("send %d: %v", i, err)
 		}
 	}
-	if got := writes.Load() - before; got != 8 {
-		t.Fatalf("4 mails on an open connection took %d writes, want 8 (two a mail)", got)
+	if got := writes.Load() - before; got != 4 {
+		t.Fatalf("4 mails to one recipient on an open connection took %d writes, want 4 (one a mail)", got)
 	}
-	expectReceived(t, s, 5, 1)
+	before = writes.Load()
+	if err := send(t, m, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if got := writes.Load() - before; got != 2 {
+		t.Fatalf("a mail with a cc took %d writes, want 2", got)
+	}
+	expectReceived(t, s, 6, 1)
+}
+
+// Sent as one chunk, the content is not dot-stuffed and has no dot-writer
+// to end its lines in CRLF: it must still arrive exactly, lines that begin
+// with a dot and lines that end in a bare line feed included.
+func TestSMTPChunkedMailArrivesIntact(t *testing.T) {
+	s := server(t)
+	m := pooled(t, s)
+	want := mailTo(1)
+	want.Text = ".a line that begins with a dot\n..two dots\n.\nthe line above is a lone dot\nno final line break"
+	if err := send(t, m, want); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Received()
+	if len(got) != 1 {
+		t.Fatalf("server received %d mails, want 1", len(got))
+	}
+	text := strings.ReplaceAll(got[0].Text, "\r\n", "\n")
+	if strings.TrimSuffix(text, "\n") != want.Text {
+		t.Fatalf("text arrived as %q, want %q", text, want.Text)
+	}
 }
 
 // With the commands pipelined, the server may accept DATA although it
@@ -71,6 +100,30 @@ func TestSMTPDeliversNothingWhenOneOfTheRecipientsIsRefused(t *testing.T) {
 	expectReceived(t, s, 1, 2) // the connection waiting for content dropped, and a new one
 }
 
+// After a refusal, a mail sent as one chunk leaves its connection: the
+// content went with the commands, and formd does not count on the server
+// having discarded it. The refusal is final (not resent), and the next
+// mail goes out on a new connection.
+func TestSMTPDropsTheConnectionAfterARefusedChunk(t *testing.T) {
+	s := server(t, "refused@example.com")
+	m := pooled(t, s)
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	bad := mailTo(2)
+	bad.To = "refused@example.com"
+	if err := send(t, m, bad); !errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("send to a refused recipient = %v, want a permanent failure", err)
+	}
+	if n := s.RcptAttempts("refused@example.com"); n != 1 {
+		t.Fatalf("the refused recipient was tried %d times, want once", n)
+	}
+	if err := send(t, m, mailTo(3)); err != nil {
+		t.Fatal(err)
+	}
+	expectReceived(t, s, 2, 2)
+}
+
 // A server that does not offer PIPELINING gets each command after the
 // reply to the one before.
 func TestSMTPWaitsForEachReplyWhenTheServerDoesNotPipeline(t *testing.T) {
@@ -90,16 +143,29 @@ func TestSMTPWaitsForEachReplyWhenTheServerDoesNotPipeline(t *testing.T) {
 	}
 }
 
-// startPlainServer is a minimal SMTP server on loopback that offers no
-// PIPELINING and answers 503 to a command that arrives before the reply
-// to the one before it. It counts the mails whose content it took.
+// plainServer is a minimal SMTP server on loopback that offers no CHUNKING.
+// Without pipelining it offers no PIPELINING either and answers 503 to a
+// command that arrives before the reply to the one before it. It refuses
+// RCPT TO:<refused@example.com> with a 550, and DATA without a recipient.
+type plainServer struct {
+	addr       string
+	pipelining bool
+	// delivered counts the mails whose content it took; sessions the connections.
+	delivered, sessions atomic.Int64
+}
+
 func startPlainServer(t *testing.T) (string, *atomic.Int64) {
+	s := startPlain(t, false)
+	return s.addr, &s.delivered
+}
+
+func startPlain(t *testing.T, pipelining bool) *plainServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var delivered atomic.Int64
+	s := &plainServer{addr: l.Addr().String(), pipelining: pipelining}
 	var wg sync.WaitGroup
 	t.Cleanup(func() { _ = l.Close(); wg.Wait() })
 	wg.Add(1)
@@ -110,22 +176,24 @@ func startPlainServer(t *testing.T) (string, *atomic.Int64) {
 			if err != nil {
 				return
 			}
+			s.sessions.Add(1)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer c.Close()
-				servePlain(c, &delivered)
+				s.serve(c)
 			}()
 		}
 	}()
-	return l.Addr().String(), &delivered
+	return s
 }
 
-func servePlain(c net.Conn, delivered *atomic.Int64) {
+func (s *plainServer) serve(c net.Conn) {
 	r, w := bufio.NewReader(c), bufio.NewWriter(c)
 	reply := func(s string) { _, _ = w.WriteString(s + "\r\n"); _ = w.Flush() }
 	reply("220 plain ESMTP")
 	inData := false
+	recipients := 0
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -134,23 +202,35 @@ func servePlain(c net.Conn, delivered *atomic.Int64) {
 		if inData {
 			if line == ".\r\n" {
 				inData = false
-				delivered.Add(1)
+				s.delivered.Add(1)
 				reply("250 2.0.0 queued")
 			}
 			continue
 		}
-		if r.Buffered() > 0 {
+		if r.Buffered() > 0 && !s.pipelining {
 			reply("503 5.5.1 a command before the last one's reply, without PIPELINING")
 			continue
 		}
 		verb, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(line)), " ")
 		switch {
+		case verb == "EHLO" && s.pipelining:
+			reply("250-plain\r\n250-PIPELINING\r\n250 8BITMIME")
 		case verb == "EHLO":
 			reply("250-plain\r\n250 8BITMIME")
-		case strings.HasPrefix(verb, "MAIL"), strings.HasPrefix(verb, "RCPT"), verb == "RSET", verb == "NOOP":
+		case strings.HasPrefix(verb, "RCPT") && strings.Contains(line, "refused@example.com"):
+			reply("550 5.1.1 no such user")
+		case strings.HasPrefix(verb, "RCPT"):
+			recipients++
 			reply("250 2.0.0 ok")
+		case strings.HasPrefix(verb, "MAIL"), verb == "NOOP":
+			reply("250 2.0.0 ok")
+		case verb == "RSET":
+			recipients = 0
+			reply("250 2.0.0 ok")
+		case verb == "DATA" && recipients == 0:
+			reply("554 5.5.1 no valid recipients")
 		case verb == "DATA":
-			inData = true
+			inData, recipients = true, 0
 			reply("354 go ahead")
 		case verb == "QUIT":
 			reply("221 bye")
@@ -158,5 +238,31 @@ func servePlain(c net.Conn, delivered *atomic.Int64) {
 		default:
 			reply("500 5.5.2 what?")
 		}
+	}
+}
+
+// Where the content would follow DATA, a refusal before it leaves nothing
+// sent that the server could misread: the session is reset and the
+// connection carries the next mail. The refusal is not resent.
+func TestSMTPKeepsTheConnectionAfterARefusalBeforeTheContent(t *testing.T) {
+	s := startPlain(t, true)
+	m, err := mail.NewSMTP("smtp://" + s.addr + "?tls=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	if err := send(t, m, mailTo(1)); err != nil {
+		t.Fatal(err)
+	}
+	bad := mailTo(2)
+	bad.To = "refused@example.com"
+	if err := send(t, m, bad); !errors.Is(err, application.ErrPermanent) {
+		t.Fatalf("send to a refused recipient = %v, want a permanent failure", err)
+	}
+	if err := send(t, m, mailTo(3)); err != nil {
+		t.Fatal(err)
+	}
+	if d, n := s.delivered.Load(), s.sessions.Load(); d != 2 || n != 1 {
+		t.Fatalf("%d mails over %d connections, want 2 over the one that survived the refusal", d, n)
 	}
 }
