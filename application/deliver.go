@@ -76,7 +76,7 @@ func (h *DeliverHandler) attempt(ctx context.Context, c ClaimedDelivery) (Attemp
 	case c.Payload == nil:
 		sendErr = fmt.Errorf("%w: the submission's payload was already redacted", ErrPermanent)
 	default:
-		sendErr = h.send(ctx, c.Queued, *c.Payload)
+		sendErr = h.send(ctx, c.Queued, *c.Payload, c.Opened)
 	}
 	now := h.clock.Now()
 	var err error

@@ -352,3 +352,24 @@ func TestDeliverAttachmentsToMailAndDescribesThemToWebhooks(t *testing.T) {
 		t.Errorf("webhook body %s: want the file described, never its content", body)
 	}
 }
+
+// A submission's own commit hands its deliveries over with the payload in
+// memory: the attempt sends from it and never opens the seal (a sealer that
+// opens nothing would otherwise have the delivery wait for its key).
+func TestAHandedOverDeliveryIsSentFromThePayloadInMemory(t *testing.T) {
+	mail := &keptMail{}
+	h := NewDeliverHandler(&oneDelivery{}, wrongKeySealer{}, mail, &sentWebhooks{}, noSecrets{}, NewMemoryTransactor(), noVerifications{}, prefixTokens{}, MailSettings{}, fixedClock{}, discardLog, NopMetrics{}, plainLinks{}, plainSpamLinks{}, plainTemplates{}, nil)
+	opened := Payload{Recipient: "inbox@example.com", Subject: "New", Fields: []submission.Field{{Name: "message", Value: "hi"}}}
+	a, err := h.Attempt(context.Background(), DueDelivery{Deadline: time.Now().Add(time.Minute), ClaimedDelivery: ClaimedDelivery{
+		Queued:  delivery.Queued{DeliveryID: "d1", SubmissionID: "s1", FormID: "f1", Kind: delivery.KindEmail, At: fixedClock{}.Now()},
+		Payload: &SealedPayload{KeyID: "1a2b3c4d"}, Opened: &opened}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Outcome.(delivery.Succeeded); !ok {
+		t.Fatalf("outcome %#v, want the mail sent", a.Outcome)
+	}
+	if len(mail.sent) != 1 || mail.sent[0].To != "inbox@example.com" || !strings.Contains(mail.sent[0].Text, "hi") {
+		t.Fatalf("sent %+v, want the notification to inbox@example.com", mail.sent)
+	}
+}

@@ -142,17 +142,10 @@ func webhookSpamOf(t *SpamTag) *webhookSpam {
 	return &webhookSpam{Verdict: "spam", Score: t.Score, Reasons: append([]string{}, t.Reasons...)}
 }
 
-func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload) error {
-	plain, err := h.sealer.Open(q.SubmissionID, sealed)
+func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed SealedPayload, opened *Payload) error {
+	p, err := h.open(q, sealed, opened)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsealable, err)
-	}
-	p, err := decodePayload(plain)
-	if errors.Is(err, ErrUnsealable) {
 		return err
-	}
-	if err != nil {
-		return fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
 	}
 	out, err := h.render.Render(ctx, q, p)
 	if err != nil {
@@ -172,6 +165,26 @@ func (h *DeliverHandler) send(ctx context.Context, q delivery.Queued, sealed Sea
 		// but, unlike the webhook integration's, disables nothing.
 		return h.outbound.Send(ctx, *out.Webhook)
 	}
+}
+
+// open is the payload of a delivery: the one its submission's commit
+// handed over in memory, else the sealed one opened and decoded.
+func (h *DeliverHandler) open(q delivery.Queued, sealed SealedPayload, opened *Payload) (Payload, error) {
+	if opened != nil {
+		return *opened, nil
+	}
+	plain, err := h.sealer.Open(q.SubmissionID, sealed)
+	if err != nil {
+		return Payload{}, fmt.Errorf("%w: %v", ErrUnsealable, err)
+	}
+	p, err := decodePayload(plain)
+	if errors.Is(err, ErrUnsealable) {
+		return Payload{}, err
+	}
+	if err != nil {
+		return Payload{}, fmt.Errorf("%w: decode payload: %v", ErrPermanent, err)
+	}
+	return p, nil
 }
 
 // Render builds the message of one delivery of a submission from its

@@ -42,6 +42,11 @@ type ClaimedDelivery struct {
 	// for a redacted submission and for deliveries that have none
 	// (verification mails, integration tests).
 	Payload *SealedPayload
+	// Opened is the same payload, opened: set only on the deliveries a
+	// submission's own commit hands to this process's workers, which have
+	// it in memory, so their attempt neither unseals nor decodes it.
+	// Shared by a submission's deliveries, so read only.
+	Opened *Payload
 }
 
 // DeliveryQueue is the queue delivery workers claim from.

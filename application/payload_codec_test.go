@@ -160,3 +160,35 @@ func TestARoutedRecipientRoundTripsInVersion1(t *testing.T) {
 		t.Errorf("an older payload decoded as %+v, %v", old, err)
 	}
 }
+
+// A submission's own deliveries are attempted with the payload it had in
+// memory (ClaimedDelivery.Opened), every other with the payload decoded
+// from its seal: the two must be the same. A field added to Payload fails
+// here until the sample sets it and version 1 carries it.
+func TestEveryFieldOfAPayloadRoundTrips(t *testing.T) {
+	full := goldenPayload
+	full.Destinations = map[string]Destination{"d4": {ChatID: "-100123"}, "d5": {SpreadsheetID: "sheet-1", SheetName: "Leads"},
+		"d6": {Email: "sales@example.com"}}
+	full.Spam = &SpamTag{Score: 7.5, Reasons: []string{"BAYES_SPAM"}}
+	full.Held = &SpamTag{Score: 12, Reasons: []string{"URIBL"}}
+	full.SpamLink = true
+	full.Templates = form.Templates{Notification: form.MessageTemplate{Subject: "{{form}}", Text: "{{#fields}}{{name}}{{/fields}}", HTML: "<p>hi</p>"},
+		Autoresponder: form.MessageTemplate{Subject: "Thanks", Text: "We got it"}}
+	v := reflect.ValueOf(full)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the sample leaves Payload.%s unset", v.Type().Field(i).Name)
+		}
+	}
+	encoded, err := encodePayload(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePayload(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, full) {
+		t.Errorf("round trip changed the payload:\n got %+v\nwant %+v", got, full)
+	}
+}

@@ -77,7 +77,7 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 		}
 	}
 	if handOff {
-		h.handOver(queued, sealed, err == nil && accepted.Prior == nil)
+		h.handOver(queued, sealed, &payload, err == nil && accepted.Prior == nil)
 	}
 	if err != nil {
 		return SubmitOutcome{}, err
@@ -94,7 +94,7 @@ func (h *SubmitHandler) accept(ctx context.Context, s *submitting, rec FormRecor
 // claim; when nothing was committed (an error, a replayed key), it frees
 // their reserved slots. A commit whose outcome is unknown (its connection
 // failed at COMMIT) may have written them: they then wait for their lease.
-func (h *SubmitHandler) handOver(queued []delivery.Queued, sealed SealedPayload, committed bool) {
+func (h *SubmitHandler) handOver(queued []delivery.Queued, sealed SealedPayload, opened *Payload, committed bool) {
 	if !committed {
 		h.handOff.Release(len(queued))
 		return
@@ -102,7 +102,7 @@ func (h *SubmitHandler) handOver(queued []delivery.Queued, sealed SealedPayload,
 	deadline := handOffDeadline(time.Now())
 	due := make([]DueDelivery, len(queued))
 	for i, q := range queued {
-		due[i] = DueDelivery{ClaimedDelivery: ClaimedDelivery{Queued: q, Payload: &sealed}, Deadline: deadline}
+		due[i] = DueDelivery{ClaimedDelivery: ClaimedDelivery{Queued: q, Payload: &sealed, Opened: opened}, Deadline: deadline}
 	}
 	h.handOff.Hand(due...)
 }
