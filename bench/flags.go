@@ -175,8 +175,8 @@ func parseFlags() (Options, error) {
 		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
 			" at its default rounds and -step, -spam "+settingDeadline(5*time.Second, spamRounds).String()+" at the default -step, -preload "+preloadDeadline.String()+
 			", -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations and -relay (on by default) "+
-			relayDeadline(5*time.Second, 5).String()+" at the default -step and -concurrency, unless -deadline is given; -relay-only runs "+
-			(relayOnlyDeadline+relayDeadline(5*time.Second, 5)).String()+" at most)")
+			relayDeadline(5*time.Second, 5).String()+" at the default -step and -concurrency, unless -deadline is given; with -relay-only it is "+
+			(relayOnlyDeadline+relayDeadline(5*time.Second, 5)).String()+" at those defaults)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default bench/results/latest.json)")
 	flag.Parse()

@@ -188,6 +188,10 @@ func printReport(w io.Writer, rep *Report) {
 	p("")
 	p("formd submission benchmark, %s (%s, %d CPUs, load average at start %s)",
 		rep.StartedAt.Format(time.RFC3339), rep.GoVersion, rep.CPUs, rep.LoadAvgStart)
+	if o.RelayOnly {
+		printRelayOnly(p, rep)
+		return
+	}
 	server := "the machine's server"
 	if o.PrivatePG {
 		server = "a private throwaway cluster with pg_stat_statements"
@@ -198,10 +202,6 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	p("PostgreSQL %s (%s): synchronous_commit=%s fsync=%s wal_sync_method=%s commit_delay=%s",
 		rep.Postgres.Version, server, rep.Postgres.SynchronousCommit, rep.Postgres.Fsync, rep.Postgres.WalSyncMethod, rep.Postgres.CommitDelay)
-	if o.RelayOnly {
-		printRelayOnly(p, rep)
-		return
-	}
 	if o.ClientIPs > 0 {
 		p("clients: %s addresses in X-Forwarded-For through a trusted proxy (127.0.0.1); formd's per-IP limit stays on",
 			thousands(float64(o.ClientIPs)))
