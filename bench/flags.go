@@ -172,7 +172,7 @@ func parseFlags() (Options, error) {
 	flag.StringVar(&o.Profile, "profile", "",
 		"folder for formd's CPU and allocation profiles of the relay phase's steps at 1 and 8 clients (formd-c<N>.cpu.pprof, formd-c<N>.allocs.pprof; formd serves them on FORMD_DEBUG_ADDR)")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
-		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
+		"hard bound on the whole run, build included (a default run takes about 5 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
 			" at its default rounds and -step, -spam "+settingDeadline(5*time.Second, spamRounds).String()+" at the default -step, -preload "+preloadDeadline.String()+
 			", -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations and -relay (on by default) "+
 			relayDeadline(5*time.Second, 5).String()+" at the default -step and -concurrency, unless -deadline is given; with -relay-only it is "+
