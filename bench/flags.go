@@ -80,6 +80,14 @@ type Options struct {
 	// from below.
 	Spam     bool    `json:"spam"`
 	GoalSpam float64 `json:"goalSpamRatio"`
+	// Relay measures formd beside the relay peer at everyday load; RelayOnly
+	// runs that phase alone. GoalRelayCPUUs bounds formd's CPU per delivered
+	// submission at 8 clients; Profile, if set, is the folder formd's CPU
+	// and allocation profiles of the phase's steps at 1 and 8 clients go to.
+	Relay          bool    `json:"relay"`
+	RelayOnly      bool    `json:"relayOnly,omitempty"`
+	GoalRelayCPUUs float64 `json:"goalRelayCpuMicrosPerDelivered"`
+	Profile        string  `json:"profileDir,omitempty"`
 
 	StepSeconds     float64 `json:"stepSeconds"`
 	OpenSeconds     float64 `json:"openLoopSeconds"`
@@ -98,6 +106,10 @@ const (
 	defaultKeepUpStep    = 20 * time.Second
 	defaultKeepUpConfirm = 60 * time.Second
 )
+
+// relayOnlyDeadline is a -relay-only run's default -deadline besides the
+// relay phase's own: formd's build.
+const relayOnlyDeadline = time.Minute
 
 // preloadDeadline is what -preload adds to the default -deadline: the fill
 // (about 20 s on two cores), a setup, and one more open loop and step.
@@ -153,10 +165,18 @@ func parseFlags() (Options, error) {
 	flag.BoolVar(&o.Spam, "spam", true,
 		"measure intake of one form with its spam check (the test rspamd, FORMD_TEST_RSPAMD_URL or scripts/ensure-rspamd.sh) off and on, as the archive phase; skipped without rspamd")
 	flag.Float64Var(&o.GoalSpam, "goal-spam", 0.80, "goal: median accepted/s with the spam check on ÷ off")
+	flag.BoolVar(&o.Relay, "relay", true,
+		"measure formd beside the relay peer (a Go relay that mails each submission within the request, over reused SMTP connections) at each -concurrency, both mailing to an in-process SMTP server: accepted/s and CPU per delivered submission")
+	flag.BoolVar(&o.RelayOnly, "relay-only", false, "build formd and run the relay phase alone: no other phase and no pgbench")
+	flag.Float64Var(&o.GoalRelayCPUUs, "goal-relay-cpu-us", 120, "goal: formd's CPU per delivered submission at 8 clients in the relay phase, µs")
+	flag.StringVar(&o.Profile, "profile", "",
+		"folder for formd's CPU and allocation profiles of the relay phase's steps at 1 and 8 clients (formd-c<N>.cpu.pprof, formd-c<N>.allocs.pprof; formd serves them on FORMD_DEBUG_ADDR)")
 	flag.DurationVar(&o.Deadline, "deadline", 5*time.Minute,
-		"hard bound on the whole run, build included (a default run takes about 4 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
+		"hard bound on the whole run, build included (a default run takes about 5 min; -archive, on by default, adds "+settingDeadline(5*time.Second, 2).String()+
 			" at its default rounds and -step, -spam "+settingDeadline(5*time.Second, spamRounds).String()+" at the default -step, -preload "+preloadDeadline.String()+
-			" and -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations, unless -deadline is given)")
+			", -keep-up "+keepUpDeadline(defaultKeepUpStep, defaultKeepUpConfirm).String()+" at its default durations and -relay (on by default) "+
+			relayDeadline(5*time.Second, 5).String()+" at the default -step and -concurrency, unless -deadline is given; with -relay-only it is "+
+			(relayOnlyDeadline+relayDeadline(5*time.Second, 5)).String()+" at those defaults)")
 	flag.StringVar(&o.FormdEnv, "formd-env", "", "extra formd settings, comma-separated NAME=value (e.g. FORMD_DELIVERY_WORKERS=2)")
 	flag.StringVar(&o.Out, "out", "", "JSON report path (default bench/results/latest.json)")
 	flag.Parse()
@@ -180,6 +200,17 @@ func parseFlags() (Options, error) {
 			return o, fmt.Errorf("-concurrency: %q is not a positive integer", f)
 		}
 		o.Concurrency = append(o.Concurrency, n)
+	}
+	if o.RelayOnly {
+		o.Relay = true
+		if !deadlineSet {
+			o.Deadline = relayOnlyDeadline + relayDeadline(o.Step, len(o.Concurrency))
+		}
+	} else if o.Relay && !deadlineSet {
+		o.Deadline += relayDeadline(o.Step, len(o.Concurrency))
+	}
+	if o.GoalRelayCPUUs <= 0 {
+		return o, errors.New("-goal-relay-cpu-us must be positive")
 	}
 	if o.Step <= 0 || o.Open <= 0 || o.Rate <= 0 || o.StepRequests < 1 || o.PgbenchRef < 1 {
 		return o, errors.New("-step, -open, -rate, -step-requests and -pgbench-ref must be positive")

@@ -57,6 +57,16 @@ func buildNaivePeer(ctx context.Context, dir string) (string, error) {
 	return buildCommand(ctx, bench, dir, "./naivepeer", "naivepeer")
 }
 
+// buildRelayPeer builds the bench module's ./relaypeer into dir and returns
+// the binary's path.
+func buildRelayPeer(ctx context.Context, dir string) (string, error) {
+	bench, err := benchModule(ctx)
+	if err != nil {
+		return "", err
+	}
+	return buildCommand(ctx, bench, dir, "./relaypeer", "relaypeer")
+}
+
 // buildCommand builds package pkg of the module in moduleDir into dir/name
 // and returns the binary's path.
 func buildCommand(ctx context.Context, moduleDir, dir, pkg, name string) (string, error) {

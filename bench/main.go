@@ -3,6 +3,7 @@
 // plain single-row INSERT (pgbench) in the same run.
 //
 //	cd bench && go run . [-concurrency 1,8,32,64,128] [-step 5s] [-rate 1000] [-open 10s] [-delivery 60s] [-delivery-rate 0] [-archive-rounds 2] [-preload] [-keep-up]
+//	cd bench && go run . -relay-only [-concurrency 1,8,32] [-step 4s] [-profile DIR]
 //
 // It builds formd's ./cmd/formd, starts it on a fresh database (pgtest.NewDatabase,
 // which honours FORMD_TEST_DATABASE_URL), sets up a verified form through the
@@ -13,21 +14,29 @@
 // naive peer at each step), a
 // delivery phase (on a second fresh database, an open loop at half the peak
 // with formd sending to an in-process SMTP server: delivered ÷ accepted and
-// accept-to-SMTP-received latency), an archive phase (on a third fresh
+// accept-to-SMTP-received latency), a relay phase (on a fresh database,
+// formd and then the relay peer, ./relaypeer, a Go relay that mails each
+// submission within the request and stores nothing, in the same steps,
+// both mailing to one in-process SMTP server: formd ÷ relay accepted/s, and
+// formd's CPU per delivered submission, from a step's start until its last
+// mail arrived), an archive phase (on a fresh
 // database, steps at the peak with the form's archive off and on in turn:
-// intake with it on ÷ off), a spam phase (the same on a fourth, with the
+// intake with it on ÷ off), a spam phase (the same on another, with the
 // form's spam check against the test rspamd off and tag), and pgbench.
 // It reports formd's peak resident memory (VmHWM) at the end of each phase
 // and, where pg_stat_statements is preloaded (-private-pg starts a throwaway
 // cluster that does), PostgreSQL's statement time per submission. With
 // -preload it repeats the open loop and the peak step on a database filled
 // with a year of history first, and compares the latencies with the empty one's.
+// -relay-only runs the relay phase alone, without pgbench; -profile DIR
+// saves formd's CPU and allocation profiles of its steps at 1 and 8 clients.
 // With -keep-up it searches, by bisection over delivery-phase runs on fresh
 // databases, for the highest open-loop rate at which deliveries keep up.
 // The report goes to stdout and, as JSON, to bench/results/latest.json.
 // The exit code is 0 whenever the measurement ran, whether or not the goals
 // were met; it is non-zero only when the run could not be set up, was
-// interrupted, or the pgbench baseline measured nothing.
+// interrupted, or the pgbench baseline measured nothing (with -relay-only:
+// the relay phase measured nothing).
 //
 // formd's per-IP limit (FORMD_SUBMIT_RATE) would answer one load-generating
 // address with 429s, so by default formd trusts 127.0.0.1 as a proxy and the

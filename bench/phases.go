@@ -56,6 +56,10 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 		return err
 	}
 	rep.Setup.BuildSeconds = time.Since(t0).Seconds()
+	extraEnv := benchEnv(opts)
+	if opts.RelayOnly {
+		return measureRelayOnly(ctx, bin, tmp, extraEnv, opts, rep)
+	}
 
 	progress("creating a fresh database")
 	dbCtx, dbCancel := context.WithTimeout(ctx, 60*time.Second)
@@ -82,22 +86,6 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	defer stats.Close()
 
 	progress("starting formd")
-	// formd's per-IP token bucket (FORMD_SUBMIT_RATE, 5/s by default) would
-	// answer a single-address load generator with 429s: either the load comes
-	// from many addresses through a trusted proxy, or the limit is off.
-	extraEnv := []string{"FORMD_TRUSTED_PROXIES=127.0.0.1"}
-	if opts.ClientIPs == 0 {
-		extraEnv = []string{"FORMD_SUBMIT_RATE=0"}
-	}
-	// The load goes to one form of one free account: its per-form flood
-	// limit and monthly quota would refuse nearly all of it. The quota is
-	// still charged in every commit, at its hot row, as in production.
-	extraEnv = append(extraEnv, "FORMD_FORM_SUBMIT_RATE=0", "FORMD_QUOTA_FREE=2000000000")
-	for _, kv := range strings.Split(opts.FormdEnv, ",") {
-		if kv = strings.TrimSpace(kv); kv != "" {
-			extraEnv = append(extraEnv, kv)
-		}
-	}
 	// The account and form are set up on a formd of default settings:
 	// verification mails are deliveries, so a measured formd started without
 	// delivery workers (-formd-env FORMD_DELIVERY_WORKERS=0) could not set up.
@@ -208,6 +196,11 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 	if err := measureDelivery(ctx, bin, tmp, dbURL, key, extraEnv, opts, rep); err != nil {
 		return err
 	}
+	if opts.Relay {
+		if err := measureRelay(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
+			return err
+		}
+	}
 	if opts.Archive {
 		if err := measureArchive(ctx, bin, tmp, extraEnv, opts, rep); err != nil {
 			return err
@@ -276,6 +269,28 @@ func measure(ctx context.Context, opts Options, rep *Report) error {
 		}
 	}
 	return nil
+}
+
+// benchEnv is the settings every measured formd gets besides its database,
+// port and folders.
+func benchEnv(opts Options) []string {
+	// formd's per-IP token bucket (FORMD_SUBMIT_RATE, 5/s by default) would
+	// answer a single-address load generator with 429s: either the load comes
+	// from many addresses through a trusted proxy, or the limit is off.
+	env := []string{"FORMD_TRUSTED_PROXIES=127.0.0.1"}
+	if opts.ClientIPs == 0 {
+		env = []string{"FORMD_SUBMIT_RATE=0"}
+	}
+	// The load goes to one form of one free account: its per-form flood
+	// limit and monthly quota would refuse nearly all of it. The quota is
+	// still charged in every commit, at its hot row, as in production.
+	env = append(env, "FORMD_FORM_SUBMIT_RATE=0", "FORMD_QUOTA_FREE=2000000000")
+	for _, kv := range strings.Split(opts.FormdEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // measureDelivery runs the intake baseline without delivery workers and the

@@ -34,6 +34,8 @@ type Report struct {
 	Preload *PreloadResult `json:"preload,omitempty"`
 	// KeepUp is the search for the highest rate at which deliveries keep up (-keep-up).
 	KeepUp *KeepUpResult `json:"keepUp,omitempty"`
+	// Relay is formd beside the relay peer at everyday load (-relay).
+	Relay *RelayResult `json:"relay,omitempty"`
 	// Archive is intake with the form's archive off and on (-archive).
 	Archive *ArchiveResult `json:"archive,omitempty"`
 	// Spam is intake with the form's spam check off and on (-spam);
@@ -151,6 +153,9 @@ func judge(opts Options, rep *Report) {
 			Goal{Name: "accept-to-SMTP p99", Target: fmt.Sprintf("<= %s", opts.GoalDeliveryP99), Value: p99, Known: known,
 				Pass: known && p99 >= 0 && p99 <= ms(opts.GoalDeliveryP99)})
 	}
+	if opts.Relay {
+		rep.Goals = append(rep.Goals, relayGoals(rep.Relay, opts.GoalRelayCPUUs)...)
+	}
 	if opts.Preload {
 		rep.Goals = append(rep.Goals, preloadGoal(rep.Preload, opts.GoalPreloadRatio))
 	}
@@ -183,6 +188,10 @@ func printReport(w io.Writer, rep *Report) {
 	p("")
 	p("formd submission benchmark, %s (%s, %d CPUs, load average at start %s)",
 		rep.StartedAt.Format(time.RFC3339), rep.GoVersion, rep.CPUs, rep.LoadAvgStart)
+	if o.RelayOnly {
+		printRelayOnly(p, rep)
+		return
+	}
 	server := "the machine's server"
 	if o.PrivatePG {
 		server = "a private throwaway cluster with pg_stat_statements"
@@ -253,6 +262,11 @@ func printReport(w io.Writer, rep *Report) {
 		p("  accept-to-SMTP-received p50 %s p99 %s p99.9 %s max %s", lat(d.P50Ms), lat(d.P99Ms), lat(d.P999Ms), lat(d.MaxMs))
 		if r := d.Intake; r != nil {
 			p("  intake meanwhile: p50 %.1f ms p99 %.1f ms p99.9 %.1f ms; %s; errors: %s", r.P50Ms, r.P99Ms, r.P999Ms, r.CPU, r.errorSummary())
+		}
+	}
+	if r := rep.Relay; r != nil {
+		for _, line := range relayLines(r, o) {
+			p("%s", line)
 		}
 	}
 	if a := rep.Archive; a != nil {
@@ -332,23 +346,7 @@ func printReport(w io.Writer, rep *Report) {
 		ratio = fmt.Sprintf("%.2f", rep.Ratio)
 	}
 	p("ratio submissions/s ÷ pgbench inserts/s = %s (at c=%d)%s", ratio, rep.ClosedLoop.AtConcurrency, ref)
-	var goals []string
-	for _, g := range rep.Goals {
-		verdict := "FAIL"
-		switch {
-		case !g.Known:
-			verdict = "UNKNOWN"
-		case g.Pass:
-			verdict = "PASS"
-		}
-		// Four significant digits below 10: a ratio of 0.9994 must not print as a failing 1.00.
-		v := fmt.Sprintf("%.2f", g.Value)
-		if g.Value > -10 && g.Value < 10 {
-			v = fmt.Sprintf("%.4g", g.Value)
-		}
-		goals = append(goals, fmt.Sprintf("%s %s (%s) … %s", g.Name, g.Target, v, verdict))
-	}
-	p("goals: %s", strings.Join(goals, "; "))
+	p("goals: %s", goalsText(rep.Goals))
 
 	var errs []string
 	for _, s := range rep.ClosedLoop.Steps {
@@ -380,6 +378,27 @@ func printReport(w io.Writer, rep *Report) {
 	}
 	p("run took %.1f s (build %.1f s, formd start %.1f s, API setup %.2f s); load average at end %s",
 		rep.DurationSeconds, rep.Setup.BuildSeconds, rep.Setup.StartSeconds, rep.Setup.APISetupSeconds, rep.LoadAvgEnd)
+}
+
+// goalsText is every goal with its value and verdict, on one line.
+func goalsText(goals []Goal) string {
+	parts := make([]string, 0, len(goals))
+	for _, g := range goals {
+		verdict := "FAIL"
+		switch {
+		case !g.Known:
+			verdict = "UNKNOWN"
+		case g.Pass:
+			verdict = "PASS"
+		}
+		// Four significant digits below 10: a ratio of 0.9994 must not print as a failing 1.00.
+		v := fmt.Sprintf("%.2f", g.Value)
+		if g.Value > -10 && g.Value < 10 {
+			v = fmt.Sprintf("%.4g", g.Value)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s) … %s", g.Name, g.Target, v, verdict))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // memoryPhases lists each phase's peak and final RSS.

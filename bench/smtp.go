@@ -78,6 +78,14 @@ func (s *smtpSink) arrivals() (first map[string]time.Time, dups, other int) {
 	return first, s.dups, s.other
 }
 
+// counts is how many distinct formd mails (by delivery id) and how many
+// other mails have arrived so far.
+func (s *smtpSink) counts() (formd, other int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.first), s.other
+}
+
 // missing is how many of the accepted delivery ids have no arrival yet.
 func (s *smtpSink) missing(accepted map[string]time.Time) int {
 	s.mu.Lock()
