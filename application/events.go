@@ -3,20 +3,36 @@ package application
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/formd/formd/domain/delivery"
 )
 
 // Topics: every stream type's events are published on a topic of the same
-// name, so a consumer group subscribes to the streams it cares about.
+// name, so a consumer group subscribes to the streams it cares about, except
+// the outcomes of deliveries (TopicOf).
 const (
-	TopicForm         = "form"
-	TopicAccount      = "account"
-	TopicVerification = "verification"
-	TopicSubmission   = "submission"
-	TopicDelivery     = "delivery"
+	TopicForm            = "form"
+	TopicAccount         = "account"
+	TopicVerification    = "verification"
+	TopicSubmission      = "submission"
+	TopicDelivery        = "delivery"
+	TopicDeliveryOutcome = "delivery_outcome"
 )
 
 // Topics are every topic formd publishes to.
-var Topics = []string{TopicForm, TopicAccount, TopicVerification, TopicSubmission, TopicDelivery}
+var Topics = []string{TopicForm, TopicAccount, TopicVerification, TopicSubmission, TopicDelivery, TopicDeliveryOutcome}
+
+// TopicOf is the topic an event of the stream type is published on. A
+// delivery's outcomes (attempted, succeeded, failed, retried…) go on a
+// topic of their own: the delivery topic's consumer group, which queues
+// deliveries, reads only delivery.queued, and every other delivery event
+// would cost it a wake-up, a read and an acknowledgement per delivery.
+func TopicOf(streamType, eventType string) string {
+	if streamType == TopicDelivery && eventType != delivery.QueuedType {
+		return TopicDeliveryOutcome
+	}
+	return streamType
+}
 
 // EventMessage is the envelope of a stored event as the event store publishes
 // it and the event router receives it. The event store publishes a

@@ -201,6 +201,7 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	streams = slices.Clone(streams)
 	slices.SortStableFunc(streams, func(a, b StreamEvents) int { return strings.Compare(a.StreamID, b.StreamID) })
 	byTopic := map[string]message.Messages{}
+	var topics []string // in the order of their first event
 	for _, st := range streams {
 		meta, err := json.Marshal(st.Metadata)
 		if err != nil {
@@ -228,7 +229,11 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			}
 			msg := message.NewMessage(uuid.NewString(), payload)
 			msg.Metadata.Set("event_type", e.EventType())
-			byTopic[st.StreamType] = append(byTopic[st.StreamType], msg)
+			topic := application.TopicOf(st.StreamType, stored.Type)
+			if len(byTopic[topic]) == 0 {
+				topics = append(topics, topic)
+			}
+			byTopic[topic] = append(byTopic[topic], msg)
 		}
 	}
 	if len(types) == 0 {
@@ -251,7 +256,6 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.
-	topics := topicsOf(streams)
 	for _, topic := range topics {
 		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
 		if err != nil {
@@ -267,12 +271,15 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	return b, nil
 }
 
-// topicsOf names the topics the streams publish to, each once, in order.
+// topicsOf names the topics the streams' events are published on, each
+// once, in the order of their first event.
 func topicsOf(streams []StreamEvents) []string {
 	var topics []string
 	for _, st := range streams {
-		if len(st.Events) > 0 && !slices.Contains(topics, st.StreamType) {
-			topics = append(topics, st.StreamType)
+		for _, e := range st.Events {
+			if topic := application.TopicOf(st.StreamType, e.EventType()); !slices.Contains(topics, topic) {
+				topics = append(topics, topic)
+			}
 		}
 	}
 	return topics

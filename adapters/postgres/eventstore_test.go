@@ -22,6 +22,7 @@ import (
 	"github.com/formd/formd/adapters/postgres/pgtest"
 	"github.com/formd/formd/application"
 	"github.com/formd/formd/domain"
+	"github.com/formd/formd/domain/delivery"
 	"github.com/formd/formd/domain/form"
 )
 
@@ -714,6 +715,45 @@ func TestEventStoreWakesOnlyTheTopicsItIsToldAreRead(t *testing.T) {
 	}
 	if n.Payload != postgres.StreamAccount {
 		t.Errorf("notified %q, want %q", n.Payload, postgres.StreamAccount)
+	}
+}
+
+// A delivery's outcomes go on their own topic, which no consumer group
+// reads: the delivery topic's group, which queues deliveries, is woken and
+// reads only for delivery.queued, not once per delivery made.
+func TestADeliverysOutcomesArePublishedApartFromItsQueuing(t *testing.T) {
+	t.Parallel()
+	db := newTestDB(t)
+	store := postgres.NewEventStore().WakingOnly(application.TopicDelivery)
+	waitNotification := notifications(t, db)
+	count := func(table string) int {
+		t.Helper()
+		var n int
+		if err := db.pool.QueryRow(db.ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamDelivery, uuid.NewString(), 0, testMetadata("outcome"), noted{Text: "sent", N: 1}))
+	if n, err := waitNotification(300 * time.Millisecond); err == nil {
+		t.Fatalf("an outcome woke the delivery topic's readers: %q", n.Payload)
+	} else if !pgconn.Timeout(err) {
+		t.Fatalf("wait for notification: %v", err)
+	}
+	if outcomes, queued := count("watermill_delivery_outcome"), count("watermill_delivery"); outcomes != 1 || queued != 0 {
+		t.Fatalf("%d messages on delivery_outcome and %d on delivery; want the outcome on its own topic", outcomes, queued)
+	}
+
+	id := uuid.NewString()
+	appendCommitted(t, db, store, time.Now(), streamOf(postgres.StreamDelivery, id, 0, testMetadata("queued"),
+		delivery.Queued{DeliveryID: id, SubmissionID: uuid.NewString(), FormID: uuid.NewString(), Kind: delivery.KindEmail, At: time.Now()}))
+	n, err := waitNotification(10 * time.Second)
+	if err != nil || n.Payload != application.TopicDelivery {
+		t.Fatalf("queuing a delivery notified %v, %v; want %q", n, err, application.TopicDelivery)
+	}
+	if queued := count("watermill_delivery"); queued != 1 {
+		t.Fatalf("%d messages on delivery, want the queued one", queued)
 	}
 }
 
