@@ -201,11 +201,7 @@ type writeRows struct {
 }
 
 func writeRowsOf(batch []*pendingSubmission, live []bool, claimant string) writeRows {
-	n := len(batch)
-	w := writeRows{deliveries: queuedRows{claimant: claimant}, streams: make([]StreamEvents, 0, n),
-		ids: make([]string, 0, n), forms: make([]string, 0, n), keyIDs: make([]string, 0, n), keys: make([][]byte, 0, n),
-		texts: make([][]byte, 0, n), pending: make([]int32, 0, n), archivedUntil: make([]*time.Time, 0, n),
-		heldUntil: make([]*time.Time, 0, n), valueHashes: make([]*string, 0, n)}
+	w := writeRows{deliveries: queuedRows{claimant: claimant}}
 	for i, p := range batch {
 		if !live[i] {
 			continue

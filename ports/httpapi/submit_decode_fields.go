@@ -18,9 +18,6 @@ type fieldSet struct {
 	index  map[string]int
 }
 
-// typicalFields is how many fields a fieldSet makes room for at first.
-const typicalFields = 8
-
 func (s *fieldSet) add(name, value string) error {
 	if name == "" {
 		return badRequest("Field names must not be empty.")
@@ -50,10 +47,7 @@ func (s *fieldSet) add(name, value string) error {
 		return badRequest("Too many fields: at most %d.", MaxFields)
 	}
 	if s.index == nil {
-		// Sized for a typical form, so its fields do not grow the slices
-		// and the map one append at a time.
-		s.index = make(map[string]int, typicalFields)
-		s.names, s.values, s.sizes = make([]string, 0, typicalFields), make([][]string, 0, typicalFields), make([]int, 0, typicalFields)
+		s.index = map[string]int{}
 	}
 	s.index[name] = len(s.names)
 	s.names = append(s.names, name)
