@@ -56,8 +56,7 @@ func (e *Engine) Render(source string, html bool, data map[string]any) (string, 
 	if err != nil {
 		return "", err
 	}
-	out := renderBuffers.Get().(*boundedWriter)
-	defer out.release()
+	out := &boundedWriter{}
 	err = tmpl.FRender(out, data)
 	if out.over {
 		return "", ErrTooLarge
@@ -66,24 +65,6 @@ func (e *Engine) Render(source string, html bool, data map[string]any) (string, 
 		return "", fmt.Errorf("render template: %w", err)
 	}
 	return string(out.buf), nil
-}
-
-// renderBuffers keep rendering buffers between mails: every notification
-// renders its HTML part, and growing a fresh buffer to a mail's size each
-// time was a large share of what a delivery allocates.
-var renderBuffers = sync.Pool{New: func() any { return &boundedWriter{} }}
-
-// maxPooledRender is the largest buffer kept for the next rendering; a
-// larger one (a template near its bound) is left to the collector.
-const maxPooledRender = 64 << 10
-
-// release empties w and gives it back to renderBuffers.
-func (w *boundedWriter) release() {
-	if cap(w.buf) > maxPooledRender {
-		return
-	}
-	w.buf, w.writes, w.over = w.buf[:0], 0, false
-	renderBuffers.Put(w)
 }
 
 // noPartials refuses every partial: a template is one self-contained text

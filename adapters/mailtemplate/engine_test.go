@@ -111,32 +111,3 @@ func TestParsedTemplatesAreKeptUpToTheirBound(t *testing.T) {
 		t.Fatalf("text and HTML renderings of one source agree: %q", text)
 	}
 }
-
-// Renderings share buffers: none may carry another's output, whichever
-// ran before it (a long one, one that went past its bound) or beside it.
-func TestRenderingsShareNoOutput(t *testing.T) {
-	e := New()
-	long := map[string]any{"v": strings.Repeat("x", 5000)}
-	if _, err := e.Render("{{v}}", false, long); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Render("{{#a}}{{#a}}{{#a}}{{v}}{{/a}}{{/a}}{{/a}}", false, map[string]any{"a": make([]any, 100), "v": strings.Repeat("y", 1000)}); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("a rendering past its bound = %v, want ErrTooLarge", err)
-	}
-	done := make(chan string, 8)
-	for i := range 8 {
-		go func() {
-			out, err := e.Render("<{{v}}>", false, map[string]any{"v": strings.Repeat(string(rune('a'+i)), i+1)})
-			if err != nil {
-				out = err.Error()
-			}
-			done <- out
-		}()
-	}
-	for range 8 {
-		out := <-done
-		if len(out) < 3 || strings.Trim(out[1:len(out)-1], out[1:2]) != "" || len(out)-2 != int(out[1]-'a')+1 {
-			t.Errorf("rendered %q, want one letter repeated as often as its place in the alphabet, in brackets", out)
-		}
-	}
-}
