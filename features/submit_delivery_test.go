@@ -362,8 +362,7 @@ var _ = Describe("Delivering a submission", func() {
 var _ = Describe("Delivering while receivers are slow", func() {
 	// A delivery attempt holds one of the process's attempt slots for as long
 	// as its receiver takes to answer (up to the webhook timeout). With four
-	// slots, FORMD_DELIVERY_WORKERS's default before issue 15's change 16,
-	// four slow webhooks held up every other form's mail.
+	// slots, four slow webhooks would hold up every other form's mail.
 	It("keeps sending other forms' mail while eight webhooks wait on their receiver", func() {
 		receiver := startWebhookReceiver()
 		f := StartFormd("FORMD_WEBHOOK_ALLOW_PRIVATE=true", "FORMD_WEBHOOK_CA_FILE="+receiver.caFile)
