@@ -107,19 +107,9 @@ func TestSMTPDeliversNothingWhenOneOfTheRecipientsIsRefused(t *testing.T) {
 func TestSMTPDropsTheConnectionAfterARefusedChunk(t *testing.T) {
 	s := server(t, "refused@example.com")
 	m := pooled(t, s)
-	if err := send(t, m, mailTo(1)); err != nil {
-		t.Fatal(err)
-	}
-	bad := mailTo(2)
-	bad.To = "refused@example.com"
-	if err := send(t, m, bad); !errors.Is(err, application.ErrPermanent) {
-		t.Fatalf("send to a refused recipient = %v, want a permanent failure", err)
-	}
+	sendARefusedMailBetweenTwo(t, m)
 	if n := s.RcptAttempts("refused@example.com"); n != 1 {
 		t.Fatalf("the refused recipient was tried %d times, want once", n)
-	}
-	if err := send(t, m, mailTo(3)); err != nil {
-		t.Fatal(err)
 	}
 	expectReceived(t, s, 2, 2)
 }
@@ -251,6 +241,16 @@ func TestSMTPKeepsTheConnectionAfterARefusalBeforeTheContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
+	sendARefusedMailBetweenTwo(t, m)
+	if d, n := s.delivered.Load(), s.sessions.Load(); d != 2 || n != 1 {
+		t.Fatalf("%d mails over %d connections, want 2 over the one that survived the refusal", d, n)
+	}
+}
+
+// sendARefusedMailBetweenTwo sends a mail, one to refused@example.com (a
+// permanent failure) and another mail, each of the two delivered.
+func sendARefusedMailBetweenTwo(t *testing.T, m *mail.SMTP) {
+	t.Helper()
 	if err := send(t, m, mailTo(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +261,5 @@ func TestSMTPKeepsTheConnectionAfterARefusalBeforeTheContent(t *testing.T) {
 	}
 	if err := send(t, m, mailTo(3)); err != nil {
 		t.Fatal(err)
-	}
-	if d, n := s.delivered.Load(), s.sessions.Load(); d != 2 || n != 1 {
-		t.Fatalf("%d mails over %d connections, want 2 over the one that survived the refusal", d, n)
 	}
 }
