@@ -57,7 +57,7 @@ features: ## the Ginkgo acceptance suite, in parallel processes (browser specs i
 	@scripts/ensure-browser-tools.sh
 	@scripts/ensure-deploy-tools.sh
 	rspamd_env=$$(scripts/ensure-rspamd.sh) && env $$rspamd_env \
-	  FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=14m --poll-progress-after=60s ./features
+	  FORMD_TEST_DATABASE_URL="$(PG_BASE)/postgres?sslmode=disable" $(GO) tool ginkgo -p --procs=4 --timeout=25m --poll-progress-after=60s ./features
 
 fuzz: ## each fuzz target for $(LONG_FUZZTIME)
 	@scripts/fuzz.sh $(LONG_FUZZTIME)
