@@ -139,6 +139,25 @@ func startFormd(bin, dir, dbURL string, extraEnv ...string) (*Formd, error) {
 	return f, nil
 }
 
+// startPeer starts a peer program (the naive or the relay peer) built at
+// bin on a free loopback port with -listen and args, and waits until it
+// answers; label names it in errors, which carry its log's tail.
+func startPeer(ctx context.Context, bin, label string, args ...string) (*Formd, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	peer, err := startServer(exec.Command(bin, append([]string{"-listen", "127.0.0.1:" + port}, args...)...), port)
+	if err != nil {
+		return nil, fmt.Errorf("start the %s: %w", label, err)
+	}
+	if err := peer.WaitHealthy(ctx, 30*time.Second); err != nil {
+		peer.Stop()
+		return nil, fmt.Errorf("%s: %w\n%s", label, err, peer.StderrTail())
+	}
+	return peer, nil
+}
+
 // startServer starts cmd, which serves on 127.0.0.1:port, keeping the tail
 // of its output; it ends with the benchmark.
 func startServer(cmd *exec.Cmd, port string) (*Formd, error) {

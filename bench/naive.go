@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -41,18 +40,11 @@ func runNaivePeer(ctx context.Context, dir, dbURL, key string, opts Options) (*N
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	peer, err := startPeer(ctx, bin, "naive peer", "-database", dbURL)
 	if err != nil {
 		return nil, err
 	}
-	peer, err := startServer(exec.Command(bin, "-listen", "127.0.0.1:"+port, "-database", dbURL), port)
-	if err != nil {
-		return nil, fmt.Errorf("start the naive peer: %w", err)
-	}
 	defer peer.Stop()
-	if err := peer.WaitHealthy(ctx, 30*time.Second); err != nil {
-		return nil, fmt.Errorf("naive peer: %w\n%s", err, peer.StderrTail())
-	}
 	load := newLoader(peer.URL, key, maxOf(opts.Concurrency), opts.ClientIPs)
 	defer load.client.CloseIdleConnections()
 	if err := load.probe(ctx); err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,18 +135,11 @@ func runRelay(ctx context.Context, bin, tmp string, env []string, opts Options) 
 	load.client.CloseIdleConnections()
 	f.Stop()
 
-	port, err := freePort()
+	peer, err := startPeer(ctx, peerBin, "relay peer", "-smtp", sink.Addr)
 	if err != nil {
 		return nil, "", err
 	}
-	peer, err := startServer(exec.Command(peerBin, "-listen", "127.0.0.1:"+port, "-smtp", sink.Addr), port)
-	if err != nil {
-		return nil, "", fmt.Errorf("start the relay peer: %w", err)
-	}
 	defer peer.Stop()
-	if err := peer.WaitHealthy(ctx, 30*time.Second); err != nil {
-		return nil, peer.StderrTail(), fmt.Errorf("relay peer: %w", err)
-	}
 	// The relay's mails carry no formd Message-ID: they are the sink's others.
 	relay := &relayServer{label: "relay peer", pid: peer.PID(), mails: func() int { _, n := sink.counts(); return n }}
 	rload := newLoader(peer.URL, form.AccessKey, maxOf(opts.Concurrency), opts.ClientIPs)
