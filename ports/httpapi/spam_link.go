@@ -37,7 +37,7 @@ func (s *Server) spamLinkPage(c *gin.Context, view application.SpamLinkView, act
 // in the browser's language.
 func (s *Server) spamWords(c *gin.Context, title, message string, data map[string]any) statusPageData {
 	m := s.messages()
-	lang := m.Language(c.GetHeader("Accept-Language"))
+	lang := s.requestLanguage(c)
 	return statusPageData{Lang: lang, Title: m.Text(lang, "spam."+title, nil), Message: m.Text(lang, "spam."+message, data)}
 }
 

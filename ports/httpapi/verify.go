@@ -99,7 +99,7 @@ func (s *Server) showLink(c *gin.Context) {
 // language, the message about email.
 func (s *Server) linkWords(c *gin.Context, key, email string) statusPageData {
 	m := s.messages()
-	lang := m.Language(c.GetHeader("Accept-Language"))
+	lang := s.requestLanguage(c)
 	data := map[string]any{"Email": email}
 	return statusPageData{Lang: lang, Title: m.Text(lang, "verify."+key+"_title", nil), Message: m.Text(lang, "verify."+key+"_message", data)}
 }
@@ -202,7 +202,7 @@ func (s *Server) linkFailed(c *gin.Context, err error) {
 		page, status = s.linkWords(c, "unknown", ""), http.StatusNotFound
 	case errors.As(err, &forbidden):
 		m := s.messages()
-		lang := m.Language(c.GetHeader("Accept-Language"))
+		lang := s.requestLanguage(c)
 		page = statusPageData{Lang: lang, Title: m.Text(lang, "verify.unusable_title", nil), Message: s.refusal(lang, err, forbidden.Message)}
 		status = http.StatusBadRequest
 	default:
@@ -239,7 +239,8 @@ func (messageIDs) Text(_, id string, data map[string]any) string {
 }
 
 // requestLanguage is the catalog language of the request's
-// Accept-Language, the language of the verification mails it causes.
+// Accept-Language: the language of the pages it is answered with and of
+// the verification mails it causes.
 func (s *Server) requestLanguage(c *gin.Context) string {
 	return s.messages().Language(c.GetHeader("Accept-Language"))
 }
