@@ -201,7 +201,6 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 	streams = slices.Clone(streams)
 	slices.SortStableFunc(streams, func(a, b StreamEvents) int { return strings.Compare(a.StreamID, b.StreamID) })
 	byTopic := map[string]message.Messages{}
-	var topics []string // in the order of their first event
 	for _, st := range streams {
 		meta, err := json.Marshal(st.Metadata)
 		if err != nil {
@@ -229,10 +228,7 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 			}
 			msg := message.NewMessage(uuid.NewString(), payload)
 			msg.Metadata.Set("event_type", e.EventType())
-			topic := application.TopicOf(st.StreamType, stored.Type)
-			if len(byTopic[topic]) == 0 {
-				topics = append(topics, topic)
-			}
+			topic := application.TopicOf(st.StreamType, e.EventType())
 			byTopic[topic] = append(byTopic[topic], msg)
 		}
 	}
@@ -256,6 +252,7 @@ func (s *EventStore) appendBatch(now time.Time, extra *pgx.Batch, notifyInTx boo
 		types, ids, versions, eventTypes, schemas, datas, metas, recorded)
 	// Publishing is watermill-sql's own insert (the query its Publisher runs),
 	// in the same transaction: a message exists if and only if its event does.
+	topics := topicsOf(streams)
 	for _, topic := range topics {
 		q, err := Schema.InsertQuery(wsql.InsertQueryParams{Topic: topic, Msgs: byTopic[topic]})
 		if err != nil {
